@@ -1,0 +1,69 @@
+"""The exceptions of smol.
+
+Two families, on purpose. `AgentError` and its subclasses are errors *of the model's making* (an
+unparsable reply, a failing tool, blocked code): the agent records them as the step's observation and
+the run goes on, so the model can correct itself. `SmolError` subclasses are errors *of the host's
+making* (bad configuration, an unknown plugin, a server that is down): they propagate to the caller
+with a message that says what to do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class SmolError(Exception):
+    """Base for errors of configuration or environment: raised to the caller, never fed to the model."""
+
+
+class PluginNotFoundError(SmolError, LookupError):
+    """A model, executor or tool was asked for by a name that no installed plugin registers."""
+
+
+class PluginConflictError(SmolError):
+    """Two installed distributions register the same name in the same kind."""
+
+
+class AgentError(Exception):
+    """An error in a step that the model can see and recover from."""
+
+    def __init__(self, message: str, logger: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if logger is not None and hasattr(logger, "log_error"):
+            logger.log_error(message)
+
+    def dict(self) -> dict[str, str]:
+        return {"type": self.__class__.__name__, "message": str(self.message)}
+
+
+class AgentParsingError(AgentError):
+    """The model's reply could not be read as an action."""
+
+
+class AgentExecutionError(AgentError):
+    """The action ran and failed: code raised, or was blocked by the sandbox."""
+
+
+class AgentMaxStepsError(AgentError):
+    """The run reached `max_steps` without a final answer."""
+
+
+class AgentToolCallError(AgentExecutionError):
+    """A tool was called with wrong arguments or under an unknown name."""
+
+
+class AgentToolExecutionError(AgentExecutionError):
+    """A tool raised while running."""
+
+
+class AgentGenerationError(AgentError):
+    """The model failed to produce a reply (after retries). Raised to the caller: the run stops."""
+
+
+class DocstringParsingException(SmolError):
+    """A function given as a tool lacks a description of one of its arguments."""
+
+
+class TypeHintParsingException(SmolError):
+    """A function given as a tool has an argument or return type that cannot be described in JSON schema."""

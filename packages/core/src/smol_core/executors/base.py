@@ -1,0 +1,88 @@
+"""The contract every code executor meets: local, Docker, E2B, WebAssembly.
+
+An executor keeps state (variables, functions, imports) from one call to the next, runs one code
+action per call, and returns a `CodeOutput`. Code that fails or is blocked raises `InterpreterError`
+(a `ValueError`, as in the seed system) whose message is meant for the model to read; a time-out
+raises `ExecutionTimeoutError`. Anything else that escapes an executor is a host-side failure.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+BASE_BUILTIN_MODULES = [
+    "collections",
+    "datetime",
+    "itertools",
+    "math",
+    "queue",
+    "random",
+    "re",
+    "stat",
+    "statistics",
+    "time",
+    "unicodedata",
+]
+"""Modules importable without asking, as in the seed system; `additional_authorized_imports` adds more."""
+
+
+@dataclass
+class CodeOutput:
+    """The result of one code action.
+
+    output: the value of the last expression, or the final answer when `is_final_answer`.
+    logs: what the code printed (cut to `max_print_outputs_length`).
+    """
+
+    output: Any
+    logs: str
+    is_final_answer: bool = False
+
+
+class InterpreterError(ValueError):
+    """The code failed or was blocked. The message is written for the model: what happened, what to do."""
+
+
+class ExecutionTimeoutError(InterpreterError):
+    """The code ran past the executor's time limit and was stopped."""
+
+
+class ExecutorUnavailableError(RuntimeError):
+    """The executor's backend cannot be reached or started (engine down, image missing, no API key)."""
+
+
+class PythonExecutor(ABC):
+    """Base class of code executors. Subclasses implement `__call__`, `send_tools`, `send_variables`."""
+
+    @abstractmethod
+    def send_tools(self, tools: dict[str, Any]) -> None:
+        """Make these callables (tools, managed agents, `final_answer`) callable by name from the code."""
+
+    @abstractmethod
+    def send_variables(self, variables: dict[str, Any]) -> None:
+        """Place these values in the code's namespace (the agent's `additional_args`)."""
+
+    @abstractmethod
+    def __call__(self, code_action: str) -> CodeOutput:
+        """Run one code action in the persistent state."""
+
+    def reset(self) -> None:
+        """Forget all state: variables, functions, imports."""
+
+    def close(self) -> None:
+        """Release processes, containers or connections. Idempotent."""
+
+    def cleanup(self) -> None:
+        """Alias of `close` kept for users of the seed system."""
+        self.close()
+
+    def __enter__(self) -> PythonExecutor:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

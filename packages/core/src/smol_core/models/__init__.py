@@ -1,0 +1,1 @@
+"""The `Model` protocol and the helpers model plugins share."""

@@ -1,0 +1,48 @@
+"""smol-core's own parts, registered through the same hooks as any third-party plugin."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from smol_core.plugins.hookspecs import hookimpl
+from smol_core.plugins.specs import CommandSpec, ExecutorSpec, ModelSpec, ToolSpec, lazy
+
+
+@hookimpl
+def smol_executors() -> Iterable[ExecutorSpec]:
+    return [
+        ExecutorSpec(
+            "local",
+            lazy("smol_core.executors.local:LocalPythonExecutor"),
+            "CPython in a guarded worker process: language-level guards, rlimits, OS sandboxing where available.",
+            isolation="process",
+        )
+    ]
+
+
+@hookimpl
+def smol_models() -> Iterable[ModelSpec]:
+    return [
+        ModelSpec("scripted", lazy("smol_core.testing.models:ScriptedModel"), "Replies from a list (tests)."),
+        ModelSpec("function", lazy("smol_core.testing.models:FunctionModel"), "Replies from a function (tests)."),
+    ]
+
+
+@hookimpl
+def smol_tools() -> Iterable[ToolSpec]:
+    return [
+        ToolSpec("final_answer", lazy("smol_core.tools.base_tools:FinalAnswerTool"), "Ends the run with an answer."),
+        ToolSpec(
+            "python_interpreter",
+            lazy("smol_core.tools.base_tools:PythonInterpreterTool"),
+            "Runs Python code in the local sandbox.",
+        ),
+        ToolSpec("user_input", lazy("smol_core.tools.base_tools:UserInputTool"), "Asks the user a question."),
+    ]
+
+
+@hookimpl
+def smol_commands() -> Iterable[CommandSpec]:
+    from smol_core.cli import builtin_commands
+
+    return builtin_commands.commands()

@@ -1,0 +1,262 @@
+"""The plugin registry: finds plugins, isolates their failures, and resolves names to specs.
+
+One registry per process, built on first use (never at import time). Built-in parts of smol-core
+are registered first through the same hooks as everyone else's; entry points of the group `smol`
+are loaded only when a name is not found among them or a full listing is asked for, as hatch does,
+so that the common path imports nothing it does not need.
+
+Environment switches:
+    SMOL_DISABLE_PLUGIN_AUTOLOAD=1   load no entry points (built-ins only)
+    SMOL_LOAD_PLUGINS=a,b            load only these entry points (names or distribution names)
+    SMOL_DISABLE_PLUGINS=a,b         skip these entry points
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from types import ModuleType
+from typing import Any, Literal, TypeVar, cast
+
+import pluggy
+
+from smol_core.errors import PluginConflictError, PluginNotFoundError
+from smol_core.plugins import hookspecs
+from smol_core.plugins.specs import KNOWN_PROVIDERS, CommandSpec, ExecutorSpec, ModelSpec, ToolSpec
+
+Kind = Literal["models", "executors", "tools", "commands"]
+KINDS: tuple[Kind, ...] = ("models", "executors", "tools", "commands")
+BUILTIN_PLUGIN = "smol_core.plugins.builtin"
+
+Spec = ModelSpec | ExecutorSpec | ToolSpec | CommandSpec
+S = TypeVar("S", ModelSpec, ExecutorSpec, ToolSpec, CommandSpec)
+
+
+@dataclass
+class PluginInfo:
+    """What `smol plugins` shows for one plugin."""
+
+    name: str
+    distribution: str
+    version: str
+    module: str
+    builtin: bool = False
+    error: str | None = None
+    registers: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _split_env(value: str | None) -> set[str]:
+    return {part.strip() for part in (value or "").split(",") if part.strip()}
+
+
+class PluginRegistry:
+    """Loads plugins and answers "which factory provides this name?" for each kind."""
+
+    def __init__(self, environ: Mapping[str, str] | None = None, load_entry_points: bool = True) -> None:
+        env = os.environ if environ is None else environ
+        self._autoload = load_entry_points and env.get("SMOL_DISABLE_PLUGIN_AUTOLOAD", "") not in ("1", "true")
+        self._only = _split_env(env.get("SMOL_LOAD_PLUGINS"))
+        self._disabled = _split_env(env.get("SMOL_DISABLE_PLUGINS"))
+        self._pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+        self._pm.add_hookspecs(hookspecs)
+        self._plugins: dict[str, PluginInfo] = {}
+        self._external_loaded = False
+        self._lock = threading.RLock()
+        self._specs: dict[Kind, dict[str, tuple[Spec, str]]] | None = None
+        self._register_module(importlib.import_module(BUILTIN_PLUGIN), "smol-core", "smol-core", builtin=True)
+
+    # --- loading ---------------------------------------------------------------------------------
+
+    def _register_module(
+        self, module: ModuleType | object, name: str, distribution: str, version: str = "", builtin: bool = False
+    ) -> None:
+        if not version:
+            version = _distribution_version(distribution)
+        info = PluginInfo(name, distribution, version, getattr(module, "__name__", repr(module)), builtin)
+        self._plugins[name] = info
+        try:
+            self._pm.register(module, name=name)
+        except Exception as error:
+            info.error = f"{type(error).__name__}: {error}"
+        self._specs = None
+
+    def register(self, plugin: object, name: str | None = None, distribution: str = "(registered at run time)") -> None:
+        """Register a plugin object or module programmatically (notebooks, tests)."""
+        with self._lock:
+            plugin_name = name or getattr(plugin, "__name__", None) or repr(plugin)
+            self._register_module(plugin, plugin_name, distribution, version="-")
+
+    def unregister(self, name: str) -> None:
+        with self._lock:
+            self._pm.unregister(name=name)
+            self._plugins.pop(name, None)
+            self._specs = None
+
+    def load_entry_points(self) -> None:
+        """Load every entry point of the group `smol` that the switches allow; errors are recorded."""
+        with self._lock:
+            if self._external_loaded:
+                return
+            self._external_loaded = True
+            if not self._autoload:
+                return
+            for ep in sorted(entry_points(group=hookspecs.ENTRY_POINT_GROUP), key=lambda e: e.name):
+                if ep.value == BUILTIN_PLUGIN or ep.name in self._plugins:
+                    continue
+                dist = ep.dist.name if ep.dist is not None else "?"
+                if self._only and ep.name not in self._only and dist not in self._only:
+                    continue
+                if ep.name in self._disabled or dist in self._disabled:
+                    continue
+                self._load_entry_point(ep, dist)
+
+    def _load_entry_point(self, ep: EntryPoint, dist: str) -> None:
+        version = ep.dist.version if ep.dist is not None else "?"
+        try:
+            module = ep.load()
+        except Exception as error:
+            self._plugins[ep.name] = PluginInfo(
+                ep.name, dist, version, ep.value, error=f"could not load: {type(error).__name__}: {error}"
+            )
+            return
+        self._register_module(module, ep.name, dist, version)
+
+    # --- resolution ------------------------------------------------------------------------------
+
+    def _collect(self) -> dict[Kind, dict[str, tuple[Spec, str]]]:
+        if self._specs is not None:
+            return self._specs
+        specs: dict[Kind, dict[str, tuple[Spec, str]]] = {kind: {} for kind in KINDS}
+        for info in self._plugins.values():
+            info.registers = {}
+        for kind in KINDS:
+            caller = getattr(self._pm.hook, f"smol_{kind}")
+            for impl in caller.get_hookimpls():
+                info = self._plugins.get(impl.plugin_name)
+                if info is None:
+                    continue
+                try:
+                    records = list(impl.function() or [])
+                except Exception as error:
+                    info.error = f"smol_{kind}() raised {type(error).__name__}: {error}"
+                    continue
+                for record in records:
+                    for key in (record.name, *getattr(record, "aliases", ())):
+                        if key in specs[kind]:
+                            _, owner = specs[kind][key]
+                            if owner == impl.plugin_name:
+                                continue
+                            raise PluginConflictError(
+                                f"Two plugins register the {kind[:-1]} name {key!r}: "
+                                f"{self._describe(owner)} and {self._describe(impl.plugin_name)}. "
+                                f"Uninstall one, or disable one with SMOL_DISABLE_PLUGINS={impl.plugin_name}."
+                            )
+                        specs[kind][key] = (record, impl.plugin_name)
+                    info.registers.setdefault(kind, []).append(record.name)
+        self._specs = specs
+        return specs
+
+    def _describe(self, plugin_name: str) -> str:
+        info = self._plugins.get(plugin_name)
+        return f"{plugin_name!r} (distribution {info.distribution})" if info else repr(plugin_name)
+
+    def names(self, kind: Kind) -> list[str]:
+        with self._lock:
+            self.load_entry_points()
+            return sorted({spec.name for spec, _ in self._collect()[kind].values()})
+
+    def specs(self, kind: Kind) -> list[Spec]:
+        with self._lock:
+            self.load_entry_points()
+            unique = {spec.name: spec for spec, _ in self._collect()[kind].values()}
+            return [unique[name] for name in sorted(unique)]
+
+    def get(self, kind: Kind, name: str) -> Spec:
+        """The spec registered under `name`; loads third-party plugins only if the built-ins lack it."""
+        with self._lock:
+            found = self._collect()[kind].get(name)
+            if found is None and not self._external_loaded:
+                self.load_entry_points()
+                found = self._collect()[kind].get(name)
+            if found is None:
+                raise PluginNotFoundError(self._not_found_message(kind, name))
+            return found[0]
+
+    def _not_found_message(self, kind: Kind, name: str) -> str:
+        singular = kind[:-1]
+        installed = ", ".join(self.names(kind)) or "none"
+        message = f"No {singular} named {name!r} is installed. Installed {kind}: {installed}."
+        provider = KNOWN_PROVIDERS.get(kind, {}).get(name)
+        if provider:
+            message += f" {name!r} is provided by the package {provider!r}: pip install {provider}"
+        broken = [p for p in self._plugins.values() if p.error]
+        if broken:
+            message += " Some plugins failed to load (run `smol plugins` to see why): " + ", ".join(
+                p.name for p in broken
+            )
+        return message
+
+    def model(self, name: str) -> ModelSpec:
+        return cast(ModelSpec, self.get("models", name))
+
+    def executor(self, name: str) -> ExecutorSpec:
+        return cast(ExecutorSpec, self.get("executors", name))
+
+    def tool(self, name: str) -> ToolSpec:
+        return cast(ToolSpec, self.get("tools", name))
+
+    def command(self, name: str) -> CommandSpec:
+        return cast(CommandSpec, self.get("commands", name))
+
+    def plugins(self) -> list[PluginInfo]:
+        """Every plugin, loaded or failed, with what it registers (for `smol plugins`)."""
+        with self._lock:
+            self.load_entry_points()
+            self._collect()
+            return sorted(self._plugins.values(), key=lambda p: (not p.builtin, p.name))
+
+
+def _distribution_version(distribution: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "?"
+
+
+_registry: PluginRegistry | None = None
+_registry_lock = threading.Lock()
+
+
+def get_registry() -> PluginRegistry:
+    """The process's registry, built on first use."""
+    global _registry
+    if _registry is None:
+        with _registry_lock:
+            if _registry is None:
+                _registry = PluginRegistry()
+    return _registry
+
+
+def reset_registry(registry: PluginRegistry | None = None) -> PluginRegistry | None:
+    """Replace (or drop) the process's registry; returns the previous one. For tests and embedding."""
+    global _registry
+    with _registry_lock:
+        previous, _registry = _registry, registry
+    return previous
+
+
+def create(kind: Kind, name: str, *args: Any, **kwargs: Any) -> Any:
+    """Build the object a plugin registers under `name`."""
+    spec = get_registry().get(kind, name)
+    factory = cast(Callable[..., Any], spec.factory)  # type: ignore[union-attr]
+    return factory(*args, **kwargs)
+
+
+def iter_specs(kind: Kind) -> Iterable[Spec]:
+    return get_registry().specs(kind)

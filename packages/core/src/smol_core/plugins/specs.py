@@ -1,0 +1,114 @@
+"""Typed records that plugins return from their hooks.
+
+Records carry names and factories, not objects: the registry can list every installed model,
+executor, tool and command without importing a single SDK. A factory imports its SDK when called.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Isolation = Literal["process", "container", "microvm", "wasm", "none"]
+
+
+def lazy(target: str) -> Callable[..., Any]:
+    """A factory that imports `"package.module:attribute"` only when called, then calls it.
+
+    Lets a `_plugin.py` name its classes without importing them (and their SDKs) at discovery time.
+    """
+    module_name, _, attribute = target.partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"lazy() needs 'module:attribute', got {target!r}")
+
+    def factory(*args: Any, **kwargs: Any) -> Any:
+        obj = getattr(importlib.import_module(module_name), attribute)
+        return obj(*args, **kwargs)
+
+    factory.__qualname__ = factory.__name__ = f"lazy({target})"
+    factory.target = target  # type: ignore[attr-defined]
+    return factory
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model backend: `factory(model_id=..., **kwargs)` returns a `Model`."""
+
+    name: str
+    factory: Callable[..., Any]
+    description: str = ""
+    aliases: Sequence[str] = ()
+    default_model_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ExecutorSpec:
+    """A code executor: `factory(additional_authorized_imports=..., **executor_kwargs)` returns one."""
+
+    name: str
+    factory: Callable[..., Any]
+    description: str = ""
+    isolation: Isolation = "process"
+    aliases: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool, or a family of tools: `factory(**kwargs)` returns a `Tool`, a list of them, or a collection.
+
+    `parametrized=True` marks families selected as `name:argument` on the command line, such as
+    `mcp:<server command>`; the factory then receives the argument as its first positional parameter.
+    """
+
+    name: str
+    factory: Callable[..., Any]
+    description: str = ""
+    aliases: Sequence[str] = ()
+    parametrized: bool = False
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """A `smol <name>` subcommand: `configure` adds its arguments, `run` does the work and returns an exit code."""
+
+    name: str
+    help: str
+    run: Callable[[argparse.Namespace], int]
+    configure: Callable[[argparse.ArgumentParser], None] = field(default=lambda parser: None)
+
+
+# Names a user may ask for that a not-yet-installed package provides: used in "unknown name" errors.
+KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
+    "models": {
+        "llamacpp": "smol-model-llamacpp",
+        "openai": "smol-model-openai",
+        "azure-openai": "smol-model-openai",
+        "litellm": "smol-model-litellm",
+        "litellm-router": "smol-model-litellm",
+        "inference": "smol-model-hf",
+        "hf": "smol-model-hf",
+        "transformers": "smol-model-transformers",
+        "mlx": "smol-model-mlx",
+        "bedrock": "smol-model-bedrock",
+    },
+    "executors": {
+        "docker": "smol-executor-docker",
+        "e2b": "smol-executor-e2b",
+        "wasm": "smol-executor-wasm",
+    },
+    "tools": {
+        "mcp": "smol-tool-mcp",
+        "web_search": "smol-tool-web",
+        "visit_webpage": "smol-tool-web",
+        "wikipedia_search": "smol-tool-web",
+        "duckduckgo_search": "smol-tool-web",
+        "google_search": "smol-tool-web",
+        "space": "smol-tool-hub",
+        "hub": "smol-tool-hub",
+        "langchain": "smol-tool-langchain",
+    },
+    "commands": {"ui": "smol-ui-gradio", "mcp": "smol-tool-mcp", "executor": "smol-executor-docker"},
+}

@@ -1,0 +1,1 @@
+"""Tools: the `Tool` base class, the `@tool` decorator, the base tools and tool collections."""

@@ -1,0 +1,70 @@
+"""The tools every agent may have: `final_answer`, `python_interpreter`, `user_input`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from smol_core.tools.tool import Tool
+
+
+class FinalAnswerTool(Tool):
+    name = "final_answer"
+    description = "Gives the final answer to the task and ends the run."
+    inputs = {"answer": {"type": "any", "description": "The final answer to the task."}}
+    output_type = "any"
+
+    def forward(self, answer: Any) -> Any:
+        return answer
+
+
+class UserInputTool(Tool):
+    name = "user_input"
+    description = "Asks the user a question and returns their answer."
+    inputs = {"question": {"type": "string", "description": "The question to ask the user."}}
+    output_type = "string"
+
+    def forward(self, question: str) -> str:
+        return input(f"{question} => ")
+
+
+class PythonInterpreterTool(Tool):
+    """Runs Python in the local sandboxed executor: for tool-calling agents that need to compute."""
+
+    name = "python_interpreter"
+    description = "Runs Python code and returns what it prints and the value of its last expression."
+    inputs = {"code": {"type": "string", "description": "The Python code to run."}}
+    output_type = "string"
+
+    def __init__(self, authorized_imports: list[str] | None = None, timeout_seconds: float = 30.0) -> None:
+        super().__init__()
+        self.authorized_imports = list(authorized_imports or [])
+        self.timeout_seconds = timeout_seconds
+        self._executor: Any = None
+        self.description = (
+            "Runs Python code and returns what it prints and the value of its last expression. "
+            f"Importable modules: {', '.join(self._allowed_modules())}."
+        )
+
+    def _allowed_modules(self) -> list[str]:
+        from smol_core.executors.base import BASE_BUILTIN_MODULES
+
+        return sorted(set(BASE_BUILTIN_MODULES) | set(self.authorized_imports))
+
+    def forward(self, code: str) -> str:
+        from smol_core.executors.base import InterpreterError
+        from smol_core.executors.local import LocalPythonExecutor
+
+        if self._executor is None:
+            self._executor = LocalPythonExecutor(self.authorized_imports, timeout_seconds=self.timeout_seconds)
+            self._executor.send_tools({})
+        try:
+            result = self._executor(code)
+        except InterpreterError as error:
+            return f"Error: {error}"
+        return f"Stdout:\n{result.logs}\nOutput: {result.output}"
+
+
+TOOL_MAPPING: dict[str, type[Tool]] = {
+    tool_class.name: tool_class for tool_class in (PythonInterpreterTool, UserInputTool)
+}
+"""Base tools added by `add_base_tools=True` (besides `final_answer`, which every agent has)."""

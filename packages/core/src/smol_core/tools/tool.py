@@ -1,0 +1,280 @@
+"""`Tool`: a named, described, typed function an agent can call.
+
+Definitions are checked when the class is created (a bad name, an unknown input type or a
+`forward` whose signature does not match `inputs` fails at import time, not halfway through a run)
+and calls are checked when made (a missing or wrongly typed argument names the argument and the
+type expected), so the model gets an error it can act on.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import keyword
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from smol_core.errors import AgentToolCallError
+from smol_core.tools.schema import AUTHORIZED_TYPES
+
+_PYTHON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "boolean": (bool,),
+    "integer": (int,),
+    "number": (int, float),
+    "array": (list, tuple),
+    "object": (dict,),
+}
+
+
+def _type_names(entry: dict[str, Any]) -> list[str]:
+    kind = entry.get("type", "any")
+    return list(kind) if isinstance(kind, list) else [kind]
+
+
+def validate_tool_definition(tool: Tool | type[Tool]) -> None:
+    """Raise a clear error if a tool's name, inputs or output type cannot work."""
+    label = getattr(tool, "name", None) or getattr(tool, "__name__", "tool")
+    name = getattr(tool, "name", None)
+    if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
+        raise ValueError(f"Tool {label!r}: `name` must be a valid Python identifier, got {name!r}.")
+    if not isinstance(getattr(tool, "description", None), str):
+        raise ValueError(f"Tool {name!r}: `description` must be a string.")
+    inputs = getattr(tool, "inputs", None)
+    if not isinstance(inputs, dict):
+        raise TypeError(f"Tool {name!r}: `inputs` must be a dict of argument name -> {{type, description}}.")
+    for arg, entry in inputs.items():
+        if not isinstance(entry, dict) or "type" not in entry or "description" not in entry:
+            raise ValueError(f"Tool {name!r}: input {arg!r} needs both a 'type' and a 'description'.")
+        for kind in _type_names(entry):
+            if kind not in AUTHORIZED_TYPES:
+                raise ValueError(
+                    f"Tool {name!r}: input {arg!r} has type {kind!r}; use one of {AUTHORIZED_TYPES}."
+                )
+    output_type = getattr(tool, "output_type", None)
+    if output_type not in AUTHORIZED_TYPES:
+        raise ValueError(f"Tool {name!r}: output_type {output_type!r} must be one of {AUTHORIZED_TYPES}.")
+    forward = getattr(tool, "forward", None)
+    if forward is None or getattr(tool, "skip_forward_signature_validation", False):
+        return
+    params = list(inspect.signature(forward).parameters.values())
+    if params and params[0].name == "self":
+        params = params[1:]
+    if any(p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) for p in params):
+        return
+    declared, actual = set(inputs), {p.name for p in params}
+    if declared != actual:
+        raise ValueError(
+            f"Tool {name!r}: forward() takes {sorted(actual)} but `inputs` declares {sorted(declared)}; "
+            "make them the same."
+        )
+
+
+class Tool:
+    """Base class of tools. Subclass it and set `name`, `description`, `inputs`, `output_type`, `forward`.
+
+    Example:
+        class Weather(Tool):
+            name = "weather"
+            description = "Current weather of a city."
+            inputs = {"city": {"type": "string", "description": "The city's name."}}
+            output_type = "string"
+
+            def forward(self, city: str) -> str:
+                return "sunny"
+    """
+
+    name: str
+    description: str
+    inputs: dict[str, dict[str, Any]]
+    output_type: str
+    output_schema: ClassVar[dict[str, Any] | None] = None
+    skip_forward_signature_validation: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if all(isinstance(getattr(cls, attr, None), str | dict) for attr in ("name", "description", "inputs")):
+            validate_tool_definition(cls)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.is_initialized = False
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"Tool {self.name!r} must implement forward().")
+
+    def setup(self) -> None:
+        """Expensive one-time work (loading a model, opening a client), done on first call."""
+        self.is_initialized = True
+
+    def validate_arguments(self) -> None:
+        validate_tool_definition(self)
+
+    def __call__(self, *args: Any, sanitize_inputs_outputs: bool = False, **kwargs: Any) -> Any:
+        if not getattr(self, "is_initialized", False):
+            self.setup()
+        if len(args) == 1 and not kwargs and isinstance(args[0], dict) and len(self.inputs) != 1:
+            kwargs, args = dict(args[0]), ()
+        if sanitize_inputs_outputs:
+            kwargs = self.check_arguments(args, kwargs)
+            args = ()
+        return self.forward(*args, **kwargs)
+
+    def check_arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """Bind positional arguments to names and check each against `inputs`; errors name the argument."""
+        names = list(self.inputs)
+        if len(args) > len(names):
+            raise AgentToolCallError(
+                f"Tool {self.name!r} takes {len(names)} argument(s) ({', '.join(names)}), got {len(args)}."
+            )
+        bound = dict(zip(names, args))
+        for key, value in kwargs.items():
+            if key in bound:
+                raise AgentToolCallError(f"Tool {self.name!r} got argument {key!r} twice.")
+            bound[key] = value
+        unknown = [k for k in bound if k not in self.inputs]
+        if unknown:
+            raise AgentToolCallError(
+                f"Tool {self.name!r} has no argument {unknown[0]!r}; its arguments are: {', '.join(names) or 'none'}."
+            )
+        for arg, entry in self.inputs.items():
+            if arg not in bound:
+                if not entry.get("nullable"):
+                    raise AgentToolCallError(
+                        f"Tool {self.name!r} is missing argument {arg!r} ({entry.get('type')}: "
+                        f"{entry.get('description', '')})."
+                    )
+                continue
+            expected = [k for k in _type_names(entry) if k in _PYTHON_TYPES]
+            value = bound[arg]
+            if value is None and (entry.get("nullable") or "null" in _type_names(entry)):
+                continue
+            if expected and len(expected) == len(_type_names(entry)):
+                allowed = tuple(t for k in expected for t in _PYTHON_TYPES[k])
+                wrong_bool = isinstance(value, bool) and bool not in allowed
+                if not isinstance(value, allowed) or wrong_bool:
+                    raise AgentToolCallError(
+                        f"Tool {self.name!r}: argument {arg!r} should be {' or '.join(expected)}, "
+                        f"got {type(value).__name__} {value!r:.80}."
+                    )
+        return bound
+
+    # --- description for prompts and APIs -------------------------------------------------------
+
+    def to_tool_calling_schema(self) -> dict[str, Any]:
+        """The OpenAI-style function schema used for native tool calling."""
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        for arg, entry in self.inputs.items():
+            prop = {k: v for k, v in entry.items() if k != "nullable"}
+            kinds = _type_names(entry)
+            kinds = ["string" if k in ("image", "audio") else k for k in kinds if k != "any"]
+            if not kinds:
+                prop.pop("type", None)
+            else:
+                prop["type"] = kinds[0] if len(kinds) == 1 else kinds
+            properties[arg] = prop
+            if not entry.get("nullable"):
+                required.append(arg)
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": {"type": "object", "properties": properties, "required": required},
+            },
+        }
+
+    def to_code_prompt(self) -> str:
+        """A compact Python signature with a one-paragraph docstring: what a code-writing model reads."""
+        params = []
+        for arg, entry in self.inputs.items():
+            kinds = _type_names(entry)
+            hint = " | ".join(_PY_HINT.get(k, "Any") for k in kinds)
+            params.append(f"{arg}: {hint}" + (" = None" if entry.get("nullable") else ""))
+        out = _PY_HINT.get(self.output_type, "Any")
+        args_doc = "".join(f"\n        {arg}: {entry['description']}" for arg, entry in self.inputs.items())
+        doc = self.description.strip()
+        if args_doc:
+            doc += f"\n\n    Args:{args_doc}"
+        return f'def {self.name}({", ".join(params)}) -> {out}:\n    """{doc}"""'
+
+    def to_tool_calling_prompt(self) -> str:
+        """A compact one-line description for tool-calling prompts."""
+        return f"{self.name}: {self.description} Takes inputs: {json.dumps(self.inputs)}. Returns {self.output_type}."
+
+    # --- serialization -----------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready description with the tool's source code, for `save` and agent export."""
+        from smol_core.tools.serialization import tool_to_dict
+
+        return tool_to_dict(self)
+
+    def save(self, output_dir: str, tool_file_name: str = "tool", make_gradio_app: bool = True) -> None:
+        from smol_core.tools.serialization import save_tool
+
+        save_tool(self, output_dir, tool_file_name=tool_file_name, make_gradio_app=make_gradio_app)
+
+    @classmethod
+    def from_code(cls, tool_code: str, **kwargs: Any) -> Tool:
+        from smol_core.tools.serialization import tool_from_code
+
+        return tool_from_code(tool_code, **kwargs)
+
+    @classmethod
+    def from_dict(cls, tool_dict: dict[str, Any], **kwargs: Any) -> Tool:
+        from smol_core.tools.serialization import tool_from_code
+
+        if "code" not in tool_dict:
+            raise ValueError("A tool dict needs a 'code' entry with the tool's source.")
+        return tool_from_code(tool_dict["code"], **kwargs)
+
+    # --- other sources: delegated to the plugin that provides them ----------------------------------
+
+    @classmethod
+    def from_hub(cls, repo_id: str, token: str | None = None, trust_remote_code: bool = False, **kwargs: Any) -> Tool:
+        from smol_core.plugins.lazy import plugin_attribute
+
+        loader: Callable[..., Tool] = plugin_attribute("smol_tool_hub", "tool_from_hub", "smol-tool-hub")
+        return loader(repo_id, token=token, trust_remote_code=trust_remote_code, **kwargs)
+
+    @classmethod
+    def from_space(
+        cls, space_id: str, name: str, description: str, api_name: str | None = None, token: str | None = None
+    ) -> Tool:
+        from smol_core.plugins.lazy import plugin_attribute
+
+        loader: Callable[..., Tool] = plugin_attribute("smol_tool_hub", "tool_from_space", "smol-tool-hub")
+        return loader(space_id, name=name, description=description, api_name=api_name, token=token)
+
+    @classmethod
+    def from_langchain(cls, langchain_tool: Any) -> Tool:
+        from smol_core.plugins.lazy import plugin_attribute
+
+        loader: Callable[..., Tool] = plugin_attribute(
+            "smol_tool_langchain", "tool_from_langchain", "smol-tool-langchain"
+        )
+        return loader(langchain_tool)
+
+    def push_to_hub(self, repo_id: str, **kwargs: Any) -> str:
+        from smol_core.plugins.lazy import plugin_attribute
+
+        pusher: Callable[..., str] = plugin_attribute("smol_tool_hub", "push_tool_to_hub", "smol-tool-hub")
+        return pusher(self, repo_id, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {getattr(self, 'name', '?')!r}>"
+
+
+_PY_HINT = {
+    "string": "str",
+    "boolean": "bool",
+    "integer": "int",
+    "number": "float",
+    "array": "list",
+    "object": "dict",
+    "any": "Any",
+    "null": "None",
+    "image": "Image",
+    "audio": "Audio",
+}
