@@ -1,3 +1,158 @@
-"""smol: agents that think in code."""
+"""smol: agents that think in code.
+
+Public names are imported on first use (PEP 562), so `import smol_core` costs a few milliseconds and
+a command-line tool that only lists plugins never loads the agent loop.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    # agents
+    "MultiStepAgent": "smol_core.agents.multi_step",
+    "CodeAgent": "smol_core.agents.code_agent",
+    "ToolCallingAgent": "smol_core.agents.tool_calling_agent",
+    "RunResult": "smol_core.agents.result",
+    "ActionOutput": "smol_core.agents.events",
+    "ToolOutput": "smol_core.agents.events",
+    "PromptTemplates": "smol_core.agents.prompts",
+    "populate_template": "smol_core.agents.prompts",
+    # memory
+    "AgentMemory": "smol_core.memory",
+    "ActionStep": "smol_core.memory",
+    "PlanningStep": "smol_core.memory",
+    "TaskStep": "smol_core.memory",
+    "SystemPromptStep": "smol_core.memory",
+    "FinalAnswerStep": "smol_core.memory",
+    "MemoryStep": "smol_core.memory",
+    "ToolCall": "smol_core.memory",
+    "CallbackRegistry": "smol_core.memory",
+    # messages and models
+    "ChatMessage": "smol_core.messages",
+    "ChatMessageStreamDelta": "smol_core.messages",
+    "ChatMessageToolCall": "smol_core.messages",
+    "ChatMessageToolCallFunction": "smol_core.messages",
+    "MessageRole": "smol_core.messages",
+    "TokenUsage": "smol_core.messages",
+    "Timing": "smol_core.messages",
+    "agglomerate_stream_deltas": "smol_core.messages",
+    "Model": "smol_core.models.base",
+    "ApiModel": "smol_core.models.base",
+    "ModelCapabilities": "smol_core.models.base",
+    "load_model": "smol_core.loading",
+    "load_executor": "smol_core.loading",
+    "load_tools": "smol_core.loading",
+    # tools
+    "Tool": "smol_core.tools.tool",
+    "tool": "smol_core.tools.decorator",
+    "FinalAnswerTool": "smol_core.tools.base_tools",
+    "PythonInterpreterTool": "smol_core.tools.base_tools",
+    "UserInputTool": "smol_core.tools.base_tools",
+    "ToolCollection": "smol_core.tools.collection",
+    # executors
+    "LocalPythonExecutor": "smol_core.executors.local",
+    "PythonExecutor": "smol_core.executors.base",
+    "CodeOutput": "smol_core.executors.base",
+    "InterpreterError": "smol_core.executors.base",
+    "ExecutionTimeoutError": "smol_core.executors.base",
+    "BASE_BUILTIN_MODULES": "smol_core.executors.base",
+    # monitoring
+    "AgentLogger": "smol_core.monitoring",
+    "LogLevel": "smol_core.monitoring",
+    "Monitor": "smol_core.monitoring",
+    # errors
+    "AgentError": "smol_core.errors",
+    "AgentParsingError": "smol_core.errors",
+    "AgentExecutionError": "smol_core.errors",
+    "AgentMaxStepsError": "smol_core.errors",
+    "AgentGenerationError": "smol_core.errors",
+    "AgentToolCallError": "smol_core.errors",
+    "AgentToolExecutionError": "smol_core.errors",
+    "SmolError": "smol_core.errors",
+    "PluginNotFoundError": "smol_core.errors",
+    # plugins
+    "hookimpl": "smol_core.plugins.hookspecs",
+    "ModelSpec": "smol_core.plugins.specs",
+    "ExecutorSpec": "smol_core.plugins.specs",
+    "ToolSpec": "smol_core.plugins.specs",
+    "CommandSpec": "smol_core.plugins.specs",
+    "get_registry": "smol_core.plugins.registry",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'smol_core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
+
+if TYPE_CHECKING:
+    from smol_core.agents.code_agent import CodeAgent
+    from smol_core.agents.events import ActionOutput, ToolOutput
+    from smol_core.agents.multi_step import MultiStepAgent
+    from smol_core.agents.prompts import PromptTemplates, populate_template
+    from smol_core.agents.result import RunResult
+    from smol_core.agents.tool_calling_agent import ToolCallingAgent
+    from smol_core.errors import (
+        AgentError,
+        AgentExecutionError,
+        AgentGenerationError,
+        AgentMaxStepsError,
+        AgentParsingError,
+        AgentToolCallError,
+        AgentToolExecutionError,
+        PluginNotFoundError,
+        SmolError,
+    )
+    from smol_core.executors.base import (
+        BASE_BUILTIN_MODULES,
+        CodeOutput,
+        ExecutionTimeoutError,
+        InterpreterError,
+        PythonExecutor,
+    )
+    from smol_core.executors.local import LocalPythonExecutor
+    from smol_core.loading import load_executor, load_model, load_tools
+    from smol_core.memory import (
+        ActionStep,
+        AgentMemory,
+        CallbackRegistry,
+        FinalAnswerStep,
+        MemoryStep,
+        PlanningStep,
+        SystemPromptStep,
+        TaskStep,
+        ToolCall,
+    )
+    from smol_core.messages import (
+        ChatMessage,
+        ChatMessageStreamDelta,
+        ChatMessageToolCall,
+        ChatMessageToolCallFunction,
+        MessageRole,
+        Timing,
+        TokenUsage,
+        agglomerate_stream_deltas,
+    )
+    from smol_core.models.base import ApiModel, Model, ModelCapabilities
+    from smol_core.monitoring import AgentLogger, LogLevel, Monitor
+    from smol_core.plugins.hookspecs import hookimpl
+    from smol_core.plugins.registry import get_registry
+    from smol_core.plugins.specs import CommandSpec, ExecutorSpec, ModelSpec, ToolSpec
+    from smol_core.tools.base_tools import FinalAnswerTool, PythonInterpreterTool, UserInputTool
+    from smol_core.tools.collection import ToolCollection
+    from smol_core.tools.decorator import tool
+    from smol_core.tools.tool import Tool

@@ -107,11 +107,7 @@ class ChatMessageToolCall:
 def _plain(value: Any) -> Any:
     """Dataclasses and enums to JSON-ready values (dropping `raw`, which is provider-specific)."""
     if is_dataclass(value) and not isinstance(value, type):
-        return {
-            name: _plain(getattr(value, name))
-            for name in value.__dataclass_fields__
-            if name != "raw"
-        }
+        return {name: _plain(getattr(value, name)) for name in value.__dataclass_fields__ if name != "raw"}
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, list | tuple):
@@ -238,4 +234,3 @@ def remove_content_after_stop_sequences(content: str | None, stop_sequences: lis
             if position != -1:
                 cut = min(cut, position)
     return content[:cut]
-

@@ -30,7 +30,10 @@ from smol_core.messages import (
 
 logger = logging.getLogger("smol_core.models")
 
-TOOL_ROLE_CONVERSIONS = {MessageRole.TOOL_CALL: MessageRole.ASSISTANT, MessageRole.TOOL_RESPONSE: MessageRole.USER}
+TOOL_ROLE_CONVERSIONS = {
+    MessageRole.TOOL_CALL: MessageRole.ASSISTANT,
+    MessageRole.TOOL_RESPONSE: MessageRole.USER,
+}
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,9 @@ class Model:
         """Make sure `message.tool_calls` is filled: read a JSON call from the text if the API gave none."""
         message.role = MessageRole.ASSISTANT
         if not message.tool_calls:
-            message.tool_calls = [tool_call_from_text(message.text, self.tool_name_key, self.tool_arguments_key)]
+            message.tool_calls = [
+                tool_call_from_text(message.text, self.tool_name_key, self.tool_arguments_key)
+            ]
         for call in message.tool_calls:
             call.function.arguments = parse_json_if_needed(call.function.arguments)
         return message
@@ -181,7 +186,9 @@ def parse_json_if_needed(arguments: Any) -> Any:
 _JSON_BLOB = re.compile(r"\{.*\}", re.DOTALL)
 
 
-def tool_call_from_text(text: str, name_key: str = "name", arguments_key: str = "arguments") -> ChatMessageToolCall:
+def tool_call_from_text(
+    text: str, name_key: str = "name", arguments_key: str = "arguments"
+) -> ChatMessageToolCall:
     """Read `{"name": ..., "arguments": {...}}` from free text (models without native tool calling)."""
     match = _JSON_BLOB.search(text or "")
     if match is None:
@@ -231,7 +238,9 @@ def get_clean_message_list(
     flatten_messages_as_text: bool = False,
 ) -> list[dict[str, Any]]:
     """Messages as OpenAI-style dicts: roles converted, consecutive same-role messages merged, images encoded."""
-    conversions = {MessageRole(k): MessageRole(v) for k, v in (role_conversions or TOOL_ROLE_CONVERSIONS).items()}
+    conversions = {
+        MessageRole(k): MessageRole(v) for k, v in (role_conversions or TOOL_ROLE_CONVERSIONS).items()
+    }
     output: list[dict[str, Any]] = []
     for raw in messages:
         message = raw if isinstance(raw, ChatMessage) else ChatMessage.from_dict(dict(raw))
@@ -270,7 +279,9 @@ def get_clean_message_list(
 
 def is_retryable_error(error: BaseException) -> bool:
     """Rate limits, server errors and time-outs are worth another try; bad requests and bad keys are not."""
-    status = getattr(error, "status_code", None) or getattr(getattr(error, "response", None), "status_code", None)
+    status = getattr(error, "status_code", None) or getattr(
+        getattr(error, "response", None), "status_code", None
+    )
     if isinstance(status, int):
         return status == 429 or status >= 500 or status == 408
     if isinstance(error, TimeoutError | ConnectionError):
@@ -278,7 +289,16 @@ def is_retryable_error(error: BaseException) -> bool:
     text = f"{type(error).__name__} {error}".lower()
     return any(
         marker in text
-        for marker in ("429", "rate limit", "too many requests", "timeout", "timed out", "overloaded", "503", "502")
+        for marker in (
+            "429",
+            "rate limit",
+            "too many requests",
+            "timeout",
+            "timed out",
+            "overloaded",
+            "503",
+            "502",
+        )
     )
 
 
@@ -303,7 +323,14 @@ class RetryPolicy:
                 delay = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
                 if self.jitter:
                     delay *= 0.5 + random.random()
-                logger.info("%s failed (%s); retry %d/%d in %.1fs", describe, error, attempt, self.max_attempts - 1, delay)
+                logger.info(
+                    "%s failed (%s); retry %d/%d in %.1fs",
+                    describe,
+                    error,
+                    attempt,
+                    self.max_attempts - 1,
+                    delay,
+                )
                 time.sleep(delay)
 
 

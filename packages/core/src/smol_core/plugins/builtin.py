@@ -24,14 +24,18 @@ def smol_executors() -> Iterable[ExecutorSpec]:
 def smol_models() -> Iterable[ModelSpec]:
     return [
         ModelSpec("scripted", lazy("smol_core.testing.models:ScriptedModel"), "Replies from a list (tests)."),
-        ModelSpec("function", lazy("smol_core.testing.models:FunctionModel"), "Replies from a function (tests)."),
+        ModelSpec(
+            "function", lazy("smol_core.testing.models:FunctionModel"), "Replies from a function (tests)."
+        ),
     ]
 
 
 @hookimpl
 def smol_tools() -> Iterable[ToolSpec]:
     return [
-        ToolSpec("final_answer", lazy("smol_core.tools.base_tools:FinalAnswerTool"), "Ends the run with an answer."),
+        ToolSpec(
+            "final_answer", lazy("smol_core.tools.base_tools:FinalAnswerTool"), "Ends the run with an answer."
+        ),
         ToolSpec(
             "python_interpreter",
             lazy("smol_core.tools.base_tools:PythonInterpreterTool"),

@@ -58,7 +58,10 @@ class PluginRegistry:
 
     def __init__(self, environ: Mapping[str, str] | None = None, load_entry_points: bool = True) -> None:
         env = os.environ if environ is None else environ
-        self._autoload = load_entry_points and env.get("SMOL_DISABLE_PLUGIN_AUTOLOAD", "") not in ("1", "true")
+        self._autoload = load_entry_points and env.get("SMOL_DISABLE_PLUGIN_AUTOLOAD", "") not in (
+            "1",
+            "true",
+        )
         self._only = _split_env(env.get("SMOL_LOAD_PLUGINS"))
         self._disabled = _split_env(env.get("SMOL_DISABLE_PLUGINS"))
         self._pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
@@ -72,7 +75,12 @@ class PluginRegistry:
     # --- loading ---------------------------------------------------------------------------------
 
     def _register_module(
-        self, module: ModuleType | object, name: str, distribution: str, version: str = "", builtin: bool = False
+        self,
+        module: ModuleType | object,
+        name: str,
+        distribution: str,
+        version: str = "",
+        builtin: bool = False,
     ) -> None:
         if not version:
             version = _distribution_version(distribution)
@@ -84,7 +92,9 @@ class PluginRegistry:
             info.error = f"{type(error).__name__}: {error}"
         self._specs = None
 
-    def register(self, plugin: object, name: str | None = None, distribution: str = "(registered at run time)") -> None:
+    def register(
+        self, plugin: object, name: str | None = None, distribution: str = "(registered at run time)"
+    ) -> None:
         """Register a plugin object or module programmatically (notebooks, tests)."""
         with self._lock:
             plugin_name = name or getattr(plugin, "__name__", None) or repr(plugin)

@@ -36,7 +36,9 @@ def count_tokens(messages: Sequence[ChatMessage | dict[str, Any]]) -> int:
 
 
 class _TestModel(Model):
-    capabilities = ModelCapabilities(stop_sequences=True, tool_calling=True, structured_output=True, vision=True)
+    capabilities = ModelCapabilities(
+        stop_sequences=True, tool_calling=True, structured_output=True, vision=True
+    )
 
     def __init__(self, model_id: str) -> None:
         super().__init__(model_id=model_id)
@@ -54,13 +56,12 @@ class _TestModel(Model):
         **kwargs: Any,
     ) -> ChatMessage:
         call = {
-            "messages": list(messages),
             "stop_sequences": stop_sequences,
             "response_format": response_format,
             "tools_to_call_from": tools_to_call_from,
             **kwargs,
         }
-        self.calls.append(call)
+        self.calls.append({"messages": list(messages), **call})
         reply = self._reply(list(messages), **call)
         if isinstance(reply, Exception):
             raise reply
@@ -119,7 +120,9 @@ def _to_message(reply: str | ChatMessage | dict[str, Any]) -> ChatMessage:
             content="",
             tool_calls=[tool_call(reply["name"], reply.get("arguments", {}), reply.get("id"))],
         )
-    raise TypeError(f"A scripted reply must be a str, ChatMessage, tool-call dict or exception, got {reply!r}")
+    raise TypeError(
+        f"A scripted reply must be a str, ChatMessage, tool-call dict or exception, got {reply!r}"
+    )
 
 
 def tool_call(name: str, arguments: Any = None, call_id: str | None = None) -> ChatMessageToolCall:
@@ -137,7 +140,9 @@ class ScriptedModel(_TestModel):
     When the script runs out it raises `IndexError` unless `repeat_last=True`.
     """
 
-    def __init__(self, replies: Sequence[Reply], repeat_last: bool = False, model_id: str = "scripted") -> None:
+    def __init__(
+        self, replies: Sequence[Reply], repeat_last: bool = False, model_id: str = "scripted"
+    ) -> None:
         super().__init__(model_id)
         self.replies = list(replies)
         self.repeat_last = repeat_last
@@ -161,5 +166,4 @@ class FunctionModel(_TestModel):
         self.function = function
 
     def _reply(self, messages: list[ChatMessage], **call: Any) -> Reply:
-        call.pop("messages", None)
         return self.function(messages, **call)

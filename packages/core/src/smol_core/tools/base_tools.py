@@ -55,7 +55,9 @@ class PythonInterpreterTool(Tool):
         from smol_core.executors.local import LocalPythonExecutor
 
         if self._executor is None:
-            self._executor = LocalPythonExecutor(self.authorized_imports, timeout_seconds=self.timeout_seconds)
+            self._executor = LocalPythonExecutor(
+                self.authorized_imports, timeout_seconds=self.timeout_seconds
+            )
             self._executor.send_tools({})
         try:
             result = self._executor(code)

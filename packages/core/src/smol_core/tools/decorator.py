@@ -45,7 +45,9 @@ class FunctionTool(Tool):
 @overload
 def tool(func: Callable[..., Any]) -> FunctionTool: ...
 @overload
-def tool(*, name: str | None = None, description: str | None = None) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+def tool(
+    *, name: str | None = None, description: str | None = None
+) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
 def tool(

@@ -15,7 +15,18 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 from smol_core.errors import DocstringParsingException, TypeHintParsingException
 
-AUTHORIZED_TYPES = ["string", "boolean", "integer", "number", "image", "audio", "array", "object", "any", "null"]
+AUTHORIZED_TYPES = [
+    "string",
+    "boolean",
+    "integer",
+    "number",
+    "image",
+    "audio",
+    "array",
+    "object",
+    "any",
+    "null",
+]
 
 _SIMPLE: dict[Any, str] = {
     str: "string",
@@ -70,7 +81,9 @@ def json_type_of(hint: Any) -> dict[str, Any]:
     raise TypeHintParsingException(f"cannot describe type {hint!r} in a tool schema")
 
 
-_SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Returns|Return|Yields|Raises|Examples?|Notes?)\s*:\s*$")
+_SECTION = re.compile(
+    r"^\s*(Args|Arguments|Parameters|Returns|Return|Yields|Raises|Examples?|Notes?)\s*:\s*$"
+)
 _ARG = re.compile(r"^\s*(\*{0,2}\w+)\s*(\([^)]*\))?\s*:\s*(.*)$")
 
 

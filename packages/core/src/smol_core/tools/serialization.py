@@ -39,7 +39,11 @@ def tool_source(tool: Tool) -> str:
     if module is not None:
         try:
             for line in inspect.getsource(module).splitlines():
-                if line.startswith(("import ", "from ")) and "smol_core" not in line and "__future__" not in line:
+                if (
+                    line.startswith(("import ", "from "))
+                    and "smol_core" not in line
+                    and "__future__" not in line
+                ):
                     imports.append(line)
         except (OSError, TypeError):
             pass
@@ -57,7 +61,9 @@ def tool_to_dict(tool: Tool) -> dict[str, Any]:
     }
 
 
-def save_tool(tool: Tool, output_dir: str, tool_file_name: str = "tool", make_gradio_app: bool = True) -> None:
+def save_tool(
+    tool: Tool, output_dir: str, tool_file_name: str = "tool", make_gradio_app: bool = True
+) -> None:
     os.makedirs(output_dir, exist_ok=True)
     data = tool_to_dict(tool)
     with open(os.path.join(output_dir, f"{tool_file_name}.py"), "w", encoding="utf-8") as f:
@@ -68,7 +74,9 @@ def save_tool(tool: Tool, output_dir: str, tool_file_name: str = "tool", make_gr
         f.write("smol-core\n")
     if make_gradio_app:
         with open(os.path.join(output_dir, "app.py"), "w", encoding="utf-8") as f:
-            f.write(_APP_TEMPLATE.format(class_name=tool.name if _is_function_tool(tool) else type(tool).__name__))
+            f.write(
+                _APP_TEMPLATE.format(class_name=tool.name if _is_function_tool(tool) else type(tool).__name__)
+            )
 
 
 def _is_function_tool(tool: Tool) -> bool:
@@ -88,5 +96,7 @@ def tool_from_code(tool_code: str, **init_kwargs: Any) -> Tool:
         elif isinstance(value, type) and issubclass(value, Tool) and value.__module__ == "smol_loaded_tool":
             found.append(value(**init_kwargs))
     if not found:
-        raise ValueError("The code defines no tool: it needs a Tool subclass or a function decorated with @tool.")
+        raise ValueError(
+            "The code defines no tool: it needs a Tool subclass or a function decorated with @tool."
+        )
     return found[-1]

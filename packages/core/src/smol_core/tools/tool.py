@@ -93,7 +93,9 @@ class Tool:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if all(isinstance(getattr(cls, attr, None), str | dict) for attr in ("name", "description", "inputs")):
+        if all(
+            isinstance(getattr(cls, attr, None), str | dict) for attr in ("name", "description", "inputs")
+        ):
             validate_tool_definition(cls)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -232,7 +234,9 @@ class Tool:
     # --- other sources: delegated to the plugin that provides them ----------------------------------
 
     @classmethod
-    def from_hub(cls, repo_id: str, token: str | None = None, trust_remote_code: bool = False, **kwargs: Any) -> Tool:
+    def from_hub(
+        cls, repo_id: str, token: str | None = None, trust_remote_code: bool = False, **kwargs: Any
+    ) -> Tool:
         from smol_core.plugins.lazy import plugin_attribute
 
         loader: Callable[..., Tool] = plugin_attribute("smol_tool_hub", "tool_from_hub", "smol-tool-hub")

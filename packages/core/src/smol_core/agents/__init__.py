@@ -1,0 +1,1 @@
+"""Agents: the multi-step loop and its two action styles (code and tool calls)."""

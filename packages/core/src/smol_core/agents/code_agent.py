@@ -1,0 +1,257 @@
+"""`CodeAgent`: the model writes Python; a sandboxed executor runs it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Generator, Iterable
+from typing import Any
+
+from smol_core.agents.events import ActionOutput
+from smol_core.agents.multi_step import MultiStepAgent, StreamEvent
+from smol_core.agents.parsing import (
+    extract_code_from_text,
+    fix_final_answer_code,
+    parse_code_blobs,
+    truncate_content,
+)
+from smol_core.agents.prompts import PromptTemplates, code_agent_templates, populate_template
+from smol_core.agents.tool_wrappers import managed_agent_callable, tool_callable
+from smol_core.errors import AgentExecutionError, AgentGenerationError, AgentParsingError
+from smol_core.executors.base import BASE_BUILTIN_MODULES, InterpreterError, PythonExecutor
+from smol_core.memory import ActionStep, ToolCall
+from smol_core.messages import ChatMessage, ChatMessageStreamDelta, agglomerate_stream_deltas
+from smol_core.models.base import Model
+from smol_core.monitoring import LogLevel
+from smol_core.tools.tool import Tool
+
+CODEAGENT_RESPONSE_FORMAT: dict[str, Any] = {
+    "type": "json_schema",
+    "json_schema": {
+        "name": "ThoughtAndCodeAnswer",
+        "schema": {
+            "type": "object",
+            "properties": {
+                "thought": {"type": "string", "description": "A short thought about what to do next."},
+                "code": {"type": "string", "description": "Python code to run."},
+            },
+            "required": ["thought", "code"],
+            "additionalProperties": False,
+        },
+        "strict": True,
+    },
+}
+
+STRUCTURED_OUTPUT_INSTRUCTIONS = """
+Reply with a JSON object with two keys: "thought" (a short thought) and "code" (Python code to run), for example:
+{"thought": "I compute it.", "code": "result = 7 * (3 + 4)\\nfinal_answer(result)"}
+"""
+
+
+class CodeAgent(MultiStepAgent):
+    """An agent whose actions are Python code, run by an executor chosen by name (`executor_type`)."""
+
+    def __init__(
+        self,
+        tools: Iterable[Tool | Callable[..., Any]],
+        model: Model | Callable[..., Any],
+        prompt_templates: PromptTemplates | dict[str, Any] | None = None,
+        additional_authorized_imports: list[str] | None = None,
+        planning_interval: int | None = None,
+        executor_type: str = "local",
+        executor_kwargs: dict[str, Any] | None = None,
+        max_print_outputs_length: int | None = None,
+        stream_outputs: bool = False,
+        use_structured_outputs_internally: bool = False,
+        code_block_tags: tuple[str, str] | str | None = None,
+        executor: PythonExecutor | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.additional_authorized_imports = list(additional_authorized_imports or [])
+        self.authorized_imports = sorted(set(BASE_BUILTIN_MODULES) | set(self.additional_authorized_imports))
+        self.max_print_outputs_length = max_print_outputs_length
+        self._use_structured_outputs_internally = use_structured_outputs_internally
+        self.code_block_tags = _code_block_tags(code_block_tags)
+        super().__init__(
+            tools=tools,
+            model=model,
+            prompt_templates=prompt_templates,
+            planning_interval=planning_interval,
+            **kwargs,
+        )
+        self.stream_outputs = stream_outputs
+        if (
+            stream_outputs
+            and type(self.model).generate_stream is Model.generate_stream
+            and not self.model.capabilities.streaming
+        ):
+            raise ValueError("stream_outputs=True needs a model that can stream.")
+        self.executor_type = executor_type
+        self.executor_kwargs = dict(executor_kwargs or {})
+        self._executor = executor
+
+    _repeat_tool_calls = False
+
+    def default_prompt_templates(self) -> PromptTemplates:
+        return code_agent_templates()
+
+    def _wants_python_interpreter_tool(self) -> bool:
+        return False
+
+    @property
+    def python_executor(self) -> PythonExecutor:
+        """The executor, created on first use through the plugin registry (`executor_type`)."""
+        if self._executor is None:
+            self._executor = self.create_python_executor()
+        return self._executor
+
+    def create_python_executor(self) -> PythonExecutor:
+        from smol_core.plugins.registry import get_registry
+
+        spec = get_registry().executor(self.executor_type)
+        kwargs = {"max_print_outputs_length": self.max_print_outputs_length, **self.executor_kwargs}
+        executor: PythonExecutor = spec.factory(self.additional_authorized_imports, **kwargs)
+        return executor
+
+    def initialize_system_prompt(self) -> str:
+        tools = "\n\n".join(tool.to_code_prompt() for tool in self.tools.values())
+        imports = "any module" if "*" in self.authorized_imports else ", ".join(self.authorized_imports)
+        instructions = self._custom_instructions()
+        if self._use_structured_outputs_internally:
+            instructions += STRUCTURED_OUTPUT_INSTRUCTIONS
+        opening, closing = self.code_block_tags
+        variables = {
+            "tools": tools,
+            "managed_agents": self._managed_agents_section(),
+            "authorized_imports": imports,
+            "custom_instructions": instructions,
+            "code_block_opening_tag": opening,
+            "code_block_closing_tag": closing,
+        }
+        template = self.prompt_templates["system_prompt"]
+        if "{%" in template:  # a seed-system Jinja template iterates over the Tool objects themselves
+            variables = {
+                **variables,
+                "tools": self.tools,
+                "managed_agents": self.managed_agents,
+                "custom_instructions": self.instructions or "",
+            }
+        return populate_template(template, variables)
+
+    def _prepare_run(self) -> None:
+        executor = self.python_executor
+        executor.send_variables(self.state)
+        callables: dict[str, Any] = {name: tool_callable(tool) for name, tool in self.tools.items()}
+        callables.update({name: managed_agent_callable(agent) for name, agent in self.managed_agents.items()})
+        executor.send_tools(callables)
+
+    # --- one step ----------------------------------------------------------------------------
+
+    def _generate(self, memory_step: ActionStep) -> Generator[StreamEvent, None, ChatMessage]:
+        messages = self.write_memory_to_messages()
+        memory_step.model_input_messages = messages
+        stop_sequences = ["Observation:", "Calling tools:"]
+        if self.code_block_tags[1] not in self.code_block_tags[0]:
+            stop_sequences.append(self.code_block_tags[1])
+        extra: dict[str, Any] = {}
+        if self._use_structured_outputs_internally:
+            extra["response_format"] = CODEAGENT_RESPONSE_FORMAT
+            stop_sequences = []
+        try:
+            if self.stream_outputs:
+                deltas: list[ChatMessageStreamDelta] = []
+                for delta in self.model.generate_stream(messages, stop_sequences=stop_sequences, **extra):
+                    deltas.append(delta)
+                    yield delta
+                return agglomerate_stream_deltas(deltas)
+            return self.model.generate(messages, stop_sequences=stop_sequences, **extra)
+        except Exception as error:
+            raise AgentGenerationError(
+                f"The model failed to generate a reply: {error}", self.logger
+            ) from error
+
+    def _step_stream(self, memory_step: ActionStep) -> Generator[StreamEvent]:
+        message = yield from self._generate(memory_step)
+        text = message.text
+        opening, closing = self.code_block_tags
+        if (
+            not self._use_structured_outputs_internally
+            and opening in text
+            and not text.rstrip().endswith(closing)
+        ):
+            text += closing  # the stop sequence ate the closing tag: show it to the model
+        message.content = text
+        memory_step.model_output_message = message
+        memory_step.model_output = text
+        memory_step.token_usage = message.token_usage
+        self.logger.log_markdown(content=text, title="Output message of the LLM:", level=LogLevel.DEBUG)
+
+        code = self._parse_code(text)
+        memory_step.code_action = code
+        tool_call = ToolCall(name="python_interpreter", arguments=code, id=f"call_{len(self.memory.steps)}")
+        memory_step.tool_calls = [tool_call]
+        yield tool_call
+
+        self.logger.log_code(title="Executing parsed code:", content=code, level=LogLevel.INFO)
+        try:
+            output = self.python_executor(code)
+        except InterpreterError as error:
+            logs = getattr(error, "logs", "") or ""
+            if logs:
+                memory_step.observations = f"Execution logs:\n{logs}"
+                self.logger.log_markdown(title="Execution logs:", content=logs, level=LogLevel.INFO)
+            message_text = str(error)
+            if "is not allowed" in message_text and "import" in message_text.lower():
+                self.logger.log_error(
+                    "An import was blocked: if the agent needs it, add it to additional_authorized_imports."
+                )
+            raise AgentExecutionError(message_text, self.logger) from error
+        observation = f"Execution logs:\n{output.logs}" if output.logs else ""
+        rendered = truncate_content(str(output.output))
+        if not output.is_final_answer:
+            observation += ("\n" if observation else "") + f"Last output from code snippet:\n{rendered}"
+        memory_step.observations = observation or "The code ran and printed nothing."
+        if output.logs:
+            self.logger.log_markdown(title="Execution logs:", content=output.logs, level=LogLevel.INFO)
+        if not output.is_final_answer:
+            self.logger.print(f"Out: {rendered}", level=LogLevel.INFO)
+        memory_step.action_output = output.output
+        yield ActionOutput(output=output.output, is_final_answer=output.is_final_answer)
+
+    def _parse_code(self, text: str) -> str:
+        try:
+            if self._use_structured_outputs_internally:
+                data = json.loads(text)
+                code = str(data["code"])
+                code = extract_code_from_text(code, self.code_block_tags) or code
+            else:
+                code = parse_code_blobs(text, self.code_block_tags)
+        except AgentParsingError:
+            raise
+        except Exception as error:
+            raise AgentParsingError(
+                f"Could not read your reply as JSON with a 'code' key ({error}). "
+                f'Reply like: {{"thought": "...", "code": "..."}}',
+                self.logger,
+            ) from error
+        return fix_final_answer_code(code)
+
+    # --- lifecycle -----------------------------------------------------------------------------
+
+    def cleanup(self) -> None:
+        if self._executor is not None:
+            self._executor.close()
+            self._executor = None
+        super().cleanup()
+
+    def __enter__(self) -> CodeAgent:
+        return self
+
+
+def _code_block_tags(tags: tuple[str, str] | str | None) -> tuple[str, str]:
+    if tags is None:
+        return ("<code>", "</code>")
+    if tags == "markdown":
+        return ("```python", "```")
+    if isinstance(tags, str):
+        raise ValueError('code_block_tags must be a pair of strings or "markdown".')
+    return (tags[0], tags[1])

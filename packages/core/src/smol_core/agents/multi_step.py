@@ -1,0 +1,492 @@
+"""`MultiStepAgent`: the loop every agent runs — think, act, observe — until a final answer.
+
+Subclasses (`CodeAgent`, `ToolCallingAgent`) decide how one action step is produced and executed
+(`_step_stream`); this class owns everything around it: memory, planning, callbacks, final-answer
+checks, the step budget, streaming, managed agents, and export.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Generator, Iterable
+from typing import Any
+
+from smol_core.agents.events import ActionOutput
+from smol_core.agents.prompts import (
+    EMPTY_PROMPT_TEMPLATES,
+    PromptTemplates,
+    merge_templates,
+    populate_template,
+)
+from smol_core.agents.result import RunResult
+from smol_core.errors import AgentError, AgentGenerationError, AgentMaxStepsError
+from smol_core.memory import (
+    ActionStep,
+    AgentMemory,
+    CallbackRegistry,
+    FinalAnswerStep,
+    MemoryStep,
+    PlanningStep,
+    SystemPromptStep,
+    TaskStep,
+)
+from smol_core.messages import ChatMessage, MessageRole, Timing, TokenUsage
+from smol_core.models.base import Model, as_model
+from smol_core.monitoring import AgentLogger, LogLevel, Monitor
+from smol_core.tools.base_tools import TOOL_MAPPING, FinalAnswerTool
+from smol_core.tools.decorator import as_tool
+from smol_core.tools.tool import Tool
+
+StreamEvent = Any
+FinalAnswerCheck = Callable[..., bool]
+
+
+class MultiStepAgent(ABC):
+    """An agent that solves a task in steps (ReAct): each step, the model acts and sees the result."""
+
+    def __init__(
+        self,
+        tools: Iterable[Tool | Callable[..., Any]],
+        model: Model | Callable[..., Any],
+        prompt_templates: PromptTemplates | dict[str, Any] | None = None,
+        instructions: str | None = None,
+        max_steps: int = 20,
+        add_base_tools: bool = False,
+        verbosity_level: LogLevel | int = LogLevel.INFO,
+        managed_agents: list[MultiStepAgent] | None = None,
+        step_callbacks: list[Callable[..., Any]] | dict[type[MemoryStep], Any] | None = None,
+        planning_interval: int | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        provide_run_summary: bool = False,
+        final_answer_checks: list[FinalAnswerCheck] | None = None,
+        return_full_result: bool = False,
+        logger: AgentLogger | None = None,
+    ) -> None:
+        self.model = as_model(model)
+        self.prompt_templates: PromptTemplates = merge_templates(
+            self.default_prompt_templates(), dict(prompt_templates) if prompt_templates else None
+        )
+        self.instructions = instructions
+        self.max_steps = max_steps
+        self.step_number = 0
+        self.planning_interval = planning_interval
+        self.name = self._validate_name(name)
+        self.description = description
+        self.provide_run_summary = provide_run_summary
+        self.final_answer_checks = list(final_answer_checks or [])
+        self.return_full_result = return_full_result
+        self.state: dict[str, Any] = {}
+        self.task: str | None = None
+        self.interrupt_switch = False
+        self.logger = logger or AgentLogger(level=verbosity_level)
+        self.monitor = Monitor(self.model, self.logger)
+        self._setup_managed_agents(managed_agents)
+        self._setup_tools(tools, add_base_tools)
+        self._setup_step_callbacks(step_callbacks)
+        self.memory = AgentMemory(self.system_prompt)
+
+    # --- set-up ------------------------------------------------------------------------------
+
+    def default_prompt_templates(self) -> PromptTemplates:
+        return EMPTY_PROMPT_TEMPLATES
+
+    @staticmethod
+    def _validate_name(name: str | None) -> str | None:
+        if name is not None and (not name.isidentifier() or name in {"final_answer"}):
+            raise ValueError(
+                f"Agent name {name!r} must be a valid Python identifier (it is called like a function)."
+            )
+        return name
+
+    def _setup_managed_agents(self, managed_agents: list[MultiStepAgent] | None) -> None:
+        self.managed_agents: dict[str, MultiStepAgent] = {}
+        for agent in managed_agents or []:
+            if not agent.name or not agent.description:
+                raise ValueError(
+                    f"A managed agent needs a name and a description (got name={agent.name!r}, "
+                    f"description={agent.description!r}): its manager calls it by name and reads the description."
+                )
+            if agent.name in self.managed_agents:
+                raise ValueError(f"Two managed agents are named {agent.name!r}.")
+            self.managed_agents[agent.name] = agent
+
+    def _setup_tools(self, tools: Iterable[Tool | Callable[..., Any]], add_base_tools: bool) -> None:
+        if tools is None:
+            raise TypeError("`tools` must be a list (it may be empty).")
+        self.tools: dict[str, Tool] = {}
+        for item in tools:
+            tool = as_tool(item)
+            if tool.name in self.tools:
+                raise ValueError(f"Two tools are named {tool.name!r}; tool names must be unique.")
+            self.tools[tool.name] = tool
+        if add_base_tools:
+            for name, tool_class in TOOL_MAPPING.items():
+                if name != "python_interpreter" or self._wants_python_interpreter_tool():
+                    self.tools.setdefault(name, tool_class())
+        self.tools.setdefault("final_answer", FinalAnswerTool())
+        clash = set(self.tools) & set(self.managed_agents)
+        if clash:
+            raise ValueError(f"These names are used by both a tool and a managed agent: {sorted(clash)}.")
+
+    def _wants_python_interpreter_tool(self) -> bool:
+        return True
+
+    def _setup_step_callbacks(
+        self, step_callbacks: list[Callable[..., Any]] | dict[type[MemoryStep], Any] | None
+    ) -> None:
+        self.step_callbacks = CallbackRegistry()
+        if isinstance(step_callbacks, dict):
+            for step_cls, callbacks in step_callbacks.items():
+                for callback in callbacks if isinstance(callbacks, list) else [callbacks]:
+                    self.step_callbacks.register(step_cls, callback)
+        else:
+            for callback in step_callbacks or []:
+                self.step_callbacks.register(ActionStep, callback)
+        self.step_callbacks.register(ActionStep, self.monitor.update_metrics)
+
+    @property
+    def system_prompt(self) -> str:
+        return self.initialize_system_prompt()
+
+    @abstractmethod
+    def initialize_system_prompt(self) -> str:
+        """The system prompt, with tools and managed agents filled in."""
+
+    def _managed_agents_section(self) -> str:
+        from smol_core.agents.prompts import MANAGED_AGENTS_SECTION
+
+        if not self.managed_agents:
+            return ""
+        listing = "\n".join(
+            f"- {name}(task: str, additional_args: dict | None = None) -> str: {agent.description}"
+            for name, agent in self.managed_agents.items()
+        )
+        return populate_template(MANAGED_AGENTS_SECTION, {"managed_agents_list": listing})
+
+    def _custom_instructions(self) -> str:
+        return f"\n{self.instructions}\n" if self.instructions else ""
+
+    # --- running ------------------------------------------------------------------------------
+
+    def run(
+        self,
+        task: str,
+        stream: bool = False,
+        reset: bool = True,
+        images: list[Any] | None = None,
+        additional_args: dict[str, Any] | None = None,
+        max_steps: int | None = None,
+        return_full_result: bool | None = None,
+    ) -> Any:
+        """Solve `task`. Returns the final answer, a `RunResult` (`return_full_result=True`) or, with
+        `stream=True`, a generator of the run's events and steps."""
+        max_steps = max_steps or self.max_steps
+        self.task = task
+        self.interrupt_switch = False
+        if additional_args:
+            self.state.update(additional_args)
+            self.task += (
+                "\nYou have been given these values, available as variables with these names:\n"
+                + "\n".join(f"- {key}: {type(value).__name__}" for key, value in additional_args.items())
+            )
+        self.memory.system_prompt = SystemPromptStep(system_prompt=self.system_prompt)
+        if reset:
+            self.memory.reset()
+            self.monitor.reset()
+        self.logger.log_task(
+            content=self.task.strip(),
+            subtitle=f"{type(self.model).__name__} - {self.model.model_id or ''}",
+            title=self.name,
+            level=LogLevel.INFO,
+        )
+        self.memory.steps.append(TaskStep(task=self.task, task_images=images))
+        self._prepare_run()
+        if stream:
+            return self._run_stream(self.task, max_steps, images)
+        start = time.time()
+        final: FinalAnswerStep | None = None
+        for event in self._run_stream(self.task, max_steps, images):
+            if isinstance(event, FinalAnswerStep):
+                final = event
+        assert final is not None
+        if return_full_result if return_full_result is not None else self.return_full_result:
+            return self._full_result(final.output, start)
+        return final.output
+
+    def _prepare_run(self) -> None:
+        """Hook for subclasses: send tools and state to an executor before the first step."""
+
+    def _full_result(self, output: Any, start: float) -> RunResult:
+        usage: TokenUsage | None = TokenUsage()
+        for step in self.memory.steps:
+            if isinstance(step, ActionStep | PlanningStep):
+                if step.token_usage is None:
+                    usage = None
+                    break
+                usage = step.token_usage + usage
+        last = self.memory.steps[-1] if self.memory.steps else None
+        state = (
+            "max_steps_error" if isinstance(getattr(last, "error", None), AgentMaxStepsError) else "success"
+        )
+        return RunResult(
+            output=output,
+            state=state,
+            steps=self.memory.get_full_steps(),
+            token_usage=usage,
+            timing=Timing(start_time=start, end_time=time.time()),
+        )
+
+    def _run_stream(
+        self, task: str, max_steps: int, images: list[Any] | None = None
+    ) -> Generator[StreamEvent]:
+        self.step_number = 1
+        final_answer: Any = None
+        returned_final_answer = False
+        while not returned_final_answer and self.step_number <= max_steps:
+            if self.interrupt_switch:
+                raise AgentError("Agent interrupted.", self.logger)
+            if self.planning_interval is not None and (
+                self.step_number == 1 or (self.step_number - 1) % self.planning_interval == 0
+            ):
+                yield from self._planning_step(task, is_first_step=self.step_number == 1, max_steps=max_steps)
+            action_step = ActionStep(
+                step_number=self.step_number,
+                observations_images=images,
+                repeat_tool_calls_in_messages=self._repeat_tool_calls,
+            )
+            self.logger.log_rule(f"Step {self.step_number}", level=LogLevel.INFO)
+            try:
+                for event in self._step_stream(action_step):
+                    yield event
+                    if isinstance(event, ActionOutput) and event.is_final_answer:
+                        self.logger.print(
+                            self.logger._style(f"Final answer: {event.output}", "bold", "yellow")
+                        )
+                        if self.final_answer_checks:
+                            self._validate_final_answer(event.output)
+                        final_answer = event.output
+                        returned_final_answer = True
+                        action_step.is_final_answer = True
+            except AgentGenerationError:
+                action_step.timing.finish()
+                self.memory.steps.append(action_step)
+                raise
+            except AgentError as error:
+                action_step.error = error
+                self.logger.log_error(str(error))
+            finally:
+                if action_step not in self.memory.steps:
+                    self._finalize_step(action_step)
+                    self.memory.steps.append(action_step)
+            yield action_step
+            self.step_number += 1
+        if not returned_final_answer:
+            final_answer = self._handle_max_steps_reached(task)
+        final_step = FinalAnswerStep(output=final_answer)
+        self.step_callbacks.callback(final_step, agent=self)
+        yield final_step
+
+    _repeat_tool_calls = True
+
+    def _finalize_step(self, step: ActionStep | PlanningStep) -> None:
+        step.timing.finish()
+        if isinstance(step, ActionStep):
+            self.logger.log_step_summary(step, step.step_number)
+        self.step_callbacks.callback(step, agent=self)
+
+    def _validate_final_answer(self, final_answer: Any) -> None:
+        for check in self.final_answer_checks:
+            try:
+                passed = (
+                    check(final_answer, self.memory, agent=self)
+                    if _takes_agent(check)
+                    else check(final_answer, self.memory)
+                )
+            except Exception as error:
+                raise AgentError(
+                    f"The final answer was rejected by the check {getattr(check, '__name__', check)!r}: {error}",
+                    self.logger,
+                ) from error
+            if not passed:
+                raise AgentError(
+                    f"The final answer {final_answer!r:.200} was rejected by the check "
+                    f"{getattr(check, '__name__', check)!r}. Keep working and give a better answer.",
+                    self.logger,
+                )
+
+    def _handle_max_steps_reached(self, task: str) -> Any:
+        start = time.time()
+        message = self.provide_final_answer(task)
+        step = ActionStep(
+            step_number=self.step_number,
+            error=AgentMaxStepsError(
+                f"Reached the maximum number of steps ({self.step_number - 1}).", self.logger
+            ),
+            timing=Timing(start_time=start),
+            token_usage=message.token_usage,
+        )
+        step.action_output = message.text
+        self._finalize_step(step)
+        self.memory.steps.append(step)
+        return message.text
+
+    def _planning_step(self, task: str, is_first_step: bool, max_steps: int) -> Generator[StreamEvent]:
+        start = time.time()
+        tools_text = "\n".join(f"- {tool.name}: {tool.description}" for tool in self.tools.values())
+        variables = {"task": task, "tools": tools_text, "managed_agents": self._managed_agents_section()}
+        templates = self.prompt_templates["planning"]
+        if is_first_step:
+            prompt = populate_template(templates["initial_plan"], variables)
+            input_messages = [ChatMessage(MessageRole.USER, [{"type": "text", "text": prompt}])]
+        else:
+            pre = populate_template(templates["update_plan_pre_messages"], variables)
+            post = populate_template(
+                templates["update_plan_post_messages"],
+                {**variables, "remaining_steps": max_steps - self.step_number + 1},
+            )
+            input_messages = [
+                ChatMessage(MessageRole.SYSTEM, [{"type": "text", "text": pre}]),
+                *self.write_memory_to_messages(summary_mode=True)[1:],
+                ChatMessage(MessageRole.USER, [{"type": "text", "text": post}]),
+            ]
+        try:
+            message = self.model.generate(input_messages, stop_sequences=["<end_plan>"])
+        except Exception as error:
+            raise AgentGenerationError(f"The model failed while planning: {error}", self.logger) from error
+        plan = (message.text or "").split("<end_plan>")[0].strip()
+        heading = "Here is the plan:" if is_first_step else "Here is the updated plan:"
+        step = PlanningStep(
+            model_input_messages=input_messages,
+            model_output_message=message,
+            plan=f"{heading}\n{plan}",
+            timing=Timing(start_time=start),
+            token_usage=message.token_usage,
+        )
+        self.logger.log_markdown(title="Plan", content=plan, level=LogLevel.INFO)
+        self._finalize_step(step)
+        self.memory.steps.append(step)
+        yield step
+
+    @abstractmethod
+    def _step_stream(self, memory_step: ActionStep) -> Generator[StreamEvent]:
+        """Produce and execute one action; yield events, and an `ActionOutput` at the end."""
+
+    def step(self, memory_step: ActionStep) -> Any:
+        """Run one step; returns the final answer if this step produced one, else None."""
+        result = None
+        for event in self._step_stream(memory_step):
+            if isinstance(event, ActionOutput) and event.is_final_answer:
+                result = event.output
+        return result
+
+    def interrupt(self) -> None:
+        """Stop the run before its next step."""
+        self.interrupt_switch = True
+
+    def write_memory_to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
+        messages = self.memory.system_prompt.to_messages(summary_mode=summary_mode)
+        for step in self.memory.steps:
+            messages.extend(step.to_messages(summary_mode=summary_mode))
+        return messages
+
+    def provide_final_answer(self, task: str) -> ChatMessage:
+        """Ask the model for its best answer from the memory (used when the step budget runs out)."""
+        templates = self.prompt_templates["final_answer"]
+        messages = [ChatMessage(MessageRole.SYSTEM, [{"type": "text", "text": templates["pre_messages"]}])]
+        messages += self.write_memory_to_messages()[1:]
+        messages.append(
+            ChatMessage(
+                MessageRole.USER,
+                [{"type": "text", "text": populate_template(templates["post_messages"], {"task": task})}],
+            )
+        )
+        try:
+            return self.model.generate(messages)
+        except Exception as error:
+            return ChatMessage(MessageRole.ASSISTANT, f"Error in generating final LLM output: {error}")
+
+    def replay(self, detailed: bool = False) -> None:
+        self.memory.replay(self.logger, detailed=detailed)
+
+    def visualize(self) -> None:
+        self.logger.visualize_agent_tree(self)
+
+    # --- as a managed agent --------------------------------------------------------------------
+
+    def __call__(self, task: str, additional_args: dict[str, Any] | None = None, **kwargs: Any) -> str:
+        """Run as a team member: the manager's task in, a report out."""
+        full_task = populate_template(
+            self.prompt_templates["managed_agent"]["task"], {"name": self.name, "task": task}
+        )
+        result = self.run(full_task, additional_args=additional_args, **kwargs)
+        output = result.output if isinstance(result, RunResult) else result
+        report = populate_template(
+            self.prompt_templates["managed_agent"]["report"], {"name": self.name, "final_answer": output}
+        )
+        if self.provide_run_summary:
+            summary = "\n".join(m.text for m in self.write_memory_to_messages(summary_mode=True)[1:])
+            report += f"\n\nSummary of the work of {self.name}:\n{summary}"
+        return report
+
+    # --- export -------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        from smol_core.agents.serialization import agent_to_dict
+
+        return agent_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, agent_dict: dict[str, Any], **kwargs: Any) -> MultiStepAgent:
+        from smol_core.agents.serialization import agent_from_dict
+
+        return agent_from_dict(agent_dict, cls, **kwargs)
+
+    def save(self, output_dir: str, relative_path: str | None = None) -> None:
+        from smol_core.agents.serialization import save_agent
+
+        save_agent(self, output_dir, relative_path)
+
+    @classmethod
+    def from_folder(cls, folder: str, **kwargs: Any) -> MultiStepAgent:
+        from smol_core.agents.serialization import agent_from_folder
+
+        return agent_from_folder(folder, **kwargs)
+
+    def push_to_hub(self, repo_id: str, **kwargs: Any) -> str:
+        from smol_core.plugins.lazy import plugin_attribute
+
+        push: Callable[..., str] = plugin_attribute("smol_tool_hub", "push_agent_to_hub", "smol-tool-hub")
+        return push(self, repo_id, **kwargs)
+
+    @classmethod
+    def from_hub(
+        cls, repo_id: str, token: str | None = None, trust_remote_code: bool = False, **kwargs: Any
+    ) -> MultiStepAgent:
+        from smol_core.plugins.lazy import plugin_attribute
+
+        load: Callable[..., MultiStepAgent] = plugin_attribute(
+            "smol_tool_hub", "agent_from_hub", "smol-tool-hub"
+        )
+        return load(repo_id, token=token, trust_remote_code=trust_remote_code, **kwargs)
+
+    def cleanup(self) -> None:
+        """Release resources (executors of this agent and of its managed agents)."""
+        for agent in self.managed_agents.values():
+            agent.cleanup()
+
+    def __enter__(self) -> MultiStepAgent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cleanup()
+
+
+def _takes_agent(check: Callable[..., Any]) -> bool:
+    try:
+        params = inspect.signature(check).parameters
+    except (TypeError, ValueError):
+        return False
+    return "agent" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())

@@ -1,0 +1,252 @@
+"""`ToolCallingAgent`: the model calls tools with JSON arguments (native tool calling where the model has it)."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import Callable, Generator, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from smol_core.agents.events import ActionOutput, ToolOutput
+from smol_core.agents.multi_step import MultiStepAgent, StreamEvent
+from smol_core.agents.parsing import parse_json_blob, truncate_content
+from smol_core.agents.prompts import PromptTemplates, populate_template, tool_calling_agent_templates
+from smol_core.errors import (
+    AgentError,
+    AgentGenerationError,
+    AgentParsingError,
+    AgentToolCallError,
+    AgentToolExecutionError,
+)
+from smol_core.memory import ActionStep, ToolCall
+from smol_core.messages import ChatMessage, ChatMessageStreamDelta, agglomerate_stream_deltas
+from smol_core.models.base import Model, parse_json_if_needed
+from smol_core.monitoring import LogLevel
+from smol_core.tools.tool import Tool
+
+_PLAIN_TYPES = (str, int, float, bool, type(None), list, dict, tuple)
+
+
+class ToolCallingAgent(MultiStepAgent):
+    """An agent whose actions are tool calls; several calls in one reply run in parallel."""
+
+    def __init__(
+        self,
+        tools: Iterable[Tool | Callable[..., Any]],
+        model: Model | Callable[..., Any],
+        prompt_templates: PromptTemplates | dict[str, Any] | None = None,
+        planning_interval: int | None = None,
+        stream_outputs: bool = False,
+        max_tool_threads: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            tools=tools,
+            model=model,
+            prompt_templates=prompt_templates,
+            planning_interval=planning_interval,
+            **kwargs,
+        )
+        self.stream_outputs = stream_outputs
+        self.max_tool_threads = max_tool_threads
+
+    def default_prompt_templates(self) -> PromptTemplates:
+        return tool_calling_agent_templates()
+
+    @property
+    def tools_and_managed_agents(self) -> list[Any]:
+        return [*self.tools.values(), *self.managed_agents.values()]
+
+    def initialize_system_prompt(self) -> str:
+        tools = "\n".join(tool.to_tool_calling_prompt() for tool in self.tools.values())
+        variables: dict[str, Any] = {
+            "tools": tools,
+            "managed_agents": self._managed_agents_section(),
+            "custom_instructions": self._custom_instructions(),
+        }
+        template = self.prompt_templates["system_prompt"]
+        if "{%" in template:
+            variables = {
+                **variables,
+                "tools": self.tools,
+                "managed_agents": self.managed_agents,
+                "custom_instructions": self.instructions or "",
+            }
+        return populate_template(template, variables)
+
+    # --- one step ----------------------------------------------------------------------------
+
+    def _callable_schemas(self) -> list[Any]:
+        return [*self.tools.values(), *(_AgentAsTool(agent) for agent in self.managed_agents.values())]
+
+    def _generate(self, memory_step: ActionStep) -> Generator[StreamEvent, None, ChatMessage]:
+        messages = self.write_memory_to_messages()
+        memory_step.model_input_messages = messages
+        tools = self._callable_schemas() if self.model.capabilities.tool_calling else None
+        stop = ["Observation:", "Calling tools:"]
+        try:
+            if self.stream_outputs:
+                deltas: list[ChatMessageStreamDelta] = []
+                for delta in self.model.generate_stream(
+                    messages, stop_sequences=stop, tools_to_call_from=tools
+                ):
+                    deltas.append(delta)
+                    yield delta
+                return agglomerate_stream_deltas(deltas)
+            return self.model.generate(messages, stop_sequences=stop, tools_to_call_from=tools)
+        except Exception as error:
+            raise AgentGenerationError(
+                f"The model failed to generate a reply: {error}", self.logger
+            ) from error
+
+    def _step_stream(self, memory_step: ActionStep) -> Generator[StreamEvent]:
+        message = yield from self._generate(memory_step)
+        memory_step.model_output_message = message
+        memory_step.model_output = message.text
+        memory_step.token_usage = message.token_usage
+        calls = self._read_tool_calls(message)
+        memory_step.tool_calls = calls
+        outputs: list[ToolOutput] = []
+        yield from calls
+        for output in self.process_tool_calls(calls):
+            outputs.append(output)
+            yield output
+        memory_step.observations = "\n".join(o.observation for o in outputs)
+        final = [o for o in outputs if o.is_final_answer]
+        if final:
+            if len(calls) > 1:
+                raise AgentToolExecutionError(
+                    "final_answer was called together with other tools; call it alone, once you have the answer.",
+                    self.logger,
+                )
+            memory_step.action_output = final[0].output
+            yield ActionOutput(output=final[0].output, is_final_answer=True)
+        else:
+            yield ActionOutput(output=None, is_final_answer=False)
+
+    def _read_tool_calls(self, message: ChatMessage) -> list[ToolCall]:
+        if message.tool_calls:
+            return [
+                ToolCall(tc.function.name, parse_json_if_needed(tc.function.arguments), tc.id)
+                for tc in message.tool_calls
+            ]
+        text = message.text
+        try:
+            blob, _thought = parse_json_blob(text)
+        except ValueError as error:
+            raise AgentParsingError(
+                'Your reply had no tool call. Reply with a thought, then:\nAction:\n{"name": "tool_name", "arguments": {...}}\n'
+                f"Your reply was:\n{text[:500]}",
+                self.logger,
+            ) from error
+        name = blob.get("name") or blob.get("tool_name") or blob.get("tool")
+        if not isinstance(name, str):
+            raise AgentParsingError(f'The tool call needs a "name": {json.dumps(blob)[:300]}', self.logger)
+        arguments = blob.get("arguments", blob.get("args", {}))
+        return [ToolCall(name, parse_json_if_needed(arguments), f"call_{len(self.memory.steps)}")]
+
+    def process_tool_calls(self, calls: list[ToolCall]) -> Iterable[ToolOutput]:
+        """Run the calls (in parallel when there are several) and yield their outputs in order."""
+        for call in calls:
+            self.logger.log_code(
+                title=f"Calling tool: {call.name}",
+                content=json.dumps(call.arguments, default=str),
+                level=LogLevel.INFO,
+            )
+        if len(calls) == 1:
+            yield self._run_one(calls[0])
+            return
+        with ThreadPoolExecutor(max_workers=self.max_tool_threads) as pool:
+            yield from pool.map(self._run_one, calls)
+
+    def _run_one(self, call: ToolCall) -> ToolOutput:
+        result = self.execute_tool_call(call.name, call.arguments)
+        is_final = call.name == "final_answer"
+        if is_final:
+            observation = f"Final answer: {result}"
+        elif isinstance(result, _PLAIN_TYPES):
+            observation = truncate_content(str(result))
+        else:
+            key = f"{type(result).__name__.lower()}_{sum(1 for k in self.state if k.startswith(type(result).__name__.lower())) + 1}"
+            self.state[key] = result
+            observation = f"Stored '{key}' in memory."
+        self.logger.print(f"Observations: {observation}", level=LogLevel.INFO)
+        return ToolOutput(
+            id=call.id, output=result, is_final_answer=is_final, observation=observation, tool_call=call
+        )
+
+    def _substitute_state_variables(self, arguments: Any) -> Any:
+        """An argument that names a value the agent holds (e.g. "image_1") is replaced by that value."""
+        if isinstance(arguments, dict):
+            return {
+                k: self.state[v] if isinstance(v, str) and v in self.state else v
+                for k, v in arguments.items()
+            }
+        if isinstance(arguments, str) and arguments in self.state:
+            return self.state[arguments]
+        return arguments
+
+    def execute_tool_call(self, tool_name: str, arguments: Any) -> Any:
+        available = {**self.tools, **self.managed_agents}
+        if tool_name not in available:
+            raise AgentToolCallError(
+                f"Unknown tool {tool_name!r}; the tools are: {', '.join(available)}.", self.logger
+            )
+        target = available[tool_name]
+        arguments = self._substitute_state_variables(arguments)
+        try:
+            if isinstance(target, Tool):
+                if isinstance(arguments, dict):
+                    result = target(sanitize_inputs_outputs=True, **arguments)
+                else:
+                    result = target(arguments, sanitize_inputs_outputs=True)
+                if inspect.isawaitable(result):
+                    result = asyncio.run(_await(result))
+                return result
+            if isinstance(arguments, dict):
+                return target(**arguments)
+            return target(arguments)
+        except AgentToolCallError as error:
+            raise AgentToolCallError(f"{error} {_usage(target)}", self.logger) from error
+        except AgentError:
+            raise
+        except TypeError as error:
+            raise AgentToolCallError(
+                f"Wrong arguments for {tool_name!r}: {error}. {_usage(target)}", self.logger
+            ) from error
+        except Exception as error:
+            raise AgentToolExecutionError(
+                f"Tool {tool_name!r} failed: {type(error).__name__}: {error}", self.logger
+            ) from error
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def _usage(target: Any) -> str:
+    inputs = getattr(target, "inputs", None)
+    if isinstance(inputs, dict):
+        return "It takes: " + ", ".join(f"{k} ({v.get('type')})" for k, v in inputs.items()) + "."
+    return "It takes: task (string), additional_args (object, optional)."
+
+
+class _AgentAsTool:
+    """A managed agent seen through a tool schema, for models with native tool calling."""
+
+    def __init__(self, agent: MultiStepAgent) -> None:
+        self.name = agent.name
+        self.description = agent.description
+        self.inputs = {
+            "task": {"type": "string", "description": "The task for this team member, in plain words."},
+            "additional_args": {"type": "object", "description": "Values to hand over.", "nullable": True},
+        }
+        self.output_type = "string"
+
+    def to_tool_calling_schema(self) -> dict[str, Any]:
+        return Tool.to_tool_calling_schema(self)  # type: ignore[arg-type]
+
+    def to_tool_calling_prompt(self) -> str:
+        return Tool.to_tool_calling_prompt(self)  # type: ignore[arg-type]

@@ -1,0 +1,60 @@
+"""The `smol` subcommands smol-core provides: `plugins` and `doctor`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+
+from smol_core.plugins.specs import CommandSpec
+
+
+def _configure_plugins(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="Machine-readable output.")
+
+
+def run_plugins(args: argparse.Namespace) -> int:
+    """List every plugin: distribution, version, what it registers, and any load error."""
+    from smol_core.plugins.registry import get_registry
+
+    plugins = get_registry().plugins()
+    if args.json:
+        json.dump([asdict(p) for p in plugins], sys.stdout, indent=2)
+        print()
+        return 0
+    for plugin in plugins:
+        origin = "built-in" if plugin.builtin else plugin.module
+        print(f"{plugin.name} {plugin.version} ({plugin.distribution}, {origin})")
+        for kind, names in sorted(plugin.registers.items()):
+            print(f"    {kind}: {', '.join(sorted(names))}")
+        if plugin.error:
+            print(f"    ERROR: {plugin.error}")
+    return 1 if any(p.error for p in plugins) else 0
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    """Which sandbox protections are active on this machine, and which plugins loaded."""
+    try:
+        from smol_core.executors.local import protection_report
+    except ImportError as error:
+        print(f"The local executor cannot be imported: {error}")
+        return 1
+    print("Local executor protections on this machine:")
+    for name, active, detail in protection_report():
+        mark = "on " if active else "off"
+        print(f"  [{mark}] {name}: {detail}")
+    from smol_core.plugins.registry import get_registry
+
+    broken = [p for p in get_registry().plugins() if p.error]
+    print(f"Plugins: {len(get_registry().plugins())} loaded, {len(broken)} with errors (see `smol plugins`).")
+    return 0
+
+
+def commands() -> list[CommandSpec]:
+    return [
+        CommandSpec(
+            "plugins", "List installed plugins and what they register.", run_plugins, _configure_plugins
+        ),
+        CommandSpec("doctor", "Show which sandbox protections are active here.", run_doctor),
+    ]

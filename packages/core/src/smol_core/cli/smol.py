@@ -1,0 +1,46 @@
+"""`smol`: the project's own command — `smol plugins`, `smol doctor`, and subcommands plugins add."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, object]]:
+    from smol_core.plugins.registry import get_registry
+
+    parser = argparse.ArgumentParser(prog="smol", description="smol: agents that think in code.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    runners: dict[str, object] = {}
+    registry = get_registry()
+    for spec in registry.specs("commands"):
+        command = registry.command(spec.name)
+        child = sub.add_parser(command.name, help=command.help, description=command.help)
+        command.configure(child)
+        runners[command.name] = command.run
+    return parser, runners
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from smol_core.errors import SmolError
+
+    try:
+        parser, runners = build_parser()
+    except SmolError as error:
+        print(f"smol: {error}", file=sys.stderr)
+        return 2
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 0
+    run = runners[args.command]
+    try:
+        return int(run(args))  # type: ignore[operator]
+    except SmolError as error:
+        print(f"smol {args.command}: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,146 @@
+"""`smolagent "task"`: run an agent from the command line.
+
+With no model flags it runs the embedded default model (smol-model-llamacpp), offline. Logs go to
+stderr and the final answer alone to stdout, so `answer=$(smolagent "...")` works.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+DEFAULT_MODEL_TYPE = "llamacpp"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="smolagent",
+        description="Run an agent that thinks in code. With no model flags, the embedded offline model runs.",
+    )
+    parser.add_argument("prompt", help="The task for the agent.")
+    parser.add_argument(
+        "--model-type",
+        default=os.environ.get("SMOL_MODEL_TYPE", DEFAULT_MODEL_TYPE),
+        help="A model plugin name (llamacpp, openai, litellm, inference, transformers, ...) or a seed-system "
+        "class name such as LiteLLMModel. Default: the embedded llama.cpp model.",
+    )
+    parser.add_argument("--model-id", default=os.environ.get("SMOL_MODEL_ID"), help="Model id or local path.")
+    parser.add_argument("--api-base", default=None, help="Base URL of an API server.")
+    parser.add_argument(
+        "--api-key", default=None, help="API key (better: the provider's environment variable)."
+    )
+    parser.add_argument("--provider", default=None, help="Inference provider (for the Hugging Face client).")
+    parser.add_argument(
+        "--action-type",
+        choices=["code", "tool_calling"],
+        default="code",
+        help="CodeAgent or ToolCallingAgent.",
+    )
+    parser.add_argument(
+        "--imports", nargs="*", default=[], help="Extra importable modules, e.g. --imports pandas numpy."
+    )
+    parser.add_argument(
+        "--tools", nargs="*", default=[], help="Tools by name, e.g. web_search visit_webpage mcp:<cmd>."
+    )
+    parser.add_argument(
+        "--executor", "--executor-type", dest="executor", default="local", help="Code executor plugin."
+    )
+    parser.add_argument("--max-steps", type=int, default=None, help="Step budget.")
+    parser.add_argument(
+        "--verbosity-level", type=int, default=1, help="-1 silent, 0 errors, 1 steps, 2 debug."
+    )
+    parser.add_argument(
+        "--structured", action="store_true", help="Constrain replies to a JSON {thought, code} schema."
+    )
+    return parser
+
+
+def _split(values: Sequence[str]) -> list[str]:
+    return [part for value in values for part in value.replace(",", " ").split() if part]
+
+
+def resolve_model_type(model_type: str) -> str:
+    """Accept our plugin names and the seed system's class names (`LiteLLMModel` -> `litellm`)."""
+    from smol_core.plugins.registry import get_registry
+
+    registry = get_registry()
+    names = registry.names("models")
+    if model_type in names:
+        return model_type
+    for spec in registry.specs("models"):
+        target = getattr(spec.factory, "target", "")
+        if target.endswith(f":{model_type}") or model_type in spec.aliases:
+            return spec.name
+    return model_type  # the registry's error will list what is installed
+
+
+def build_model(args: argparse.Namespace) -> Any:
+    from smol_core.loading import load_model
+
+    kwargs: dict[str, Any] = {}
+    if args.api_base:
+        kwargs["api_base"] = args.api_base
+    if args.api_key:
+        kwargs["api_key"] = args.api_key
+    if args.provider:
+        kwargs["provider"] = args.provider
+    return load_model(resolve_model_type(args.model_type), args.model_id, **kwargs)
+
+
+def build_tools(names: Sequence[str]) -> list[Any]:
+    from smol_core.loading import load_tools
+    from smol_core.plugins.registry import get_registry
+
+    tools: list[Any] = []
+    for entry in names:
+        name, _, argument = entry.partition(":")
+        spec = get_registry().tool(name)
+        if argument and not spec.parametrized:
+            raise SystemExit(f"smolagent: the tool {name!r} takes no ':argument'.")
+        tools.extend(load_tools(name, argument) if argument else load_tools(name))
+    return tools
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from smol_core.errors import SmolError
+
+    try:
+        model = build_model(args)
+        tools = build_tools(_split(args.tools))
+        agent = _make_agent(args, model, tools)
+        with agent:
+            answer = agent.run(args.prompt, max_steps=args.max_steps)
+    except SmolError as error:
+        print(f"smolagent: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("smolagent: interrupted", file=sys.stderr)
+        return 130
+    print(answer)
+    return 0
+
+
+def _make_agent(args: argparse.Namespace, model: Any, tools: list[Any]) -> Any:
+    common: dict[str, Any] = {"tools": tools, "model": model, "verbosity_level": args.verbosity_level}
+    if args.max_steps:
+        common["max_steps"] = args.max_steps
+    if args.action_type == "tool_calling":
+        from smol_core.agents.tool_calling_agent import ToolCallingAgent
+
+        return ToolCallingAgent(**common)
+    from smol_core.agents.code_agent import CodeAgent
+
+    return CodeAgent(
+        additional_authorized_imports=_split(args.imports),
+        executor_type=args.executor,
+        use_structured_outputs_internally=args.structured,
+        **common,
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
