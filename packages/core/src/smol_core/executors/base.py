@@ -43,7 +43,12 @@ class CodeOutput:
 
 
 class InterpreterError(ValueError):
-    """The code failed or was blocked. The message is written for the model: what happened, what to do."""
+    """The code failed or was blocked. The message is written for the model: what happened, what to do.
+
+    `logs` holds what the code printed before it failed (executors set it; empty otherwise).
+    """
+
+    logs: str = ""
 
 
 class ExecutionTimeoutError(InterpreterError):

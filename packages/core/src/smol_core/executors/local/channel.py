@@ -1,0 +1,118 @@
+"""The worker's end of the protocol: framed messages over two file descriptors, tool calls included.
+
+Why its own module: tool calls from the code are synchronous (block until the host answers) or
+asynchronous (many in flight at once under `asyncio.gather`). Both share one byte stream, so the same
+reader serves blocking reads and an event-loop reader callback; results that arrive for another call
+are parked until their caller asks. Stdlib-only.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from typing import Any
+
+from ..protocol import FrameReader, decode, encode, read_message, write_message
+
+
+class ToolError(Exception):
+    """A tool raised on the host; the code may catch this."""
+
+
+class FinalAnswerSignal(BaseException):
+    """Raised inside the code by `final_answer`: unwinds everything up to the runner."""
+
+    def __init__(self, value: Any, host_holds_value: bool) -> None:
+        super().__init__("final_answer")
+        self.value = value
+        self.host_holds_value = host_holds_value
+
+
+class Channel:
+    def __init__(self, in_fd: int, out_fd: int) -> None:
+        self.in_fd = in_fd
+        self.out_fd = out_fd
+        self._reader = FrameReader()
+        self._pending: list[dict[str, Any]] = []
+        self._ids = itertools.count(1)
+        self._results: dict[int, dict[str, Any]] = {}
+        self._waiters: dict[int, Any] = {}
+        self._loops_reading: set[int] = set()
+        self.final_called: FinalAnswerSignal | None = None
+
+    def send(self, message: dict[str, Any]) -> None:
+        write_message(self.out_fd, message)
+
+    def recv(self) -> dict[str, Any]:
+        return read_message(self.in_fd, self._reader, self._pending)
+
+    # --- tool calls ------------------------------------------------------------------------
+    def _request(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+        call_id = next(self._ids)
+        self.send(
+            {
+                "op": "tool_call",
+                "id": call_id,
+                "name": name,
+                "args": encode(list(args)),
+                "kwargs": encode(kwargs),
+            }
+        )
+        return call_id
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        if message.get("op") != "tool_result":
+            raise RuntimeError(f"unexpected message during a run: {message.get('op')!r}")
+        call_id = int(message["id"])
+        waiter = self._waiters.pop(call_id, None)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(message)
+        else:
+            self._results[call_id] = message
+
+    def _unpack(self, name: str, message: dict[str, Any]) -> Any:
+        if message.get("final"):
+            signal = FinalAnswerSignal(None, host_holds_value=True)
+            self.final_called = signal
+            raise signal
+        if not message.get("ok"):
+            raise ToolError(f"tool '{name}' failed: {message.get('error')}")
+        return decode(message.get("value"), allow_pickle=True)
+
+    def call_sync(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        call_id = self._request(name, args, kwargs)
+        while call_id not in self._results:
+            self._dispatch(self.recv())
+        return self._unpack(name, self._results.pop(call_id))
+
+    async def call_async(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        call_id = self._request(name, args, kwargs)
+        if call_id in self._results:
+            return self._unpack(name, self._results.pop(call_id))
+        future = loop.create_future()
+        self._waiters[call_id] = future
+        if id(loop) not in self._loops_reading:
+            loop.add_reader(self.in_fd, self._on_readable)
+            self._loops_reading.add(id(loop))
+        try:
+            message = await future
+        finally:
+            self._waiters.pop(call_id, None)
+            if not self._waiters:
+                loop.remove_reader(self.in_fd)
+                self._loops_reading.discard(id(loop))
+        return self._unpack(name, message)
+
+    def _on_readable(self) -> None:
+        chunk = os.read(self.in_fd, 1 << 20)
+        if not chunk:
+            for waiter in self._waiters.values():
+                if not waiter.done():
+                    waiter.set_exception(EOFError("host closed the channel"))
+            return
+        self._pending.extend(self._reader.feed(chunk))
+        while self._pending:
+            self._dispatch(self._pending.pop(0))

@@ -1,0 +1,183 @@
+"""Host side: starting worker processes, talking to them with deadlines, and keeping one spare warm.
+
+Why a spare: starting CPython and importing the worker takes tens of milliseconds; a worker that is
+already waiting for its `config` makes a fresh executor ready at once. The spare holds no settings and
+no sandbox yet (it applies both on `config`), so any executor can take it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from smol_core.executors.protocol import FrameReader, write_message
+
+_SRC_ROOT = str(Path(__file__).resolve().parents[3])
+
+_BOOTSTRAP = (
+    "import sys, types\n"
+    "root = sys.argv[1]\n"
+    "sys.path.insert(0, root)\n"
+    "for n in ('smol_core', 'smol_core.executors', 'smol_core.executors.local'):\n"
+    "    m = types.ModuleType(n); m.__path__ = [root + '/' + n.replace('.', '/')]; sys.modules[n] = m\n"
+    "from smol_core.executors.local.worker import main\n"
+    "main([])\n"
+)
+
+# The worker's whole environment: nothing of the host's (API keys, tokens, paths) crosses.
+WORKER_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "HOME": "/nonexistent",
+    "PYTHONIOENCODING": "utf-8",
+    "PYTHONHASHSEED": "0",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NUMEXPR_NUM_THREADS": "1",
+    "MPLBACKEND": "Agg",
+}
+
+
+class WorkerProcess:
+    """One worker: its pipes, a frame reader, and a kill switch."""
+
+    def __init__(self) -> None:
+        self.stderr: IO[bytes] = tempfile.TemporaryFile(prefix="smol-worker-stderr-")
+        self.popen = subprocess.Popen(
+            [sys.executable, "-I", "-c", _BOOTSTRAP, _SRC_ROOT],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            env=dict(WORKER_ENV),
+            cwd=tempfile.gettempdir(),
+            close_fds=True,
+            start_new_session=True,
+        )
+        assert self.popen.stdin is not None and self.popen.stdout is not None
+        self.in_fd = self.popen.stdin.fileno()
+        self.out_fd = self.popen.stdout.fileno()
+        self._reader = FrameReader()
+        self._pending: list[dict[str, Any]] = []
+        self.killed_by_us = False
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def send(self, message: dict[str, Any]) -> None:
+        try:
+            write_message(self.in_fd, message)
+        except (BrokenPipeError, OSError) as exc:
+            raise EOFError(f"worker pipe closed: {exc}") from None
+
+    def read(self, deadline: float | None, wake_fd: int | None = None) -> dict[str, Any] | None:
+        """Next message; None when `wake_fd` became readable; TimeoutError past `deadline`."""
+        fds = [self.out_fd] if wake_fd is None else [self.out_fd, wake_fd]
+        while not self._pending:
+            timeout = None if deadline is None else deadline - time.monotonic()
+            if timeout is not None and timeout <= 0:
+                raise TimeoutError
+            ready, _, _ = select.select(fds, [], [], timeout)
+            if wake_fd is not None and wake_fd in ready:
+                return None
+            if self.out_fd in ready:
+                chunk = os.read(self.out_fd, 1 << 20)
+                if not chunk:
+                    raise EOFError("worker closed its output")
+                self._pending.extend(self._reader.feed(chunk))
+        return self._pending.pop(0)
+
+    def kill(self) -> None:
+        if self.popen.poll() is None:
+            self.killed_by_us = True
+            try:
+                os.killpg(self.popen.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                self.popen.kill()
+        try:
+            self.popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - unkillable process
+            pass
+        for stream in (self.popen.stdin, self.popen.stdout):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+
+    def stderr_tail(self, limit: int = 1500) -> str:
+        try:
+            self.stderr.seek(0, os.SEEK_END)
+            size = self.stderr.tell()
+            self.stderr.seek(max(0, size - limit))
+            return self.stderr.read().decode("utf-8", "replace").strip()
+        except OSError:
+            return ""
+
+    def close(self) -> None:
+        self.kill()
+        self.stderr.close()
+
+
+class _SparePool:
+    """At most one idle worker, refilled in the background after each take."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._spare: WorkerProcess | None = None
+        self._filling = False
+        self.enabled = os.environ.get("SMOL_EXECUTOR_PREWARM", "1") != "0"
+
+    def take(self) -> WorkerProcess:
+        with self._lock:
+            spare, self._spare = self._spare, None
+        if spare is None or not spare.alive():
+            spare = WorkerProcess()
+        self._refill()
+        return spare
+
+    def _refill(self) -> None:
+        if not self.enabled:
+            return
+        with self._lock:
+            if self._filling or self._spare is not None:
+                return
+            self._filling = True
+        threading.Thread(target=self._fill, name="smol-spare-worker", daemon=True).start()
+
+    def _fill(self) -> None:
+        try:
+            worker = WorkerProcess()
+        except Exception:  # pragma: no cover - spawning failed; the next take will retry
+            worker = None
+        with self._lock:
+            self._filling = False
+            if self._spare is None and worker is not None:
+                self._spare, worker = worker, None
+        if worker is not None:
+            worker.close()
+
+    def shutdown(self) -> None:
+        with self._lock:
+            spare, self._spare = self._spare, None
+            self.enabled = False
+        if spare is not None:
+            spare.close()
+
+
+POOL = _SparePool()
+atexit.register(POOL.shutdown)

@@ -1,0 +1,209 @@
+"""The dynamic layer: guarded accessors and the curated builtins the code runs with.
+
+Why both layers: the static checker sees `obj.attr` written in the code, but not `getattr(obj, s)`
+with a computed string, `map(getattr, ...)` (CVE-2025-5120), `functools.partial(getattr, ...)` or
+`"{0.__class__}".format(x)`. Those reach the functions here, which apply the same policy at run time.
+Stdlib-only.
+"""
+
+from __future__ import annotations
+
+import builtins
+import string
+import types
+from collections.abc import Callable
+from typing import Any
+
+from .guards import GETATTR_NAME, attribute_refusal, is_dunder
+from .policy import DENIED_BUILTINS, DENIED_METHOD_OWNERS, GETATTR_DUNDERS
+from .views import Authorizer, ForbiddenImportError, ModuleView, SandboxViolation
+
+_real_getattr = builtins.getattr
+_real_setattr = builtins.setattr
+_real_delattr = builtins.delattr
+_ModuleType = types.ModuleType
+_formatter_parser = string.Formatter().parse
+
+
+def _check_format_string(fmt: str, depth: int = 0) -> None:
+    """Refuse `{0.__class__}`-style traversal in str.format templates."""
+    if depth > 4:
+        raise SandboxViolation("format string nested too deeply")
+    for _literal, field, spec, _conv in _formatter_parser(fmt):
+        if field:
+            for part in field.replace("[", ".[").split(".")[1:]:
+                if part and not part.startswith("[") and part.startswith("_"):
+                    raise SandboxViolation(
+                        f"format field '{field}' is not allowed: attribute '{part}' is private or internal"
+                    )
+        if spec and "{" in spec:
+            _check_format_string(spec, depth + 1)
+
+
+def _safe_format(template: Any) -> Callable[..., Any]:
+    if isinstance(template, str):
+        _check_format_string(template)
+        return template.format  # type: ignore[no-any-return]
+
+    def format_unbound(self: str, *args: Any, **kwargs: Any) -> str:
+        _check_format_string(self)
+        return str.format(self, *args, **kwargs)
+
+    return format_unbound
+
+
+def _safe_format_map(template: Any) -> Callable[..., Any]:
+    if isinstance(template, str):
+        _check_format_string(template)
+        return template.format_map  # type: ignore[no-any-return]
+
+    def format_map_unbound(self: str, mapping: Any) -> str:
+        _check_format_string(self)
+        return str.format_map(self, mapping)
+
+    return format_map_unbound
+
+
+class Guards:
+    """Accessors bound to one worker's authorizer."""
+
+    def __init__(self, authorizer: Authorizer) -> None:
+        self.auth = authorizer
+
+    def check_name(self, obj: Any, name: Any, *, dynamic: bool) -> None:
+        if type(name) is not str:
+            raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+        refusal = attribute_refusal(name)
+        if refusal:
+            raise SandboxViolation(refusal)
+        if dynamic and is_dunder(name) and name not in GETATTR_DUNDERS:
+            raise SandboxViolation(
+                f"getattr()/setattr()/hasattr() with the dunder name '{name}' is not allowed"
+            )
+        if name.startswith("_") and not is_dunder(name) and isinstance(obj, _ModuleType):
+            raise SandboxViolation(
+                f"access to private attribute '{name}' of module '{obj.__name__}' is not allowed"
+            )
+
+    def getattr(self, obj: Any, name: Any, *default: Any) -> Any:
+        """The `getattr` builtin of the sandbox, also the target of rewritten attribute loads."""
+        self.check_name(obj, name, dynamic=True)
+        return self._get(obj, name, default)
+
+    def attr(self, obj: Any, name: str) -> Any:
+        """Rewritten `obj._x`, `obj.format`, `obj.__dict__`: the static check already ran."""
+        if name.startswith("_") and not is_dunder(name) and isinstance(obj, _ModuleType):
+            raise SandboxViolation(
+                f"access to private attribute '{name}' of module '{obj.__name__}' is not allowed"
+            )
+        return self._get(obj, name, ())
+
+    def _get(self, obj: Any, name: str, default: tuple[Any, ...]) -> Any:
+        if name == "format":
+            if isinstance(obj, str) or (isinstance(obj, type) and issubclass(obj, str)):
+                return _safe_format(obj)
+        elif name == "format_map":
+            if isinstance(obj, str) or (isinstance(obj, type) and issubclass(obj, str)):
+                return _safe_format_map(obj)
+        elif name == "__dict__":
+            return self._dict_of(obj)
+        elif name in ("tofile", "dump", "to_pickle", "read_pickle"):
+            owner = type(obj).__module__ if not isinstance(obj, type) else obj.__module__
+            if owner.split(".")[0] in DENIED_METHOD_OWNERS:
+                raise SandboxViolation(f"'{name}' is not allowed in the sandbox (file or pickle access)")
+        value = _real_getattr(obj, name, *default)
+        if isinstance(value, _ModuleType) and not isinstance(value, ModuleView):
+            value = self.auth.view(value, via=f"{type(obj).__name__}.{name}")
+        return value
+
+    def _dict_of(self, obj: Any) -> Any:
+        if isinstance(obj, type | _ModuleType):
+            raise SandboxViolation(
+                "'__dict__' of classes and modules is not available; use dir() or vars() on instances"
+            )
+        d = _real_getattr(obj, "__dict__")
+        if any(isinstance(v, _ModuleType) for v in d.values()):
+            raise SandboxViolation("this object's '__dict__' holds modules and is not available")
+        return d
+
+    def setattr(self, obj: Any, name: Any, value: Any) -> None:
+        self.check_name(obj, name, dynamic=True)
+        if isinstance(obj, _ModuleType | type) and name.startswith("_"):
+            raise SandboxViolation(f"setting private attribute '{name}' of a module or class is not allowed")
+        _real_setattr(obj, name, value)
+
+    def delattr(self, obj: Any, name: Any) -> None:
+        self.check_name(obj, name, dynamic=True)
+        _real_delattr(obj, name)
+
+    def hasattr(self, obj: Any, name: Any) -> bool:
+        try:
+            self.getattr(obj, name)
+        except (AttributeError, SandboxViolation):
+            return False
+        return True
+
+    def vars(self, *args: Any) -> Any:
+        if not args:
+            raise SandboxViolation("vars() without an argument is not available (it exposes the namespace)")
+        (obj,) = args
+        return self._dict_of(obj)
+
+    def import_(
+        self, name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
+    ) -> Any:
+        if level:
+            raise ForbiddenImportError("relative imports are not allowed")
+        if type(name) is not str:
+            raise TypeError("module name must be a string")
+        view = self.auth.import_module(name)
+        if fromlist or "." not in name:
+            return view
+        return (
+            self.auth.import_module(name.split(".")[0])
+            if self.auth.refusal(name.split(".")[0]) is None
+            else view
+        )
+
+
+def _blocked(name: str) -> Callable[..., Any]:
+    def blocked(*args: Any, **kwargs: Any) -> Any:
+        raise SandboxViolation(f"{name}() is not available in the sandbox")
+
+    blocked.__name__ = name
+    return blocked
+
+
+def make_builtins(guards: Guards, print_fn: Callable[..., None]) -> dict[str, Any]:
+    """The curated builtins dict the code's namespace points at."""
+    out: dict[str, Any] = {}
+    for name in dir(builtins):
+        if name in DENIED_BUILTINS or (name.startswith("_") and name != "__build_class__"):
+            continue
+        out[name] = _real_getattr(builtins, name)
+    for name in (
+        "open",
+        "eval",
+        "exec",
+        "compile",
+        "breakpoint",
+        "input",
+        "globals",
+        "locals",
+        "exit",
+        "quit",
+        "help",
+    ):
+        out[name] = _blocked(name)
+    out.update(
+        __import__=guards.import_,
+        __name__="builtins",
+        getattr=guards.getattr,
+        setattr=guards.setattr,
+        delattr=guards.delattr,
+        hasattr=guards.hasattr,
+        vars=guards.vars,
+        print=print_fn,
+    )
+    out[GETATTR_NAME] = guards.attr
+    return out

@@ -1,0 +1,181 @@
+"""Modules as the code sees them: filtered copies that never hand out an unauthorized module.
+
+Why copies: a view is a real module object whose namespace holds only the public names of the real
+module, so `math.sqrt` is a plain, native-speed lookup; anything not copied (private names, submodules,
+denied functions) goes through `ModuleView.__getattr__`, which checks it. Powerful modules a user
+authorizes by name (`sys`, `os`, `importlib`, `io`) and `asyncio` get hand-written reduced views.
+Stdlib-only.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .policy import DANGEROUS_MODULES, DENIED_MODULE_ATTRIBUTES
+
+_KEEP_DUNDERS = ("__name__", "__doc__", "__version__", "__all__")
+
+
+class SandboxViolation(Exception):
+    """A blocked operation at run time. The message says what was blocked and why."""
+
+
+class SandboxPermissionError(SandboxViolation, PermissionError):
+    """A blocked file operation: also a PermissionError, so code (and the import system) can handle it."""
+
+
+class ForbiddenImportError(ImportError):
+    """An import outside the allow-list."""
+
+
+class ModuleView(types.ModuleType):
+    """A filtered copy of a module; misses are resolved (and checked) lazily."""
+
+    def __getattr__(self, name: str) -> Any:
+        return _resolve_missing(self, name)
+
+
+_REAL: dict[int, types.ModuleType] = {}  # id(view) -> real module, kept out of the code's reach
+
+
+class Authorizer:
+    """Decides which modules the code may hold, and builds (and caches) their views."""
+
+    def __init__(
+        self, authorized: Iterable[str], special: dict[str, Callable[[Authorizer], ModuleView]]
+    ) -> None:
+        self.authorized = sorted(set(authorized))
+        self._exact = set(self.authorized)
+        self._special = special
+        self._views: dict[str, ModuleView] = {}
+
+    # --- the decision ----------------------------------------------------------------------
+    def refusal(self, name: str) -> str | None:
+        """Why module `name` may not be handed out, or None."""
+        if name in self._special and (name in self._exact or name in ("asyncio", "__future__")):
+            return None
+        parts = name.split(".")
+        prefixes = [".".join(parts[: i + 1]) for i in range(len(parts))]
+        dangerous = next((p for p in prefixes if p in DANGEROUS_MODULES), None)
+        if dangerous is not None:
+            if name in self._exact or any(f"{p}.*" in self._exact for p in prefixes[:-1] if p == dangerous):
+                return None
+            return (
+                f"module '{name}' is not allowed: it gives access to the host (files, processes, "
+                f"interpreter internals); it is only available when named exactly in "
+                f"additional_authorized_imports"
+            )
+        if "*" in self._exact or name in self._exact:
+            return None
+        if any(p in self._exact or f"{p}.*" in self._exact for p in prefixes[:-1]):
+            return None
+        if name == "__future__":
+            return None
+        return None if self._base_allowed(name) else self._not_allowed(name)
+
+    def _base_allowed(self, name: str) -> bool:
+        return False
+
+    def _not_allowed(self, name: str) -> str:
+        return (
+            f"import of '{name}' is not allowed; allowed: {', '.join(self.authorized) or '(none)'}; "
+            f"add it to additional_authorized_imports"
+        )
+
+    # --- views -----------------------------------------------------------------------------
+    def view(self, module: types.ModuleType, via: str | None = None) -> ModuleView:
+        """The view of a real module (or raise SandboxViolation)."""
+        if isinstance(module, ModuleView):
+            return module
+        name = module.__name__
+        cached = self._views.get(name)
+        if cached is not None:
+            return cached
+        reason = self.refusal(name)
+        if reason is not None:
+            where = f" (reached as {via})" if via and via != name else ""
+            raise SandboxViolation(f"module '{name}'{where} is not allowed: {reason}")
+        maker = self._special.get(name)
+        view = maker(self) if maker is not None else self._copy(module)
+        self._views[name] = view
+        return view
+
+    def _copy(self, module: types.ModuleType) -> ModuleView:
+        name = module.__name__
+        view = ModuleView(name)
+        denied = DENIED_MODULE_ATTRIBUTES.get(name.split(".")[0], frozenset())
+        ns = view.__dict__
+        for key, value in list(vars(module).items()):
+            if key.startswith("_") and key not in _KEEP_DUNDERS:
+                continue
+            if key in denied or isinstance(value, types.ModuleType):
+                continue
+            ns[key] = value
+        _REAL[id(view)] = module
+        _AUTH[id(view)] = self
+        return view
+
+    def import_module(self, name: str) -> ModuleView:
+        """The guarded import: check, import the real module, return its view."""
+        reason = self.refusal(name)
+        if reason is not None:
+            raise ForbiddenImportError(reason if reason.startswith("import of") else f"import of {reason}")
+        if name in self._special and name not in sys.modules:
+            importlib.import_module(name)
+        return self.view(importlib.import_module(name))
+
+
+_AUTH: dict[int, Authorizer] = {}
+
+
+def _resolve_missing(view: ModuleView, name: str) -> Any:
+    real = _REAL.get(id(view))
+    modname = view.__name__
+    if real is None:
+        raise AttributeError(f"module '{modname}' has no attribute '{name}'")
+    if name.startswith("_") and name not in _KEEP_DUNDERS:
+        raise SandboxViolation(f"access to private attribute '{name}' of module '{modname}' is not allowed")
+    if name in DENIED_MODULE_ATTRIBUTES.get(modname.split(".")[0], frozenset()):
+        raise SandboxViolation(
+            f"'{modname}.{name}' is not allowed in the sandbox (file, pickle or process access)"
+        )
+    auth = _AUTH[id(view)]
+    try:
+        value = getattr(real, name)
+    except AttributeError:
+        sub = f"{modname}.{name}"
+        if auth.refusal(sub) is None:
+            try:
+                value = importlib.import_module(sub)
+            except ImportError:
+                raise AttributeError(f"module '{modname}' has no attribute '{name}'") from None
+        else:
+            raise AttributeError(f"module '{modname}' has no attribute '{name}'") from None
+    if isinstance(value, types.ModuleType):
+        value = auth.view(value, via=f"{modname}.{name}")
+    view.__dict__[name] = value
+    return value
+
+
+def make_view(name: str, attrs: dict[str, Any], missing: Callable[[str], str] | None = None) -> ModuleView:
+    """A hand-written view: exactly `attrs`; any other name fails with a clear message."""
+    view = _FixedView(name)
+    view.__dict__.update(attrs)
+    if missing is not None:
+        _MISSING[id(view)] = missing
+    return view
+
+
+_MISSING: dict[int, Callable[[str], str]] = {}
+
+
+class _FixedView(ModuleView):
+    def __getattr__(self, name: str) -> Any:
+        explain = _MISSING.get(id(self))
+        if explain is not None and not name.startswith("__"):
+            raise SandboxViolation(explain(name))
+        raise AttributeError(f"module '{self.__name__}' has no attribute '{name}'")

@@ -1,0 +1,306 @@
+"""The sandboxed worker: a CPython process that holds the code's state and runs one action per message.
+
+Run it as `python -m smol_core.executors.local.worker` (protocol on stdin/stdout) or with
+`--socket PATH` (protocol on a Unix socket): the Docker, E2B and WebAssembly executors reuse it as is.
+Stdlib-only. Lifecycle: wait for `config`, sandbox itself (sandbox.py), answer `ready` with the
+protections that took, then serve `run`, `tools`, `vars` and `reset` until the channel closes.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import os
+import sys
+import traceback
+import types
+from collections.abc import Callable
+from typing import Any
+
+from ..protocol import decode, encode
+from . import audit, guards, sandbox
+from .channel import Channel, FinalAnswerSignal, ToolError
+from .runtime import Guards, make_builtins
+from .specials import special_views
+from .views import Authorizer, ForbiddenImportError, SandboxViolation
+
+CO_COROUTINE = 0x0080
+
+
+class LogBuffer:
+    """Where `print` and `sys.stdout` go. Bounded, so a print loop cannot exhaust memory."""
+
+    def __init__(self, channel: Channel, cap: int) -> None:
+        self.channel = channel
+        self.cap = cap
+        self.parts: list[str] = []
+        self.size = 0
+        self.dropped = 0
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        if self.size + len(text) > self.cap:
+            room = max(0, self.cap - self.size)
+            self.dropped += len(text) - room
+            text = text[:room]
+        self.parts.append(text)
+        self.size += len(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def take(self) -> str:
+        text = "".join(self.parts)
+        if self.dropped:
+            text += f"\n[... {self.dropped} more characters of output were dropped in the sandbox]\n"
+        self.parts, self.size, self.dropped = [], 0, 0
+        return text
+
+
+class Worker:
+    def __init__(self, channel: Channel, config: dict[str, Any]) -> None:
+        self.channel = channel
+        self.config = config
+        self.logs = LogBuffer(channel, int(config.get("log_cap") or 4_000_000))
+        self.auth = Authorizer(config.get("authorized_imports", []), {})
+        self.guards = Guards(self.auth)
+        self.auth._special = special_views(self.guards, self.logs)
+        self.builtins = make_builtins(self.guards, self._print)
+        self.tools: dict[str, Callable[..., Any]] = {}
+        self.run_count = 0
+        self.policy: audit.AuditPolicy | None = None
+        self._new_namespace()
+
+    # --- namespace -------------------------------------------------------------------------
+    def _new_namespace(self) -> None:
+        module = types.ModuleType("__main__")
+        self.ns = module.__dict__
+        self.ns["__builtins__"] = self.builtins
+        sys.modules["__main__"] = module  # typing/dataclasses resolve names through it
+        self._install_tools()
+
+    def _print(
+        self, *args: Any, sep: str | None = " ", end: str | None = "\n", file: Any = None, flush: bool = False
+    ) -> None:
+        print(*args, sep=sep, end=end, file=self.logs if file is None else file)
+
+    def _install_tools(self) -> None:
+        def default_final_answer(answer: Any = None) -> Any:
+            signal = FinalAnswerSignal(answer, host_holds_value=False)
+            self.channel.final_called = signal
+            raise signal
+
+        self.ns["final_answer"] = default_final_answer
+        self.ns.update(self.tools)
+
+    def set_tools(self, specs: list[dict[str, Any]]) -> None:
+        channel = self.channel
+        for spec in specs:
+            name = spec["name"]
+            if spec.get("is_async"):
+
+                async def proxy(*args: Any, __name: str = name, **kwargs: Any) -> Any:
+                    return await channel.call_async(__name, args, kwargs)
+            else:
+
+                def proxy(*args: Any, __name: str = name, **kwargs: Any) -> Any:
+                    return channel.call_sync(__name, args, kwargs)
+
+            proxy.__name__ = proxy.__qualname__ = name
+            proxy.__doc__ = spec.get("doc") or None
+            self.tools[name] = proxy
+        self.ns.update(self.tools)
+
+    # --- running ---------------------------------------------------------------------------
+    def run(self, code: str) -> dict[str, Any]:
+        self.run_count += 1
+        filename = f"<code #{self.run_count}>"
+        self.channel.final_called = None
+        assert self.policy is not None
+        self.policy.trusted_compile = True
+        try:
+            tree = ast.parse(code, filename=filename)
+            tree = guards.rewrite(tree)
+            compiled = compile(
+                tree, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True
+            )
+        except SyntaxError as exc:
+            return self._error("syntax", _format_syntax_error(exc, code))
+        except guards.StaticViolation as exc:
+            return self._error("blocked", _format_static(exc, code))
+        finally:
+            self.policy.trusted_compile = False
+        linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+        try:
+            if compiled.co_flags & CO_COROUTINE:
+                self._run_async(compiled)
+            else:
+                exec(compiled, self.ns)
+        except FinalAnswerSignal as signal:
+            return self._final(signal)
+        except BaseException as exc:
+            if self.channel.final_called is not None:
+                return self._final(self.channel.final_called)
+            return self._error(
+                "blocked" if isinstance(exc, SandboxViolation | ForbiddenImportError) else "runtime",
+                _format_runtime(exc),
+            )
+        if self.channel.final_called is not None:  # final_answer's signal was swallowed by the code
+            return self._final(self.channel.final_called)
+        output = self.ns.pop(guards.LAST_VALUE_NAME, None)
+        return {"op": "done", "output": encode(output), "logs": self.logs.take()}
+
+    def _run_async(self, compiled: types.CodeType) -> None:
+        import asyncio
+
+        loop = asyncio.new_event_loop()
+        try:
+            loop.run_until_complete(eval(compiled, self.ns))
+        finally:
+            loop.close()
+
+    def _final(self, signal: FinalAnswerSignal) -> dict[str, Any]:
+        self.ns.pop(guards.LAST_VALUE_NAME, None)
+        value = None if signal.host_holds_value else encode(signal.value)
+        return {
+            "op": "final_answer",
+            "host_value": signal.host_holds_value,
+            "value": value,
+            "logs": self.logs.take(),
+        }
+
+    def _error(self, kind: str, message: str) -> dict[str, Any]:
+        return {"op": "error", "kind": kind, "message": message, "logs": self.logs.take()}
+
+    def set_variables(self, values: dict[str, Any]) -> None:
+        for key in values:
+            if not key.isidentifier() or key.startswith("__"):
+                raise ValueError(f"invalid variable name {key!r}")
+        self.ns.update(values)
+
+
+# --- error formatting ----------------------------------------------------------------------------
+def _show_line(code: str, lineno: int | None, col: int | None) -> str:
+    if not lineno:
+        return ""
+    lines = code.splitlines()
+    if not 0 < lineno <= len(lines):
+        return ""
+    line = lines[lineno - 1]
+    caret = "" if col is None else "\n    " + " " * max(0, col) + "^"
+    return f"\n    {line}{caret}"
+
+
+def _format_syntax_error(exc: SyntaxError, code: str) -> str:
+    col = (exc.offset - 1) if exc.offset else None
+    where = f"line {exc.lineno}" + (f", column {exc.offset}" if exc.offset else "")
+    return f"SyntaxError: {exc.msg} ({where}){_show_line(code, exc.lineno, col)}"
+
+
+def _format_static(exc: guards.StaticViolation, code: str) -> str:
+    where = f" (line {exc.lineno}, column {(exc.col or 0) + 1})" if exc.lineno else ""
+    return f"Blocked{where}: {exc}{_show_line(code, exc.lineno, exc.col)}"
+
+
+def _format_runtime(exc: BaseException) -> str:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith("<code #")]
+    head = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames)) if frames else ""
+    if isinstance(exc, SandboxViolation):
+        last = f"Blocked: {exc}"
+    elif isinstance(exc, ForbiddenImportError):
+        last = f"ImportError: {exc}"
+    elif isinstance(exc, ToolError):
+        last = f"ToolError: {exc}"
+    elif isinstance(exc, SystemExit):
+        last = f"SystemExit: the code called exit() or raised SystemExit({exc.code!r})"
+    else:
+        last = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    return head + last
+
+
+# --- the loop ------------------------------------------------------------------------------------
+def serve(channel: Channel) -> None:
+    config = channel.recv()
+    if config.get("op") != "config":
+        raise SystemExit("the first message must be 'config'")
+    worker = Worker(channel, config)
+    sys.stdout = sys.stderr = worker.logs  # type: ignore[assignment]
+    scratch = config.get("scratch") or os.getcwd()
+    os.makedirs(scratch, exist_ok=True)
+    os.chdir(scratch)
+    read_roots = audit.python_read_roots()
+    reports = sandbox.apply_all(
+        config.get("memory_limit_mb"), scratch, read_roots, bool(config.get("os_sandbox", True))
+    )
+    reports.append(sandbox.clean_environment_report(config.get("expected_env", os.environ)))
+    worker.policy = audit.AuditPolicy(scratch, read_roots)
+    audit.install(worker.policy)
+    reports.append(
+        (
+            "audit hook",
+            True,
+            "runtime compiles checked, file access limited, process/network/ctypes events refused",
+        )
+    )
+    reports.insert(
+        0, ("language guards", True, "AST checks and rewrites, guarded getattr/import, curated builtins")
+    )
+    channel.send({"op": "ready", "pid": os.getpid(), "protections": [list(r) for r in reports]})
+    while True:
+        try:
+            message = channel.recv()
+        except EOFError:
+            return
+        op = message.get("op")
+        try:
+            if op == "run":
+                channel.send(worker.run(str(message["code"])))
+                continue
+            if op == "tools":
+                worker.set_tools(message["tools"])
+            elif op == "vars":
+                worker.set_variables(decode(message["values"], allow_pickle=True))
+            elif op == "reset":
+                worker._new_namespace()
+            elif op == "exit":
+                return
+            else:
+                raise ValueError(f"unknown op {op!r}")
+            channel.send({"op": "done", "output": None, "logs": ""})
+        except Exception as exc:
+            channel.send(
+                {"op": "error", "kind": "internal", "message": f"{type(exc).__name__}: {exc}", "logs": ""}
+            )
+
+
+def _open_channel(argv: list[str]) -> Channel:
+    if "--socket" in argv:
+        import socket
+
+        path = argv[argv.index("--socket") + 1]
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(path)
+        fd = sock.detach()
+        return Channel(fd, fd)
+    in_fd, out_fd = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)  # C-level writes to stdout must not corrupt the protocol
+    os.close(devnull)
+    return Channel(in_fd, out_fd)
+
+
+def main(argv: list[str] | None = None) -> None:
+    channel = _open_channel(list(sys.argv[1:] if argv is None else argv))
+    sys.stdin = None  # type: ignore[assignment]
+    sys.dont_write_bytecode = True  # the installation is read-only to the worker
+    serve(channel)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,411 @@
+"""The wire protocol between an executor host and its sandboxed worker.
+
+Why a protocol of its own: the host must never unpickle anything the sandbox produced (a pickle is
+code). Every frame is a 4-byte big-endian length followed by a UTF-8 JSON object; values that JSON
+cannot hold travel through a small tagged codec (`{"__smol__": tag, ...}`): bytes, tuples, sets,
+complex numbers, dates and times, Decimal and Fraction, numpy arrays (raw bytes of non-object dtypes),
+pandas frames and series, PIL images (PNG bytes). Anything else crosses as a labelled repr
+(`UnserializableValue`). The host → worker direction may fall back to pickle (the worker trusts its
+host); the host-side decoder refuses pickle outright.
+
+This module is stdlib-only on purpose: the same file runs inside the worker, and later inside Docker,
+E2B or WebAssembly workers. numpy, pandas and PIL are used only when already imported.
+
+Messages (field `op`):
+  host → worker: `config`, `run` (code), `tools` (names, async flags), `vars`, `tool_result`, `reset`.
+  worker → host: `ready`, `print` (a log chunk), `tool_call`, `final_answer`, `error`, `done`.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import json
+import os
+import pickle
+import struct
+import sys
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+TAG = "__smol__"
+MAX_FRAME_BYTES = 512 * 1024 * 1024
+MAX_DEPTH = 200
+_HEADER = struct.Struct(">I")
+
+__all__ = [
+    "MAX_FRAME_BYTES",
+    "TAG",
+    "FrameReader",
+    "ProtocolError",
+    "UnserializableValue",
+    "decode",
+    "decode_message",
+    "encode",
+    "encode_message",
+    "read_message",
+    "write_message",
+]
+
+
+class ProtocolError(RuntimeError):
+    """A frame was malformed, too large, or carried something the receiver refuses (pickle to the host)."""
+
+
+class UnserializableValue:
+    """A value that could not cross the boundary as data: only its type name and repr came across.
+
+    `repr()` gives the original repr so that observations read naturally; `type_name` says what it was.
+    """
+
+    __slots__ = ("text", "type_name")
+
+    def __init__(self, type_name: str, text: str) -> None:
+        self.type_name = type_name
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, UnserializableValue)
+            and other.type_name == self.type_name
+            and other.text == self.text
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.type_name, self.text))
+
+
+def _type_name(value: object) -> str:
+    cls = type(value)
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _safe_repr(value: object, limit: int = 20_000) -> str:
+    try:
+        text = repr(value)
+    except BaseException as exc:  # a hostile or broken __repr__ must not break the channel
+        text = f"<{_type_name(value)} (repr failed: {type(exc).__name__})>"
+    if len(text) > limit:
+        text = text[:limit] + f"... ({len(text) - limit} more characters)"
+    return text
+
+
+def _tagged(tag: str, **fields: Any) -> dict[str, Any]:
+    fields[TAG] = tag
+    return fields
+
+
+def encode(value: Any, *, allow_pickle: bool = False, _depth: int = 0, _seen: set[int] | None = None) -> Any:
+    """Turn `value` into JSON-ready data. `allow_pickle` lets opaque values travel as pickles (host → worker)."""
+    cls = type(value)
+    if value is None or cls is bool or cls is int or cls is float or cls is str:
+        return value
+    if _depth > MAX_DEPTH:
+        return _tagged("repr", type=_type_name(value), repr="<too deeply nested>")
+    if _seen is None:
+        _seen = set()
+    if cls is list or cls is tuple or cls in (set, frozenset) or cls is dict:
+        if id(value) in _seen:
+            return _tagged("repr", type=_type_name(value), repr="<recursive reference>")
+        _seen.add(id(value))
+        try:
+            return _encode_container(value, allow_pickle, _depth, _seen)
+        finally:
+            _seen.discard(id(value))
+    special = _encode_special(value, allow_pickle, _depth, _seen)
+    if special is not None:
+        return special
+    if allow_pickle:
+        try:
+            return _tagged("pickle", b64=base64.b64encode(pickle.dumps(value)).decode("ascii"))
+        except Exception:
+            pass
+    return _tagged("repr", type=_type_name(value), repr=_safe_repr(value))
+
+
+def _encode_container(value: Any, allow_pickle: bool, depth: int, seen: set[int]) -> Any:
+    def enc(v: Any) -> Any:
+        return encode(v, allow_pickle=allow_pickle, _depth=depth + 1, _seen=seen)
+
+    cls = type(value)
+    if cls is list:
+        return [enc(v) for v in value]
+    if cls is tuple:
+        return _tagged("tuple", items=[enc(v) for v in value])
+    if cls is set or cls is frozenset:
+        return _tagged(cls.__name__, items=[enc(v) for v in value])
+    if all(type(k) is str for k in value) and TAG not in value:
+        return {k: enc(v) for k, v in value.items()}
+    return _tagged("dict", items=[[enc(k), enc(v)] for k, v in value.items()])
+
+
+def _encode_special(value: Any, allow_pickle: bool, depth: int, seen: set[int]) -> Any:
+    """Known non-JSON types; None when `value` is none of them."""
+    if isinstance(value, bool | int | float | str) and not allow_pickle:
+        # subclasses (IntEnum, str enums, numpy.float64 is a float subclass) cross as their base value
+        for base in (bool, int, float, str):
+            if isinstance(value, base):
+                return base(value)
+    if isinstance(value, bytes | bytearray | memoryview):
+        return _tagged(
+            type(value).__name__ if not isinstance(value, memoryview) else "bytes",
+            b64=base64.b64encode(bytes(value)).decode("ascii"),
+        )
+    if isinstance(value, complex):
+        return _tagged("complex", re=value.real, im=value.imag)
+    if isinstance(value, _dt.datetime):
+        return _tagged("datetime", iso=value.isoformat())
+    if isinstance(value, _dt.date):
+        return _tagged("date", iso=value.isoformat())
+    if isinstance(value, _dt.time):
+        return _tagged("time", iso=value.isoformat())
+    if isinstance(value, _dt.timedelta):
+        return _tagged("timedelta", days=value.days, seconds=value.seconds, us=value.microseconds)
+    if isinstance(value, Decimal):
+        return _tagged("decimal", s=str(value))
+    if isinstance(value, Fraction):
+        return _tagged("fraction", s=str(value))
+    module = type(value).__module__.split(".", 1)[0]
+    if module == "numpy" and "numpy" in sys.modules:
+        return _encode_numpy(value, allow_pickle, depth, seen)
+    if module == "pandas" and "pandas" in sys.modules:
+        return _encode_pandas(value, allow_pickle, depth, seen)
+    if module == "PIL" and hasattr(value, "save") and hasattr(value, "mode"):
+        import io
+
+        buf = io.BytesIO()
+        try:
+            value.save(buf, format="PNG")
+        except Exception:
+            return None
+        return _tagged("image", png=base64.b64encode(buf.getvalue()).decode("ascii"))
+    return None
+
+
+def _encode_numpy(value: Any, allow_pickle: bool, depth: int, seen: set[int]) -> Any:
+    np = sys.modules["numpy"]
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "biufcmMSU?" and not value.dtype.fields:
+            arr = np.ascontiguousarray(value)
+            return _tagged(
+                "ndarray",
+                dtype=arr.dtype.str,
+                shape=list(arr.shape),
+                b64=base64.b64encode(arr.tobytes()).decode("ascii"),
+            )
+        return _tagged(
+            "ndarray_obj",
+            shape=list(value.shape),
+            items=encode(value.tolist(), allow_pickle=allow_pickle, _depth=depth + 1, _seen=seen),
+        )
+    if isinstance(value, np.generic):
+        return encode(value.item(), allow_pickle=allow_pickle, _depth=depth + 1, _seen=seen)
+    return None
+
+
+def _encode_pandas(value: Any, allow_pickle: bool, depth: int, seen: set[int]) -> Any:
+    pd = sys.modules["pandas"]
+
+    def enc(v: Any) -> Any:
+        return encode(v, allow_pickle=allow_pickle, _depth=depth + 1, _seen=seen)
+
+    if isinstance(value, pd.DataFrame):
+        return _tagged(
+            "dataframe",
+            columns=enc(list(value.columns)),
+            index=enc(list(value.index)),
+            index_name=enc(value.index.name),
+            dtypes=[str(t) for t in value.dtypes],
+            data=[enc(value[c].to_numpy()) for c in value.columns]
+            if value.columns.is_unique
+            else enc(value.to_numpy().tolist()),
+            by_column=bool(value.columns.is_unique),
+        )
+    if isinstance(value, pd.Series):
+        return _tagged(
+            "series",
+            name=enc(value.name),
+            index=enc(list(value.index)),
+            dtype=str(value.dtype),
+            data=enc(value.to_numpy()),
+        )
+    if isinstance(value, pd.Timestamp):
+        return _tagged("datetime", iso=value.isoformat())
+    if isinstance(value, pd.Timedelta):
+        return enc(value.to_pytimedelta())
+    return None
+
+
+def decode(data: Any, *, allow_pickle: bool = False) -> Any:
+    """Inverse of `encode`. Pickle payloads are refused unless `allow_pickle` (worker side only)."""
+    cls = type(data)
+    if cls is list:
+        return [decode(v, allow_pickle=allow_pickle) for v in data]
+    if cls is not dict:
+        return data
+    tag = data.get(TAG)
+    if tag is None:
+        return {k: decode(v, allow_pickle=allow_pickle) for k, v in data.items()}
+    return _decode_tagged(tag, data, allow_pickle)
+
+
+def _decode_tagged(tag: str, data: dict[str, Any], allow_pickle: bool) -> Any:
+    def dec(v: Any) -> Any:
+        return decode(v, allow_pickle=allow_pickle)
+
+    if tag == "tuple":
+        return tuple(dec(v) for v in data["items"])
+    if tag == "set":
+        return {dec(v) for v in data["items"]}
+    if tag == "frozenset":
+        return frozenset(dec(v) for v in data["items"])
+    if tag == "dict":
+        return {dec(k): dec(v) for k, v in data["items"]}
+    if tag in ("bytes", "bytearray"):
+        raw = base64.b64decode(data["b64"])
+        return raw if tag == "bytes" else bytearray(raw)
+    if tag == "complex":
+        return complex(data["re"], data["im"])
+    if tag == "datetime":
+        return _dt.datetime.fromisoformat(data["iso"])
+    if tag == "date":
+        return _dt.date.fromisoformat(data["iso"])
+    if tag == "time":
+        return _dt.time.fromisoformat(data["iso"])
+    if tag == "timedelta":
+        return _dt.timedelta(days=data["days"], seconds=data["seconds"], microseconds=data["us"])
+    if tag == "decimal":
+        return Decimal(data["s"])
+    if tag == "fraction":
+        return Fraction(data["s"])
+    if tag == "repr":
+        return UnserializableValue(str(data.get("type", "?")), str(data.get("repr", "")))
+    if tag == "pickle":
+        if not allow_pickle:
+            raise ProtocolError("refusing to unpickle a value that came from the sandbox")
+        return pickle.loads(base64.b64decode(data["b64"]))
+    if tag in ("ndarray", "ndarray_obj", "dataframe", "series", "image"):
+        return _decode_optional(tag, data, dec)
+    raise ProtocolError(f"unknown value tag {tag!r}")
+
+
+def _decode_optional(tag: str, data: dict[str, Any], dec: Any) -> Any:
+    """Values whose natural type needs numpy, pandas or PIL; without the library they degrade gracefully."""
+    try:
+        if tag == "image":
+            png = base64.b64decode(data["png"])
+            try:
+                import io
+
+                from PIL import Image  # type: ignore[import-not-found,unused-ignore]
+
+                img = Image.open(io.BytesIO(png))
+                img.load()
+                return img
+            except ImportError:
+                return png
+        import numpy as np  # type: ignore[import-not-found,unused-ignore]
+
+        if tag == "ndarray":
+            raw = base64.b64decode(data["b64"])
+            return np.frombuffer(raw, dtype=np.dtype(data["dtype"])).reshape(data["shape"]).copy()
+        if tag == "ndarray_obj":
+            arr = np.empty(len(data["items"]) if data["shape"] else (), dtype=object)
+            items = dec(data["items"])
+            if not data["shape"]:
+                arr[()] = items
+                return arr
+            arr = np.array(items, dtype=object)
+            return arr.reshape(data["shape"]) if arr.size == int(np.prod(data["shape"])) else arr
+        import pandas as pd  # type: ignore[import-not-found,unused-ignore]
+
+        if tag == "series":
+            s = pd.Series(dec(data["data"]), index=dec(data["index"]), name=dec(data["name"]))
+            return _astype(s, data["dtype"])
+        columns = dec(data["columns"])
+        if data.get("by_column", True):
+            cols = [dec(c) for c in data["data"]]
+            df = pd.DataFrame(dict(zip(range(len(columns)), cols)), index=dec(data["index"]))
+            df.columns = columns
+        else:
+            df = pd.DataFrame(dec(data["data"]), index=dec(data["index"]), columns=columns)
+        df.index.name = dec(data.get("index_name"))
+        for col, dtype in zip(df.columns, data["dtypes"]):
+            try:
+                df[col] = df[col].astype(dtype)
+            except Exception:
+                pass
+        return df
+    except ImportError:
+        return UnserializableValue(tag, f"<{tag} (numpy/pandas not installed on this side)>")
+
+
+def _astype(series: Any, dtype: str) -> Any:
+    try:
+        return series.astype(dtype)
+    except Exception:
+        return series
+
+
+def encode_message(message: dict[str, Any]) -> bytes:
+    """One frame: 4-byte length + compact JSON. `message` must already hold encoded values."""
+    body = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
+    if len(body) > MAX_FRAME_BYTES:
+        raise ProtocolError(f"message of {len(body)} bytes exceeds the {MAX_FRAME_BYTES}-byte frame limit")
+    return _HEADER.pack(len(body)) + body
+
+
+def decode_message(body: bytes) -> dict[str, Any]:
+    try:
+        message = json.loads(body.decode("utf-8", "surrogatepass"))
+    except ValueError as exc:
+        raise ProtocolError(f"malformed frame: {exc}") from None
+    if type(message) is not dict or "op" not in message:
+        raise ProtocolError("a frame must be a JSON object with an 'op' field")
+    return message
+
+
+class FrameReader:
+    """Accumulates bytes from a stream and yields complete messages (works with partial reads)."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+
+    def feed(self, data: bytes) -> list[dict[str, Any]]:
+        self._buf += data
+        out: list[dict[str, Any]] = []
+        while len(self._buf) >= 4:
+            (size,) = _HEADER.unpack_from(self._buf)
+            if size > MAX_FRAME_BYTES:
+                raise ProtocolError(f"incoming frame of {size} bytes exceeds the limit")
+            if len(self._buf) < 4 + size:
+                break
+            body = bytes(self._buf[4 : 4 + size])
+            del self._buf[: 4 + size]
+            out.append(decode_message(body))
+        return out
+
+
+def write_message(fd: int, message: dict[str, Any]) -> None:
+    """Write one frame fully to a file descriptor (pipe or socket)."""
+    data = memoryview(encode_message(message))
+    while data:
+        n = os.write(fd, data)
+        data = data[n:]
+
+
+def read_message(fd: int, reader: FrameReader, pending: list[dict[str, Any]]) -> dict[str, Any]:
+    """Blocking read of the next message; `pending` keeps messages that arrived in the same chunk."""
+    while not pending:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            raise EOFError("the other side closed the channel")
+        pending.extend(reader.feed(chunk))
+    return pending.pop(0)
