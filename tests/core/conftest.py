@@ -1,0 +1,33 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from smol_core.plugins.registry import PluginRegistry, reset_registry
+
+
+@pytest.fixture
+def registry() -> Iterator[PluginRegistry]:
+    """A fresh plugin registry for the test, installed as the process's registry."""
+    fresh = PluginRegistry()
+    previous = reset_registry(fresh)
+    yield fresh
+    reset_registry(previous)
+
+
+@pytest.fixture
+def make_distribution(tmp_path, monkeypatch):
+    """Write a fake installed distribution (module + dist-info with a `smol` entry point) on sys.path."""
+    import textwrap
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def make(dist: str, module: str, source: str, entry_name: str | None = None) -> None:
+        (tmp_path / f"{module}.py").write_text(textwrap.dedent(source))
+        info = tmp_path / f"{dist.replace('-', '_')}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n")
+        (info / "entry_points.txt").write_text(f"[smol]\n{entry_name or dist} = {module}\n")
+
+    return make

@@ -1,0 +1,221 @@
+"""CodeAgent driven by scripted models, running real code through the real local executor."""
+
+from __future__ import annotations
+
+import pytest
+
+from smol_core import ActionStep, AgentGenerationError, CodeAgent, FinalAnswerStep, LogLevel, tool
+from smol_core.errors import AgentExecutionError, AgentParsingError
+from smol_core.testing import FunctionModel, ScriptedModel
+
+
+def code(body: str, thought: str = "I act.") -> str:
+    return f"Thought: {thought}\n<code>\n{body}\n</code>"
+
+
+@tool
+def population(city: str) -> int:
+    """Population of a city.
+
+    Args:
+        city: The city's name.
+    """
+    return {"Paris": 2_100_000, "Lyon": 520_000}[city]
+
+
+@tool
+def explode(reason: str) -> str:
+    """Always fails.
+
+    Args:
+        reason: Why.
+    """
+    raise RuntimeError(f"exploded: {reason}")
+
+
+def make_agent(replies, **kwargs) -> CodeAgent:
+    kwargs.setdefault("verbosity_level", LogLevel.OFF)
+    return CodeAgent(tools=kwargs.pop("tools", [population, explode]), model=ScriptedModel(replies), **kwargs)
+
+
+def test_solves_a_task_with_tools_and_state_across_steps():
+    agent = make_agent(
+        [
+            code('p = population("Paris")\nl = population("Lyon")\nprint(p, l)'),
+            code('final_answer("Paris" if p > l else "Lyon")'),
+        ]
+    )
+    with agent:
+        assert agent.run("Which is bigger?") == "Paris"
+    steps = [s for s in agent.memory.steps if isinstance(s, ActionStep)]
+    assert "2100000 520000" in steps[0].observations
+    assert steps[1].is_final_answer
+
+
+def test_fenced_python_blocks_are_accepted():
+    agent = make_agent(["Thought: ok\n```py\nfinal_answer(6 * 7)\n```"])
+    with agent:
+        assert agent.run("6*7?") == 42
+
+
+def test_errors_become_observations_and_the_run_goes_on():
+    agent = make_agent(
+        [
+            "I think the answer is 4.",  # no code block
+            code("1 / 0"),  # code raises
+            code('explode("test")'),  # tool raises
+            code("nonexistent_tool(3)"),  # unknown name
+            code('population(town="Paris")'),  # wrong argument
+            code("import os"),  # blocked import
+            code("final_answer(4)"),
+        ]
+    )
+    with agent:
+        assert agent.run("2+2?") == 4
+    errors = [s.error for s in agent.memory.steps if isinstance(s, ActionStep) and s.error]
+    assert isinstance(errors[0], AgentParsingError) and "no code block" in str(errors[0])
+    assert "ZeroDivisionError" in str(errors[1])
+    assert "exploded: test" in str(errors[2])
+    assert "nonexistent_tool" in str(errors[3])
+    assert "town" in str(errors[4])
+    assert "os" in str(errors[5]) and "not allowed" in str(errors[5])
+    assert all(isinstance(e, AgentExecutionError) for e in errors[1:])
+    # the model sees each error on its next step
+    last_input = "\n".join(m.text for m in agent.memory.steps[-1].model_input_messages)
+    assert "ZeroDivisionError" in last_input and "no code block" in last_input
+
+
+def test_prints_before_an_error_are_kept():
+    agent = make_agent([code('print("partial")\n1/0'), code("final_answer(1)")])
+    with agent:
+        agent.run("x")
+    step = agent.memory.steps[1]
+    assert "partial" in step.observations
+    assert "ZeroDivisionError" in str(step.error)
+
+
+def test_additional_args_are_variables_in_the_code():
+    agent = make_agent([code("final_answer(numbers[0] + numbers[1])")])
+    with agent:
+        assert agent.run("Add them", additional_args={"numbers": [2, 3]}) == 5
+    assert "numbers" in agent.memory.steps[0].task
+
+
+def test_authorized_imports_extend_the_allow_list():
+    agent = make_agent([code("import fractions\nfinal_answer(str(fractions.Fraction(1, 3)))")],
+                       additional_authorized_imports=["fractions"])
+    with agent:
+        assert agent.run("a third") == "1/3"
+    assert "fractions" in agent.system_prompt
+
+
+def test_max_steps_asks_the_model_for_a_final_answer():
+    model = FunctionModel(lambda messages, **kw: "The answer is 9" if not kw.get("stop_sequences") else code("print(1)"))
+    agent = CodeAgent(tools=[], model=model, max_steps=2, verbosity_level=LogLevel.OFF)
+    with agent:
+        result = agent.run("x", return_full_result=True)
+    assert result.output == "The answer is 9"
+    assert result.state == "max_steps_error"
+    assert len([s for s in agent.memory.steps if isinstance(s, ActionStep)]) == 3
+
+
+def test_final_answer_checks_can_reject_and_send_back_to_work():
+    def must_be_even(answer, memory):
+        return answer % 2 == 0
+
+    agent = make_agent([code("final_answer(3)"), code("final_answer(4)")], final_answer_checks=[must_be_even])
+    with agent:
+        assert agent.run("An even number") == 4
+    assert "rejected by the check 'must_be_even'" in str(agent.memory.steps[1].error)
+
+
+def test_structured_outputs_parse_json_replies():
+    model = ScriptedModel(['{"thought": "compute", "code": "final_answer(2 ** 5)"}'])
+    agent = CodeAgent(tools=[], model=model, use_structured_outputs_internally=True, verbosity_level=LogLevel.OFF)
+    with agent:
+        assert agent.run("2^5") == 32
+    assert model.calls[0]["response_format"]["json_schema"]["name"] == "ThoughtAndCodeAnswer"
+    assert '"thought"' in agent.system_prompt
+
+
+def test_bad_json_in_structured_mode_is_an_observation():
+    model = ScriptedModel(["not json", '{"thought": "ok", "code": "final_answer(1)"}'])
+    agent = CodeAgent(tools=[], model=model, use_structured_outputs_internally=True, verbosity_level=LogLevel.OFF)
+    with agent:
+        assert agent.run("x") == 1
+    assert "JSON" in str(agent.memory.steps[1].error)
+
+
+def test_model_failure_raises_and_keeps_memory():
+    agent = make_agent([code("x = 1\nprint(x)"), ConnectionError("server down")])
+    with agent, pytest.raises(AgentGenerationError, match="server down"):
+        agent.run("x")
+    assert "1" in agent.memory.steps[1].observations
+    assert len(agent.memory.steps) == 3
+
+
+def test_stop_sequences_and_closing_tag_restored():
+    model = ScriptedModel([code("final_answer(1)")])
+    agent = CodeAgent(tools=[], model=model, verbosity_level=LogLevel.OFF)
+    with agent:
+        agent.run("x")
+    assert "</code>" in model.calls[0]["stop_sequences"]
+    assert agent.memory.steps[1].model_output.endswith("</code>")
+
+
+def test_streaming_yields_deltas_tool_calls_steps_and_final_answer():
+    agent = make_agent([code("final_answer(5)")], stream_outputs=True)
+    with agent:
+        events = list(agent.run("x", stream=True))
+    kinds = [type(e).__name__ for e in events]
+    assert kinds[0] == "ChatMessageStreamDelta"
+    assert "ToolCall" in kinds and "ActionOutput" in kinds and "ActionStep" in kinds
+    assert isinstance(events[-1], FinalAnswerStep) and events[-1].output == 5
+
+
+def test_run_result_sums_token_usage_and_timing():
+    agent = make_agent([code("print(1)"), code("final_answer(2)")])
+    with agent:
+        result = agent.run("x", return_full_result=True)
+    assert result.state == "success"
+    per_step = [s.token_usage for s in agent.memory.steps if isinstance(s, ActionStep)]
+    assert result.token_usage.input_tokens == sum(u.input_tokens for u in per_step) > 0
+    assert result.timing.duration >= 0
+    assert len(result.steps) == 3
+
+
+def test_plain_callable_model_and_plain_function_tool():
+    def weather(city: str) -> str:
+        """Weather of a city.
+
+        Args:
+            city: The city.
+        """
+        return f"sunny in {city}"
+
+    agent = CodeAgent(tools=[weather], model=lambda messages: code('final_answer(weather("Oslo"))'),
+                      verbosity_level=LogLevel.OFF)
+    with agent:
+        assert agent.run("weather?") == "sunny in Oslo"
+
+
+def test_reset_false_continues_the_conversation():
+    agent = make_agent([code("x = 10\nfinal_answer(x)"), code("final_answer(x + 1)")])
+    with agent:
+        assert agent.run("first") == 10
+        assert agent.run("second", reset=False) == 11
+    tasks = [s for s in agent.memory.steps if type(s).__name__ == "TaskStep"]
+    assert len(tasks) == 2
+
+
+def test_unknown_executor_type_is_a_clear_error():
+    from smol_core.errors import PluginNotFoundError
+
+    agent = make_agent([code("final_answer(1)")], executor_type="docker")
+    with pytest.raises(PluginNotFoundError, match="smol-executor-docker"):
+        agent.run("x")
+
+
+def test_system_prompt_is_compact():
+    agent = make_agent([], tools=[])
+    assert len(agent.system_prompt) < 1500

@@ -1,0 +1,110 @@
+from __future__ import annotations
+
+import pytest
+
+from smol_core.errors import PluginConflictError, PluginNotFoundError
+from smol_core.plugins.registry import PluginRegistry
+
+MODEL_PLUGIN = """
+from smol_core import hookimpl
+from smol_core.plugins.specs import ModelSpec, lazy
+
+@hookimpl
+def smol_models():
+    return [ModelSpec("echo", lazy("smol_core.testing.models:FunctionModel"), "Echo model.")]
+"""
+
+
+def test_builtins_register_through_the_hooks():
+    registry = PluginRegistry(environ={"SMOL_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    assert "local" in registry.names("executors")
+    assert {"final_answer", "python_interpreter", "user_input"} <= set(registry.names("tools"))
+    assert {"plugins", "doctor"} <= set(registry.names("commands"))
+    core = [p for p in registry.plugins() if p.builtin][0]
+    assert core.registers["executors"] == ["local"]
+
+
+def test_unknown_name_lists_installed_and_names_the_package():
+    registry = PluginRegistry(environ={"SMOL_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    with pytest.raises(PluginNotFoundError) as caught:
+        registry.executor("docker")
+    message = str(caught.value)
+    assert "Installed executors: local" in message
+    assert "pip install smol-executor-docker" in message
+
+
+def test_entry_point_plugin_is_loaded_only_when_needed(make_distribution):
+    make_distribution("smol-model-echo", "smol_echo_plugin", MODEL_PLUGIN)
+    registry = PluginRegistry(environ={})
+    registry.executor("local")
+    assert not registry._external_loaded  # the built-ins answered; nothing else was imported
+    spec = registry.model("echo")
+    assert spec.description == "Echo model."
+    info = {p.name: p for p in registry.plugins()}["smol-model-echo"]
+    assert info.distribution == "smol-model-echo"
+    assert info.version == "1.0"
+    assert info.registers == {"models": ["echo"]}
+
+
+def test_broken_plugin_is_reported_and_does_not_take_others_down(make_distribution):
+    make_distribution("smol-broken", "smol_broken_plugin", "raise RuntimeError('boom at import')\n")
+    make_distribution("smol-model-echo", "smol_echo_plugin2", MODEL_PLUGIN)
+    registry = PluginRegistry(environ={})
+    assert registry.model("echo")
+    broken = {p.name: p for p in registry.plugins()}["smol-broken"]
+    assert "RuntimeError: boom at import" in broken.error
+
+
+def test_hook_that_raises_is_isolated(make_distribution):
+    make_distribution(
+        "smol-bad-hook",
+        "smol_bad_hook_plugin",
+        """
+        from smol_core import hookimpl
+
+        @hookimpl
+        def smol_tools():
+            raise ValueError("cannot list tools")
+        """,
+    )
+    registry = PluginRegistry(environ={})
+    assert "final_answer" in registry.names("tools")
+    bad = {p.name: p for p in registry.plugins()}["smol-bad-hook"]
+    assert "cannot list tools" in bad.error
+
+
+def test_name_claimed_twice_is_an_error_naming_both(make_distribution):
+    make_distribution("smol-echo-a", "smol_echo_a", MODEL_PLUGIN)
+    make_distribution("smol-echo-b", "smol_echo_b", MODEL_PLUGIN)
+    registry = PluginRegistry(environ={})
+    with pytest.raises(PluginConflictError) as caught:
+        registry.model("echo")
+    assert "smol-echo-a" in str(caught.value) and "smol-echo-b" in str(caught.value)
+    registry = PluginRegistry(environ={"SMOL_DISABLE_PLUGINS": "smol-echo-b"})
+    assert registry.model("echo")
+
+
+def test_environment_switches(make_distribution):
+    make_distribution("smol-model-echo", "smol_echo_plugin3", MODEL_PLUGIN)
+    assert "echo" not in PluginRegistry(environ={"SMOL_DISABLE_PLUGIN_AUTOLOAD": "1"}).names("models")
+    assert "echo" not in PluginRegistry(environ={"SMOL_LOAD_PLUGINS": "something-else"}).names("models")
+    assert "echo" in PluginRegistry(environ={"SMOL_LOAD_PLUGINS": "smol-model-echo"}).names("models")
+    assert "echo" not in PluginRegistry(environ={"SMOL_DISABLE_PLUGINS": "smol-model-echo"}).names("models")
+
+
+def test_programmatic_registration():
+    registry = PluginRegistry(environ={"SMOL_DISABLE_PLUGIN_AUTOLOAD": "1"})
+
+    class Plugin:
+        from smol_core import hookimpl
+
+        @hookimpl
+        def smol_tools(self):
+            from smol_core.plugins.specs import ToolSpec
+
+            return [ToolSpec("clock", lambda: None, "A clock.")]
+
+    registry.register(Plugin(), name="clock-plugin")
+    assert "clock" in registry.names("tools")
+    registry.unregister("clock-plugin")
+    assert "clock" not in registry.names("tools")

@@ -1,0 +1,117 @@
+import pytest
+
+from smol_core import Tool, tool
+from smol_core.errors import AgentToolCallError, DocstringParsingException, TypeHintParsingException
+
+
+@tool
+def search(query: str, limit: int = 3) -> list:
+    """Searches the catalogue.
+
+    Args:
+        query: What to look for.
+        limit: How many results, at most.
+    """
+    return [query] * limit
+
+
+def test_tool_decorator_reads_hints_and_docstring():
+    assert search.name == "search"
+    assert search.description == "Searches the catalogue."
+    assert search.inputs["query"] == {"type": "string", "description": "What to look for."}
+    assert search.inputs["limit"]["nullable"] is True
+    assert search.output_type == "array"
+    assert search("a", 2) == ["a", "a"]
+
+
+def test_code_prompt_is_a_compact_signature():
+    prompt = search.to_code_prompt()
+    assert prompt.startswith("def search(query: str, limit: int = None) -> list:")
+    assert "What to look for." in prompt
+
+
+def test_argument_validation_names_the_argument_and_type():
+    with pytest.raises(AgentToolCallError, match="'query' should be string"):
+        search(query=3, sanitize_inputs_outputs=True)
+    with pytest.raises(AgentToolCallError, match="missing argument 'query'"):
+        search(sanitize_inputs_outputs=True)
+    with pytest.raises(AgentToolCallError, match="no argument 'q'"):
+        search(q="x", sanitize_inputs_outputs=True)
+    with pytest.raises(AgentToolCallError, match="'limit' should be integer"):
+        search(query="x", limit=True, sanitize_inputs_outputs=True)
+
+
+def test_missing_docstring_argument_is_a_clear_error():
+    with pytest.raises(DocstringParsingException, match="argument 'b' has no description"):
+
+        @tool
+        def add(a: int, b: int) -> int:
+            """Adds.
+
+            Args:
+                a: first
+            """
+            return a + b
+
+
+def test_missing_type_hint_is_a_clear_error():
+    with pytest.raises(TypeHintParsingException, match="'b' has no type hint"):
+
+        @tool
+        def add(a: int, b) -> int:  # type: ignore[no-untyped-def]
+            """Adds.
+
+            Args:
+                a: first
+                b: second
+            """
+            return a + b
+
+
+def test_tool_subclass_is_validated_at_definition_time():
+    with pytest.raises(ValueError, match="input 'x' has type 'float'"):
+
+        class Bad(Tool):
+            name = "bad"
+            description = "Bad."
+            inputs = {"x": {"type": "float", "description": "x"}}
+            output_type = "string"
+
+            def forward(self, x):
+                return x
+
+    with pytest.raises(ValueError, match="forward\\(\\) takes"):
+
+        class Mismatch(Tool):
+            name = "mismatch"
+            description = "Mismatch."
+            inputs = {"x": {"type": "string", "description": "x"}}
+            output_type = "string"
+
+            def forward(self, y):
+                return y
+
+    with pytest.raises(ValueError, match="valid Python identifier"):
+
+        class BadName(Tool):
+            name = "bad name"
+            description = "."
+            inputs = {}
+            output_type = "string"
+
+            def forward(self):
+                return ""
+
+
+def test_tool_calling_schema():
+    schema = search.to_tool_calling_schema()
+    assert schema["function"]["parameters"]["required"] == ["query"]
+    assert schema["function"]["parameters"]["properties"]["limit"]["type"] == "integer"
+
+
+def test_tool_save_and_load_round_trip(tmp_path):
+    search.save(str(tmp_path))
+    code = (tmp_path / "tool.py").read_text()
+    loaded = Tool.from_code(code)
+    assert loaded.name == "search"
+    assert loaded("b", 1) == ["b"]
