@@ -34,7 +34,13 @@ def double(x: int) -> int:
 
 
 def test_planning_runs_first_and_every_interval():
-    replies = ["1. compute<end_plan>", code("a = 1"), code("b = 2"), "2. finish<end_plan>", code("final_answer(a + b)")]
+    replies = [
+        "1. compute<end_plan>",
+        code("a = 1"),
+        code("b = 2"),
+        "2. finish<end_plan>",
+        code("final_answer(a + b)"),
+    ]
     model = ScriptedModel(replies)
     agent = CodeAgent(tools=[], model=model, planning_interval=2, verbosity_level=LogLevel.OFF)
     with agent:
@@ -52,7 +58,9 @@ def test_step_callbacks_by_list_and_by_step_type():
         model=ScriptedModel(["p<end_plan>", code("final_answer(1)")]),
         planning_interval=5,
         step_callbacks={
-            ActionStep: [lambda step, agent: seen.append(f"action {step.step_number} {type(agent).__name__}")],
+            ActionStep: [
+                lambda step, agent: seen.append(f"action {step.step_number} {type(agent).__name__}")
+            ],
             PlanningStep: lambda step: seen.append("plan"),
         },
         verbosity_level=LogLevel.OFF,
@@ -72,7 +80,9 @@ def test_managed_agent_is_a_function_for_code_agents():
     )
     manager = CodeAgent(
         tools=[],
-        model=ScriptedModel([code('report = doubler("double 21")\nprint(report)'), code("final_answer(report)")]),
+        model=ScriptedModel(
+            [code('report = doubler("double 21")\nprint(report)'), code("final_answer(report)")]
+        ),
         managed_agents=[worker],
         verbosity_level=LogLevel.OFF,
     )
@@ -92,7 +102,10 @@ def test_managed_agent_is_a_tool_for_tool_calling_agents():
         verbosity_level=LogLevel.OFF,
     )
     model = ScriptedModel(
-        [{"name": "helper", "arguments": {"task": "help"}}, {"name": "final_answer", "arguments": {"answer": "ok"}}]
+        [
+            {"name": "helper", "arguments": {"task": "help"}},
+            {"name": "final_answer", "arguments": {"answer": "ok"}},
+        ]
     )
     manager = ToolCallingAgent(tools=[], model=model, managed_agents=[worker], verbosity_level=LogLevel.OFF)
     assert manager.run("x") == "ok"
@@ -147,7 +160,11 @@ def test_model_is_rebuilt_from_the_registry(tmp_path, registry):
 
 @pytest.mark.parametrize(
     "content, message",
-    [("{not json", "not valid JSON"), ("[]", "must be a JSON object"), ('{"class": "Nope", "model": {}}', "Unknown agent class")],
+    [
+        ("{not json", "not valid JSON"),
+        ("[]", "must be a JSON object"),
+        ('{"class": "Nope", "model": {}}', "Unknown agent class"),
+    ],
 )
 def test_malformed_agent_json_is_a_clear_error(tmp_path, content, message):
     (tmp_path / "agent.json").write_text(content)
@@ -161,13 +178,22 @@ def test_missing_folder_is_a_clear_error(tmp_path):
 
 
 def test_custom_jinja_prompt_templates_from_the_seed_system_render():
-    template = "Tools:{%- for tool in tools.values() %}\n- {{ tool.name }}: {{ tool.description }}{%- endfor %}"
+    template = (
+        "Tools:{%- for tool in tools.values() %}\n- {{ tool.name }}: {{ tool.description }}{%- endfor %}"
+    )
     agent = CodeAgent(tools=[double], model=ScriptedModel([]), prompt_templates={"system_prompt": template})
-    assert agent.system_prompt == "Tools:\n- double: Doubles a number.\n- final_answer: Gives the final answer to the task and ends the run."
+    assert (
+        agent.system_prompt
+        == "Tools:\n- double: Doubles a number.\n- final_answer: Gives the final answer to the task and ends the run."
+    )
 
 
 def test_console_output_shows_steps_and_goes_to_stderr(capsys):
-    agent = CodeAgent(tools=[], model=ScriptedModel([code("print('hi')"), code("final_answer(1)")]), verbosity_level=LogLevel.INFO)
+    agent = CodeAgent(
+        tools=[],
+        model=ScriptedModel([code("print('hi')"), code("final_answer(1)")]),
+        verbosity_level=LogLevel.INFO,
+    )
     with agent:
         agent.run("say hi")
     captured = capsys.readouterr()

@@ -102,15 +102,19 @@ def test_additional_args_are_variables_in_the_code():
 
 
 def test_authorized_imports_extend_the_allow_list():
-    agent = make_agent([code("import fractions\nfinal_answer(str(fractions.Fraction(1, 3)))")],
-                       additional_authorized_imports=["fractions"])
+    agent = make_agent(
+        [code("import fractions\nfinal_answer(str(fractions.Fraction(1, 3)))")],
+        additional_authorized_imports=["fractions"],
+    )
     with agent:
         assert agent.run("a third") == "1/3"
     assert "fractions" in agent.system_prompt
 
 
 def test_max_steps_asks_the_model_for_a_final_answer():
-    model = FunctionModel(lambda messages, **kw: "The answer is 9" if not kw.get("stop_sequences") else code("print(1)"))
+    model = FunctionModel(
+        lambda messages, **kw: "The answer is 9" if not kw.get("stop_sequences") else code("print(1)")
+    )
     agent = CodeAgent(tools=[], model=model, max_steps=2, verbosity_level=LogLevel.OFF)
     with agent:
         result = agent.run("x", return_full_result=True)
@@ -131,7 +135,9 @@ def test_final_answer_checks_can_reject_and_send_back_to_work():
 
 def test_structured_outputs_parse_json_replies():
     model = ScriptedModel(['{"thought": "compute", "code": "final_answer(2 ** 5)"}'])
-    agent = CodeAgent(tools=[], model=model, use_structured_outputs_internally=True, verbosity_level=LogLevel.OFF)
+    agent = CodeAgent(
+        tools=[], model=model, use_structured_outputs_internally=True, verbosity_level=LogLevel.OFF
+    )
     with agent:
         assert agent.run("2^5") == 32
     assert model.calls[0]["response_format"]["json_schema"]["name"] == "ThoughtAndCodeAnswer"
@@ -140,7 +146,9 @@ def test_structured_outputs_parse_json_replies():
 
 def test_bad_json_in_structured_mode_is_an_observation():
     model = ScriptedModel(["not json", '{"thought": "ok", "code": "final_answer(1)"}'])
-    agent = CodeAgent(tools=[], model=model, use_structured_outputs_internally=True, verbosity_level=LogLevel.OFF)
+    agent = CodeAgent(
+        tools=[], model=model, use_structured_outputs_internally=True, verbosity_level=LogLevel.OFF
+    )
     with agent:
         assert agent.run("x") == 1
     assert "JSON" in str(agent.memory.steps[1].error)
@@ -193,8 +201,11 @@ def test_plain_callable_model_and_plain_function_tool():
         """
         return f"sunny in {city}"
 
-    agent = CodeAgent(tools=[weather], model=lambda messages: code('final_answer(weather("Oslo"))'),
-                      verbosity_level=LogLevel.OFF)
+    agent = CodeAgent(
+        tools=[weather],
+        model=lambda messages: code('final_answer(weather("Oslo"))'),
+        verbosity_level=LogLevel.OFF,
+    )
     with agent:
         assert agent.run("weather?") == "sunny in Oslo"
 

@@ -31,10 +31,16 @@ def test_agglomerate_stream_deltas_joins_text_calls_and_usage():
         ChatMessageStreamDelta(content="Hel"),
         ChatMessageStreamDelta(content="lo", token_usage=TokenUsage(1, 1)),
         ChatMessageStreamDelta(
-            tool_calls=[ChatMessageToolCallStreamDelta(0, "c1", "function", ChatMessageToolCallFunction("se", '{"q":'))]
+            tool_calls=[
+                ChatMessageToolCallStreamDelta(
+                    0, "c1", "function", ChatMessageToolCallFunction("se", '{"q":')
+                )
+            ]
         ),
         ChatMessageStreamDelta(
-            tool_calls=[ChatMessageToolCallStreamDelta(0, None, None, ChatMessageToolCallFunction("arch", ' "x"}'))]
+            tool_calls=[
+                ChatMessageToolCallStreamDelta(0, None, None, ChatMessageToolCallFunction("arch", ' "x"}'))
+            ]
         ),
         ChatMessageStreamDelta(token_usage=TokenUsage(2, 3)),
     ]

@@ -32,7 +32,7 @@ greeter = "smol_greeter._plugin"
 packages = ["src/smol_greeter"]
 """
 
-PLUGIN = '''
+PLUGIN = """
 from smol_core import hookimpl
 from smol_core.plugins.specs import ModelSpec, ToolSpec, lazy
 
@@ -45,7 +45,7 @@ def smol_tools():
 @hookimpl
 def smol_models():
     return [ModelSpec("canned", lazy("smol_greeter.model:CannedModel"), "Always writes the same code.")]
-'''
+"""
 
 TOOLS = '''
 from smol_core import tool
@@ -64,14 +64,14 @@ def make_greet_tool():
     return greet
 '''
 
-MODEL = '''
+MODEL = """
 from smol_core import ChatMessage, Model
 
 
 class CannedModel(Model):
     def generate(self, messages, stop_sequences=None, response_format=None, tools_to_call_from=None, **kwargs):
         return ChatMessage("assistant", "Thought: greet.\\n<code>\\nfinal_answer(greet('Ada'))\\n</code>")
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -86,8 +86,18 @@ def installed_plugin(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]
     (package / "model.py").write_text(textwrap.dedent(MODEL))
     site = root / "site"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--target", str(site), str(root)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(site),
+            str(root),
+        ],
         check=True,
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
@@ -99,7 +109,9 @@ def _bin(name: str) -> str:
 
 
 def test_smol_plugins_lists_it(installed_plugin):
-    out = subprocess.run([_bin("smol"), "plugins", "--json"], env=installed_plugin, capture_output=True, text=True)
+    out = subprocess.run(
+        [_bin("smol"), "plugins", "--json"], env=installed_plugin, capture_output=True, text=True
+    )
     plugins = {p["name"]: p for p in json.loads(out.stdout)}
     greeter = plugins["greeter"]
     assert greeter["distribution"] == "smol-greeter"
@@ -110,7 +122,16 @@ def test_smol_plugins_lists_it(installed_plugin):
 
 def test_smolagent_runs_with_its_model_and_tool(installed_plugin):
     out = subprocess.run(
-        [_bin("smolagent"), "Greet Ada", "--model-type", "canned", "--tools", "greet", "--verbosity-level", "-1"],
+        [
+            _bin("smolagent"),
+            "Greet Ada",
+            "--model-type",
+            "canned",
+            "--tools",
+            "greet",
+            "--verbosity-level",
+            "-1",
+        ],
         env=installed_plugin,
         capture_output=True,
         text=True,

@@ -107,7 +107,9 @@ def test_a_failing_tool_is_an_observation():
         """
         raise KeyError("missing")
 
-    model = ScriptedModel([{"name": "broken", "arguments": {"x": 1}}, {"name": "final_answer", "arguments": {"answer": 2}}])
+    model = ScriptedModel(
+        [{"name": "broken", "arguments": {"x": 1}}, {"name": "final_answer", "arguments": {"answer": 2}}]
+    )
     agent = ToolCallingAgent(tools=[broken], model=model, verbosity_level=LogLevel.OFF)
     assert agent.run("x") == 2
     assert isinstance(agent.memory.steps[1].error, AgentToolExecutionError)
@@ -132,7 +134,9 @@ def test_async_tool_is_awaited():
         """
         return f"page {url}"
 
-    model = ScriptedModel([{"name": "fetch", "arguments": {"url": "u"}}, {"name": "final_answer", "arguments": {"answer": 1}}])
+    model = ScriptedModel(
+        [{"name": "fetch", "arguments": {"url": "u"}}, {"name": "final_answer", "arguments": {"answer": 1}}]
+    )
     agent = ToolCallingAgent(tools=[fetch], model=model, verbosity_level=LogLevel.OFF)
     agent.run("x")
     assert agent.memory.steps[1].observations == "page u"
@@ -152,7 +156,12 @@ def test_interrupt_stops_before_the_next_step():
         return x
 
     model = ScriptedModel([{"name": "wait", "arguments": {"x": 1}}], repeat_last=True)
-    agent = ToolCallingAgent(tools=[wait], model=model, verbosity_level=LogLevel.OFF, step_callbacks=[lambda step: agent.interrupt()])
+    agent = ToolCallingAgent(
+        tools=[wait],
+        model=model,
+        verbosity_level=LogLevel.OFF,
+        step_callbacks=[lambda step: agent.interrupt()],
+    )
     try:
         agent.run("x")
     except Exception as error:

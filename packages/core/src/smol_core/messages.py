@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, is_dataclass
 from enum import Enum
 from typing import Any
@@ -90,6 +91,7 @@ class ChatMessageToolCall:
         """Accept our own type, a plain dict, or a pydantic object from a provider SDK."""
         if isinstance(value, ChatMessageToolCall):
             return value
+        data: dict[str, Any]
         if isinstance(value, dict):
             data = value
         elif hasattr(value, "model_dump"):
@@ -140,7 +142,7 @@ class ChatMessage:
             return self.content
         return "".join(part.get("text", "") for part in self.content if part.get("type") == "text")
 
-    def dict(self) -> dict[str, Any]:
+    def dict(self) -> Mapping[str, Any]:
         data: dict[str, Any] = _plain(self)
         return data
 
@@ -149,7 +151,7 @@ class ChatMessage:
 
     @classmethod
     def from_dict(
-        cls, data: dict[str, Any], raw: Any | None = None, token_usage: TokenUsage | None = None
+        cls, data: Mapping[str, Any], raw: Any | None = None, token_usage: TokenUsage | None = None
     ) -> ChatMessage:
         usage = data.get("token_usage")
         if token_usage is None and isinstance(usage, dict):

@@ -119,7 +119,7 @@ class CodeAgent(MultiStepAgent):
         if self._use_structured_outputs_internally:
             instructions += STRUCTURED_OUTPUT_INSTRUCTIONS
         opening, closing = self.code_block_tags
-        variables = {
+        variables: dict[str, Any] = {
             "tools": tools,
             "managed_agents": self._managed_agents_section(),
             "authorized_imports": imports,

@@ -11,7 +11,7 @@ import inspect
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Iterable
-from typing import Any
+from typing import Any, Literal, cast
 
 from smol_core.agents.events import ActionOutput
 from smol_core.agents.prompts import (
@@ -228,7 +228,7 @@ class MultiStepAgent(ABC):
                     break
                 usage = step.token_usage + usage
         last = self.memory.steps[-1] if self.memory.steps else None
-        state = (
+        state: Literal["success", "max_steps_error"] = (
             "max_steps_error" if isinstance(getattr(last, "error", None), AgentMaxStepsError) else "success"
         )
         return RunResult(
@@ -442,7 +442,7 @@ class MultiStepAgent(ABC):
     def from_dict(cls, agent_dict: dict[str, Any], **kwargs: Any) -> MultiStepAgent:
         from smol_core.agents.serialization import agent_from_dict
 
-        return agent_from_dict(agent_dict, cls, **kwargs)
+        return cast(MultiStepAgent, agent_from_dict(agent_dict, cls, **kwargs))
 
     def save(self, output_dir: str, relative_path: str | None = None) -> None:
         from smol_core.agents.serialization import save_agent
@@ -453,7 +453,7 @@ class MultiStepAgent(ABC):
     def from_folder(cls, folder: str, **kwargs: Any) -> MultiStepAgent:
         from smol_core.agents.serialization import agent_from_folder
 
-        return agent_from_folder(folder, **kwargs)
+        return cast(MultiStepAgent, agent_from_folder(folder, **kwargs))
 
     def push_to_hub(self, repo_id: str, **kwargs: Any) -> str:
         from smol_core.plugins.lazy import plugin_attribute

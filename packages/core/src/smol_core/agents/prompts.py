@@ -69,7 +69,7 @@ def _render_jinja(template: str, variables: dict[str, Any]) -> str:
     except ImportError as error:  # pragma: no cover - jinja2 is a dependency
         raise ImportError("This prompt template uses Jinja2 syntax: pip install jinja2") from error
     try:
-        return Template(template, undefined=StrictUndefined).render(**variables)
+        return str(Template(template, undefined=StrictUndefined).render(**variables))
     except Exception as error:
         raise ValueError(f"Could not render the prompt template: {type(error).__name__}: {error}") from error
 

@@ -11,10 +11,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from smol_core.errors import SmolError
 from smol_core.tools.serialization import tool_from_code, tool_source
+
+if TYPE_CHECKING:
+    from smol_core.plugins.specs import ModelSpec
 
 AGENT_FILE = "agent.json"
 
@@ -99,7 +102,7 @@ def _model_from_dict(model_info: Any) -> Any:
         raise AgentLoadError("agent.json: 'model' must be an object with 'class' and 'data'.")
     class_name, data = model_info["class"], dict(model_info.get("data") or {})
     registry = get_registry()
-    for spec in registry.specs("models"):
+    for spec in cast("list[ModelSpec]", registry.specs("models")):
         target = getattr(spec.factory, "target", "")
         if target.endswith(f":{class_name}") or spec.name == model_info.get("type"):
             return spec.factory(**data)

@@ -194,7 +194,7 @@ class ToolCallingAgent(MultiStepAgent):
             raise AgentToolCallError(
                 f"Unknown tool {tool_name!r}; the tools are: {', '.join(available)}.", self.logger
             )
-        target = available[tool_name]
+        target: Any = available[tool_name]
         arguments = self._substitute_state_variables(arguments)
         try:
             if isinstance(target, Tool):

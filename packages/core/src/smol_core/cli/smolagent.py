@@ -10,7 +10,10 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from smol_core.plugins.specs import ModelSpec
 
 DEFAULT_MODEL_TYPE = "llamacpp"
 
@@ -70,7 +73,7 @@ def resolve_model_type(model_type: str) -> str:
     names = registry.names("models")
     if model_type in names:
         return model_type
-    for spec in registry.specs("models"):
+    for spec in cast("list[ModelSpec]", registry.specs("models")):
         target = getattr(spec.factory, "target", "")
         if target.endswith(f":{model_type}") or model_type in spec.aliases:
             return spec.name

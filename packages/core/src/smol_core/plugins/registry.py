@@ -146,13 +146,13 @@ class PluginRegistry:
         for kind in KINDS:
             caller = getattr(self._pm.hook, f"smol_{kind}")
             for impl in caller.get_hookimpls():
-                info = self._plugins.get(impl.plugin_name)
-                if info is None:
+                owner_info = self._plugins.get(impl.plugin_name)
+                if owner_info is None:
                     continue
                 try:
                     records = list(impl.function() or [])
                 except Exception as error:
-                    info.error = f"smol_{kind}() raised {type(error).__name__}: {error}"
+                    owner_info.error = f"smol_{kind}() raised {type(error).__name__}: {error}"
                     continue
                 for record in records:
                     for key in (record.name, *getattr(record, "aliases", ())):
@@ -166,7 +166,7 @@ class PluginRegistry:
                                 f"Uninstall one, or disable one with SMOL_DISABLE_PLUGINS={impl.plugin_name}."
                             )
                         specs[kind][key] = (record, impl.plugin_name)
-                    info.registers.setdefault(kind, []).append(record.name)
+                    owner_info.registers.setdefault(kind, []).append(record.name)
         self._specs = specs
         return specs
 

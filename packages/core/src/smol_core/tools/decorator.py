@@ -31,7 +31,7 @@ class FunctionTool(Tool):
         self.inputs = inputs
         self.output_type = output_type
         self.is_initialized = True
-        functools.update_wrapper(self, func)  # type: ignore[arg-type]
+        functools.update_wrapper(self, func)
         validate_tool_definition(self)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:

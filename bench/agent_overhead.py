@@ -1,0 +1,147 @@
+"""Framework overhead of the agent loop, prompt size and import time: smol beside the seed system.
+
+An instant scripted model answers every step, so what is measured is the framework itself: memory,
+message building, parsing, the executor round trip, callbacks and console output. Each run is five
+steps (four actions and a final answer). Logs "on" means the default console output at INFO level,
+written to an in-memory stream.
+
+    python bench/agent_overhead.py            # smol only
+    pip install smolagents && python bench/agent_overhead.py   # side by side
+"""
+
+from __future__ import annotations
+
+import io
+import statistics
+import subprocess
+import sys
+import time
+from contextlib import redirect_stderr, redirect_stdout
+from typing import Any
+
+RUNS = 40
+STEP_CODE = "x = sum(range(10))\nprint(x)"
+
+
+def _replies() -> list[str]:
+    action = f"Thought: compute.\n<code>\n{STEP_CODE}\n</code>"
+    return [action] * 4 + ["Thought: done.\n<code>\nfinal_answer(x)\n</code>"]
+
+
+def smol_per_step(logs: bool) -> float:
+    from smol_core import CodeAgent, LogLevel
+    from smol_core.testing import ScriptedModel
+
+    stream = io.StringIO()
+    agent = CodeAgent(
+        tools=[], model=ScriptedModel([]), verbosity_level=LogLevel.INFO if logs else LogLevel.OFF
+    )
+    agent.logger._stream = stream
+    times = []
+    with agent:
+        for _ in range(RUNS):
+            agent.model = ScriptedModel(_replies())
+            start = time.perf_counter()
+            agent.run("Compute the sum of the first ten integers.")
+            times.append((time.perf_counter() - start) / 5)
+    return statistics.median(times[3:])
+
+
+def seed_per_step(logs: bool) -> float | None:
+    try:
+        from smolagents import CodeAgent, LogLevel
+        from smolagents.models import ChatMessage, MessageRole, Model
+        from smolagents.monitoring import TokenUsage
+    except ImportError:
+        return None
+
+    class Scripted(Model):
+        def __init__(self) -> None:
+            super().__init__(model_id="scripted")
+            self.replies = _replies()
+
+        def generate(self, messages: Any, stop_sequences: Any = None, **kwargs: Any) -> Any:
+            text = self.replies.pop(0)
+            for stop in stop_sequences or []:
+                text = text.split(stop)[0]
+            return ChatMessage(role=MessageRole.ASSISTANT, content=text, token_usage=TokenUsage(10, 10))
+
+    agent = CodeAgent(tools=[], model=Scripted(), verbosity_level=LogLevel.INFO if logs else LogLevel.OFF)
+    times = []
+    sink = io.StringIO()
+    with redirect_stdout(sink), redirect_stderr(sink):
+        for _ in range(RUNS):
+            agent.model = Scripted()
+            start = time.perf_counter()
+            agent.run("Compute the sum of the first ten integers.")
+            times.append((time.perf_counter() - start) / 5)
+    return statistics.median(times[3:])
+
+
+def prompt_sizes() -> tuple[int, int | None]:
+    from smol_core import CodeAgent
+    from smol_core.testing import ScriptedModel
+
+    smol = len(CodeAgent(tools=[], model=ScriptedModel([])).system_prompt)
+    try:
+        from smolagents import CodeAgent as SeedCodeAgent
+        from smolagents.models import Model
+    except ImportError:
+        return smol, None
+    return smol, len(SeedCodeAgent(tools=[], model=Model(model_id="x")).system_prompt)
+
+
+def count_tokens(text_length_source: str) -> int | None:
+    """Tokens with the embedded model's tokenizer (SmolLM2), when the llama.cpp plugin is installed."""
+    try:
+        from smol_model_llamacpp.tokenizer import count_tokens as llama_count
+    except ImportError:
+        return None
+    return int(llama_count(text_length_source))
+
+
+def import_time(module: str) -> float | None:
+    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+    samples = []
+    for _ in range(5):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        if out.returncode != 0:
+            return None
+        samples.append(float(out.stdout))
+    return min(samples)
+
+
+def _ms(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 1000:.3f} ms"
+
+
+def main() -> None:
+    from smol_core import CodeAgent
+    from smol_core.testing import ScriptedModel
+
+    rows = [
+        ("overhead per step, logs off", _ms(smol_per_step(False)), _ms(seed_per_step(False))),
+        ("overhead per step, logs on", _ms(smol_per_step(True)), _ms(seed_per_step(True))),
+    ]
+    smol_chars, seed_chars = prompt_sizes()
+    smol_prompt = CodeAgent(tools=[], model=ScriptedModel([])).system_prompt
+    tokens = count_tokens(smol_prompt)
+    seed_tokens = None
+    if seed_chars is not None:
+        from smolagents import CodeAgent as SeedCodeAgent
+        from smolagents.models import Model
+
+        seed_tokens = count_tokens(SeedCodeAgent(tools=[], model=Model(model_id="x")).system_prompt)
+    rows.append(("CodeAgent system prompt, characters", str(smol_chars), str(seed_chars or "n/a")))
+    rows.append(
+        ("CodeAgent system prompt, tokens (SmolLM2)", str(tokens or "n/a"), str(seed_tokens or "n/a"))
+    )
+    rows.append(("import time", _ms(import_time("smol_core")), _ms(import_time("smolagents"))))
+    width = max(len(r[0]) for r in rows)
+    print(f"{'measure':<{width}}  {'smol':>14}  {'seed (smolagents)':>18}")
+    for name, ours, theirs in rows:
+        print(f"{name:<{width}}  {ours:>14}  {theirs:>18}")
+
+
+if __name__ == "__main__":
+    main()
