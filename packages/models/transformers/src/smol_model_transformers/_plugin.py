@@ -1,0 +1,19 @@
+"""Registers `transformers` with smol. Imports nothing heavy: torch loads only when a model is built."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from smol_core.plugins.hookspecs import hookimpl
+from smol_core.plugins.specs import ModelSpec, lazy
+
+
+@hookimpl
+def smol_models() -> Iterable[ModelSpec]:
+    return [
+        ModelSpec(
+            "transformers",
+            lazy("smol_model_transformers.model:TransformersModel"),
+            "A local model run with Hugging Face Transformers (a hub id, a local folder, or a GGUF file).",
+        )
+    ]
