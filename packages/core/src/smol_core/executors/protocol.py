@@ -153,6 +153,9 @@ def _encode_special(value: Any, allow_pickle: bool, depth: int, seen: set[int]) 
         for base in (bool, int, float, str):
             if isinstance(value, base):
                 return base(value)
+    for base in (tuple, list, dict, set, frozenset):
+        if isinstance(value, base):  # namedtuples, OrderedDict, Counter, defaultdict: their data
+            return encode(base(value), allow_pickle=allow_pickle, _depth=depth + 1, _seen=seen)
     if isinstance(value, bytes | bytearray | memoryview):
         return _tagged(
             type(value).__name__ if not isinstance(value, memoryview) else "bytes",

@@ -45,7 +45,7 @@ def _sys_view(guards: Guards, stdout: Any) -> Maker:
             "getdefaultencoding",
         )
         attrs: dict[str, Any] = {n: getattr(sys, n) for n in names if hasattr(sys, n)}
-        attrs.update(stdout=stdout, stderr=stdout, __stdout__=stdout, argv=[""], exit=sys.exit)
+        attrs.update(stdout=stdout, stderr=stdout, argv=[""], exit=sys.exit)
         return make_view(
             "sys", attrs, lambda n: f"sys.{n} is not available in the sandbox (reduced view of sys)"
         )

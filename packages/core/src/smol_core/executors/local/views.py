@@ -65,9 +65,8 @@ class Authorizer:
             if name in self._exact or any(f"{p}.*" in self._exact for p in prefixes[:-1] if p == dangerous):
                 return None
             return (
-                f"module '{name}' is not allowed: it gives access to the host (files, processes, "
-                f"interpreter internals); it is only available when named exactly in "
-                f"additional_authorized_imports"
+                "it gives access to the host (files, processes, interpreter internals) and is only "
+                "available when named exactly in additional_authorized_imports"
             )
         if "*" in self._exact or name in self._exact:
             return None
@@ -75,16 +74,7 @@ class Authorizer:
             return None
         if name == "__future__":
             return None
-        return None if self._base_allowed(name) else self._not_allowed(name)
-
-    def _base_allowed(self, name: str) -> bool:
-        return False
-
-    def _not_allowed(self, name: str) -> str:
-        return (
-            f"import of '{name}' is not allowed; allowed: {', '.join(self.authorized) or '(none)'}; "
-            f"add it to additional_authorized_imports"
-        )
+        return f"allowed: {', '.join(self.authorized) or '(none)'}; add it to additional_authorized_imports"
 
     # --- views -----------------------------------------------------------------------------
     def view(self, module: types.ModuleType, via: str | None = None) -> ModuleView:
@@ -98,7 +88,7 @@ class Authorizer:
         reason = self.refusal(name)
         if reason is not None:
             where = f" (reached as {via})" if via and via != name else ""
-            raise SandboxViolation(f"module '{name}'{where} is not allowed: {reason}")
+            raise SandboxViolation(f"module '{name}'{where} is not allowed; {reason}")
         maker = self._special.get(name)
         view = maker(self) if maker is not None else self._copy(module)
         self._views[name] = view
@@ -123,7 +113,7 @@ class Authorizer:
         """The guarded import: check, import the real module, return its view."""
         reason = self.refusal(name)
         if reason is not None:
-            raise ForbiddenImportError(reason if reason.startswith("import of") else f"import of {reason}")
+            raise ForbiddenImportError(f"import of '{name}' is not allowed; {reason}")
         if name in self._special and name not in sys.modules:
             importlib.import_module(name)
         return self.view(importlib.import_module(name))

@@ -1,0 +1,110 @@
+"""Resource limits: the parent kills the worker past the deadline, whatever the worker is doing."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from smol_core.executors.base import ExecutionTimeoutError, InterpreterError
+
+C_LEVEL_HANGS = {
+    "python_loop": "while True:\n    pass",
+    "huge_power": "x = 2 ** 10 ** 10",
+    "infinite_sum": "import itertools\nsum(itertools.count())",
+    "catastrophic_regex": "import re\nre.match(r'(a+)+$', 'a' * 64 + 'b')",
+    "sleep": "import time\ntime.sleep(10 ** 9)",
+    "swallowing_except": "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass",
+    "blocking_queue": "import queue\nqueue.Queue().get()",
+    "huge_list_repeat": "x = [1] * 10 ** 8\nwhile True:\n    x.sort()",
+}
+
+
+@pytest.fixture
+def fast(make_executor):
+    return make_executor(timeout_seconds=1)
+
+
+@pytest.mark.parametrize("code", C_LEVEL_HANGS.values(), ids=C_LEVEL_HANGS.keys())
+def test_timeouts_stop_c_level_work(fast, code):
+    started = time.monotonic()
+    with pytest.raises(ExecutionTimeoutError, match="time limit") as info:
+        fast(code)
+    assert time.monotonic() - started < 6
+    assert "lost" in str(info.value)
+    assert fast("1 + 1").output == 2
+
+
+def test_timeout_keeps_logs_printed_before(fast):
+    with pytest.raises(ExecutionTimeoutError) as info:
+        fast("print('started')\nwhile True:\n    pass")
+    # logs sit in the worker's buffer: lost with it, and the error says the state is lost
+    assert isinstance(info.value.logs, str)
+
+
+def test_memory_bomb_is_a_memory_error(make_executor):
+    ex = make_executor(memory_limit_mb=512)
+    with pytest.raises(InterpreterError, match="MemoryError"):
+        ex("x = 'a' * (10 ** 10)")
+    with pytest.raises(InterpreterError, match="MemoryError"):
+        ex("x = [0] * (10 ** 9)")
+    assert ex("len('ok')").output == 2
+
+
+def test_growing_memory_bomb_is_stopped(make_executor):
+    ex = make_executor(memory_limit_mb=512, timeout_seconds=10)
+    with pytest.raises(InterpreterError):
+        ex("chunks = []\nwhile True:\n    chunks.append(bytearray(10 ** 7))")
+    assert ex("1").output == 1
+
+
+def test_recursion_bomb(executor):
+    with pytest.raises(InterpreterError, match="RecursionError"):
+        executor("def f(n):\n    return f(n + 1)\nf(0)")
+    assert executor("2").output == 2
+
+
+def test_nested_repr_recursion(executor):
+    with pytest.raises(InterpreterError):
+        executor("x = []\nfor _ in range(200000):\n    x = [x]\nrepr(x)")
+    assert executor("3").output == 3
+
+
+def test_huge_int_to_str_is_refused(executor):
+    with pytest.raises(InterpreterError, match="ValueError"):
+        executor("str(10 ** 100000)")
+
+
+def test_print_flood_is_bounded(make_executor):
+    ex = make_executor(max_print_outputs_length=1000)
+    out = ex("for _ in range(200000):\n    print('x' * 100)")
+    assert len(out.logs) < 2000
+
+
+def test_crash_is_reported_and_next_call_works(executor):
+    executor.send_tools({"noop": lambda: None})
+    pid_before = executor._proc.pid
+    os.kill(pid_before, 9)
+    with pytest.raises(InterpreterError, match="died") as info:
+        executor("1 + 1")
+    assert "lost" in str(info.value)
+    assert executor("noop() is None").output is True
+    assert executor._proc.pid != pid_before
+
+
+def test_kill_during_run_is_reported(make_executor):
+    import threading
+
+    ex = make_executor(timeout_seconds=10)
+    ex("0")
+    pid = ex._proc.pid
+    threading.Timer(0.3, os.kill, (pid, 9)).start()
+    with pytest.raises(InterpreterError, match="died"):
+        ex("import time\ntime.sleep(5)")
+    assert ex("5").output == 5
+
+
+def test_no_timeout_when_none(make_executor):
+    ex = make_executor(timeout_seconds=None)
+    assert ex("import time\ntime.sleep(0.2)\n'done'").output == "done"
