@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from smol_core.errors import SmolError
+from smol_core.errors import AgentGenerationError
 from smol_core.messages import ChatMessage, ChatMessageStreamDelta, remove_content_after_stop_sequences
 from smol_core.models.base import ApiModel, ModelCapabilities, RetryPolicy
 from smol_model_bedrock.convert import (
@@ -35,7 +35,7 @@ RETRYABLE_CODES = {
 }
 
 
-class BedrockError(SmolError, RuntimeError):
+class BedrockError(AgentGenerationError):
     """A Bedrock call failed for good: bad request, bad credentials, or retries ran out."""
 
 

@@ -1,0 +1,262 @@
+"""`LiteLLMModel` and `LiteLLMRouterModel`: a hundred providers behind LiteLLM's one client.
+
+`import litellm` takes seconds and, by default, fetches a price list from the internet: it is
+imported only when a model is built, with `LITELLM_LOCAL_MODEL_COST_MAP=True` set first so that it
+reads the copy it ships with instead.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any
+
+from smol_core.errors import AgentGenerationError
+from smol_core.messages import ChatMessage, ChatMessageStreamDelta, remove_content_after_stop_sequences
+from smol_core.models.base import (
+    TOOL_ROLE_CONVERSIONS,
+    ApiModel,
+    ModelCapabilities,
+    RetryPolicy,
+    get_clean_message_list,
+    get_tool_json_schema,
+)
+from smol_model_litellm.convert import delta_from_chunk, message_from_response, model_supports_stop
+from smol_model_litellm.streaming import StopSequenceCutter
+
+# Providers whose chat endpoints take a message's content as one string, not a list of parts.
+FLAT_TEXT_PREFIXES = ("ollama", "groq", "cerebras")
+
+
+class LiteLLMError(AgentGenerationError):
+    """A LiteLLM call failed for good: refused, or still failing after the retries."""
+
+
+def import_litellm() -> Any:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        import litellm
+    except ModuleNotFoundError as error:
+        raise ModuleNotFoundError("LiteLLMModel needs litellm: pip install smol-model-litellm") from error
+    return litellm
+
+
+class LiteLLMModel(ApiModel):
+    """Any model LiteLLM reaches: `"openai/gpt-4o"`, `"anthropic/claude-..."`, `"ollama/qwen2.5"`...
+
+    Args:
+        model_id: LiteLLM's `provider/model` name.
+        api_base: the provider's URL, e.g. a local OpenAI-compatible server's `http://127.0.0.1:8080/v1`.
+        api_key: the key (LiteLLM otherwise reads the provider's usual environment variable).
+        custom_role_conversions: e.g. `{"system": "user"}` for models without a system role.
+        flatten_messages_as_text: send content as one string (default: for ollama, groq, cerebras).
+        supports_stop: whether the backend takes `stop` (guessed from the model name; reasoning models
+            do not). Without it, or when the server refuses it, replies are cut client-side.
+        retry_policy: backoff for 429, 5xx and time-outs.
+        **kwargs: defaults for every `completion` call (`temperature`, `max_tokens`, `num_ctx`...).
+    """
+
+    capabilities = ModelCapabilities(
+        stop_sequences=True, tool_calling=True, structured_output=True, vision=True, streaming=True
+    )
+
+    def __init__(
+        self,
+        model_id: str | None = None,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        custom_role_conversions: dict[str, str] | None = None,
+        flatten_messages_as_text: bool | None = None,
+        supports_stop: bool | None = None,
+        retry_policy: RetryPolicy | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if not model_id:
+            raise ValueError(
+                "LiteLLMModel needs a model_id such as 'openai/gpt-4o-mini' or 'ollama/qwen2.5'."
+            )
+        self.api_base = api_base
+        self.api_key = api_key
+        if flatten_messages_as_text is None:
+            flatten_messages_as_text = model_id.startswith(FLAT_TEXT_PREFIXES)
+        super().__init__(
+            model_id=model_id,
+            custom_role_conversions=custom_role_conversions,
+            flatten_messages_as_text=flatten_messages_as_text,
+            **kwargs,
+        )
+        if retry_policy is not None:
+            self.retry_policy = retry_policy
+        stop = model_supports_stop(model_id) if supports_stop is None else supports_stop
+        self.capabilities = replace(type(self).capabilities, stop_sequences=stop)
+
+    def create_client(self) -> Any:
+        return import_litellm()
+
+    @property
+    def endpoint(self) -> str:
+        return self.api_base or "the provider's API"
+
+    def _completion(self) -> Callable[..., Any]:
+        completion: Callable[..., Any] = self.client.completion
+        return completion
+
+    def _request(
+        self,
+        messages: list[ChatMessage],
+        stop_sequences: list[str] | None,
+        response_format: dict[str, Any] | None,
+        tools_to_call_from: list[Any] | None,
+        kwargs: dict[str, Any],
+    ) -> dict[str, Any]:
+        conversions: dict[Any, Any] = {**TOOL_ROLE_CONVERSIONS, **self.custom_role_conversions}
+        request: dict[str, Any] = {
+            "model": self.model_id,
+            "messages": get_clean_message_list(
+                messages,
+                role_conversions=conversions,
+                convert_images_to_image_urls=True,
+                flatten_messages_as_text=self.flatten_messages_as_text,
+            ),
+        }
+        if self.api_base:
+            request["api_base"] = self.api_base
+        if self.api_key:
+            request["api_key"] = self.api_key
+        if stop_sequences and self.capabilities.stop_sequences:
+            request["stop"] = list(stop_sequences)
+        if response_format is not None:
+            request["response_format"] = response_format
+        if tools_to_call_from:
+            request["tools"] = [get_tool_json_schema(tool) for tool in tools_to_call_from]
+            request["tool_choice"] = "required"
+        # The SDK under LiteLLM retries on its own; `retry_policy` is the one place that decides.
+        request["max_retries"] = 0
+        request.update(self.kwargs)
+        request.update(kwargs)
+        return request
+
+    def _call(self, request: dict[str, Any]) -> Any:
+        """One call with retries; a backend that refuses `stop` is asked again without it (and remembered)."""
+        completion = self._completion()
+        try:
+            return self._with_retries(lambda: completion(**request))
+        except Exception as error:
+            if "stop" in request and _refuses_stop(error):
+                self.capabilities = replace(self.capabilities, stop_sequences=False)
+                request = {k: v for k, v in request.items() if k != "stop"}
+                return self._call(request)
+            raise self.describe(error) from error
+
+    def _with_retries(self, call: Callable[[], Any]) -> Any:
+        self._apply_rate_limit()
+        return self.retry_policy.run(call, describe=f"{type(self).__name__} {self.model_id}")
+
+    def describe(self, error: Exception, during_stream: bool = False) -> LiteLLMError:
+        status = getattr(error, "status_code", None)
+        attempts = self.retry_policy.max_attempts
+        where = f"{self.model_id!r} at {self.endpoint}"
+        if during_stream:
+            return LiteLLMError(f"The streamed reply of {where} broke off: {type(error).__name__}: {error}")
+        hint = ""
+        if status == 401:
+            hint = " Check api_key or the provider's key variable."
+        elif "connect" in f"{type(error).__name__} {error}".lower():
+            hint = " Is the server running, and is api_base right?"
+        return LiteLLMError(
+            f"LiteLLM call to {where} failed (status {status}, up to {attempts} attempt(s)): "
+            f"{type(error).__name__}: {error}.{hint}"
+        )
+
+    # --- Model API -------------------------------------------------------------------------------
+
+    def generate(
+        self,
+        messages: list[ChatMessage],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> ChatMessage:
+        request = self._request(messages, stop_sequences, response_format, tools_to_call_from, kwargs)
+        response = self._call(request)
+        try:
+            message = message_from_response(response)
+        except ValueError as error:
+            raise LiteLLMError(
+                f"{self.model_id!r} at {self.endpoint} sent a malformed reply: {error}"
+            ) from error
+        # Cut client-side too: needed where `stop` was refused, harmless where the server stopped already.
+        message.content = remove_content_after_stop_sequences(message.content, stop_sequences)
+        return message
+
+    def generate_stream(
+        self,
+        messages: list[ChatMessage],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatMessageStreamDelta]:
+        request = self._request(messages, stop_sequences, response_format, tools_to_call_from, kwargs)
+        request.update(stream=True, stream_options={"include_usage": True})
+        stream = self._call(request)
+        cutter = StopSequenceCutter(stop_sequences)
+        try:
+            for chunk in stream:
+                delta = delta_from_chunk(chunk)
+                if delta is None:
+                    continue
+                if delta.content:
+                    delta.content = cutter.feed(delta.content)
+                if delta.content or delta.tool_calls or delta.token_usage:
+                    yield delta
+        except Exception as error:
+            raise self.describe(error, during_stream=True) from error
+        tail = cutter.flush()
+        if tail:
+            yield ChatMessageStreamDelta(content=tail)
+
+
+def _refuses_stop(error: Exception) -> bool:
+    text = str(error).lower()
+    return getattr(error, "status_code", None) == 400 and "stop" in text and "support" in text
+
+
+class LiteLLMRouterModel(LiteLLMModel):
+    """Several deployments behind LiteLLM's `Router`: load balancing, fallbacks, cooldowns.
+
+    Args:
+        model_id: the model group to call (a `model_name` in `model_list`).
+        model_list: LiteLLM deployments, `[{"model_name": ..., "litellm_params": {"model": ..., ...}}]`.
+        client_kwargs: more arguments for `Router` (`routing_strategy`, `fallbacks`, `num_retries`...).
+        **kwargs: as for `LiteLLMModel`.
+    """
+
+    def __init__(
+        self,
+        model_id: str,
+        model_list: list[dict[str, Any]],
+        client_kwargs: dict[str, Any] | None = None,
+        custom_role_conversions: dict[str, str] | None = None,
+        flatten_messages_as_text: bool | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.client_kwargs = {"model_list": model_list, **(client_kwargs or {})}
+        super().__init__(
+            model_id=model_id,
+            custom_role_conversions=custom_role_conversions,
+            flatten_messages_as_text=flatten_messages_as_text,
+            **kwargs,
+        )
+
+    def create_client(self) -> Any:
+        import_litellm()
+        from litellm.router import Router
+
+        return Router(**self.client_kwargs)
+
+    @property
+    def endpoint(self) -> str:
+        return "the LiteLLM router"
