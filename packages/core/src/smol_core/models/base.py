@@ -286,6 +286,10 @@ def is_retryable_error(error: BaseException) -> bool:
         return status == 429 or status >= 500 or status == 408
     if isinstance(error, TimeoutError | ConnectionError):
         return True
+    # SDK connection errors (openai.APIConnectionError, httpx.ConnectError, ...) subclass neither.
+    lineage = " ".join(cls.__name__.lower() for cls in type(error).__mro__)
+    if "connecterror" in lineage or "connectionerror" in lineage or "timeout" in lineage:
+        return True
     text = f"{type(error).__name__} {error}".lower()
     return any(
         marker in text
@@ -344,11 +348,15 @@ class ApiModel(Model):
         client: Any | None = None,
         requests_per_minute: float | None = None,
         retry: bool = True,
+        retry_policy: RetryPolicy | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(model_id=model_id, **kwargs)
         self.custom_role_conversions = custom_role_conversions or {}
-        self.retry_policy = RetryPolicy() if retry else RetryPolicy(max_attempts=1)
+        if retry_policy is not None:
+            self.retry_policy = retry_policy
+        else:
+            self.retry_policy = RetryPolicy() if retry else RetryPolicy(max_attempts=1)
         self.requests_per_minute = requests_per_minute
         self._last_request = 0.0
         self.client = client or self.create_client()
@@ -364,3 +372,43 @@ class ApiModel(Model):
         if wait > 0:
             time.sleep(wait)
         self._last_request = time.monotonic()
+
+    def call_with_retries(self, call: Callable[[], Any], describe: str | None = None) -> Any:
+        """Run one API call under the rate limit and the retry policy (the last error propagates)."""
+        self._apply_rate_limit()
+        return self.retry_policy.run(call, describe=describe or f"{type(self).__name__} {self.model_id}")
+
+
+class StopSequenceFilter:
+    """Cut a streamed reply at the first stop sequence, across chunk boundaries.
+
+    For servers that ignore or refuse `stop`: `feed` returns the text safe to show now (holding back
+    a tail that could begin a stop sequence), `finish` the rest; `stopped` tells when to stop reading.
+    """
+
+    def __init__(self, stop_sequences: list[str] | None) -> None:
+        self.stops = [s for s in stop_sequences or [] if s]
+        self.holdback = max((len(s) for s in self.stops), default=1) - 1
+        self.buffer = ""
+        self.stopped = False
+
+    def feed(self, text: str) -> str:
+        if self.stopped or not text:
+            return ""
+        if not self.stops:
+            return text
+        self.buffer += text
+        cut = remove_content_after_stop_sequences(self.buffer, self.stops) or ""
+        if len(cut) < len(self.buffer):
+            self.stopped = True
+            self.buffer = ""
+            return cut
+        ready = len(self.buffer) - self.holdback
+        if ready <= 0:
+            return ""
+        out, self.buffer = self.buffer[:ready], self.buffer[ready:]
+        return out
+
+    def finish(self) -> str:
+        out, self.buffer = ("" if self.stopped else self.buffer), ""
+        return out

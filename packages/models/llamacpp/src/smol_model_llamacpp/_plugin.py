@@ -1,0 +1,22 @@
+"""Registers `llamacpp` with smol. Imports nothing heavy: llama.cpp loads when a model is built."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from smol_core.plugins.hookspecs import hookimpl
+from smol_core.plugins.specs import ModelSpec, lazy
+
+
+@hookimpl
+def smol_models() -> Iterable[ModelSpec]:
+    return [
+        ModelSpec(
+            "llamacpp",
+            lazy("smol_model_llamacpp.model:LlamaCppModel"),
+            "A local GGUF model run in process by llama.cpp (xllamacpp); with no model id, the embedded "
+            "SmolLM2-135M-Instruct: offline, no key.",
+            aliases=("llama.cpp", "llama-cpp", "gguf"),
+            default_model_id="SmolLM2-135M-Instruct",
+        )
+    ]

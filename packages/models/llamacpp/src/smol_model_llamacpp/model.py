@@ -1,0 +1,362 @@
+"""`LlamaCppModel`: a GGUF model run in process by llama.cpp (through the prebuilt `xllamacpp` wheel).
+
+With no `model_id` it runs the embedded default, SmolLM2-135M-Instruct, which needs no network and no
+key. Replies can be constrained three ways, all enforced while sampling (so they always hold):
+- `response_format` (OpenAI style, a JSON schema): what `use_structured_outputs_internally` sends;
+- `grammar=` a raw GBNF grammar (see `structured.code_action_grammar` for the code-agent format);
+- tools: a reply is constrained to `{"name": <one of the tools>, "arguments": <its schema>}`, which
+  gives tool calling to every model whatever its chat template knows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import queue
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from smol_core.errors import AgentGenerationError
+from smol_core.messages import (
+    ChatMessage,
+    ChatMessageStreamDelta,
+    ChatMessageToolCall,
+    ChatMessageToolCallFunction,
+    ChatMessageToolCallStreamDelta,
+    MessageRole,
+    TokenUsage,
+    remove_content_after_stop_sequences,
+)
+from smol_core.models.base import (
+    Model,
+    ModelCapabilities,
+    get_clean_message_list,
+    get_tool_json_schema,
+)
+from smol_model_llamacpp.embedded import resolve_model_path
+from smol_model_llamacpp.engine import Engine, EngineSettings, acquire_engine, release_engine
+from smol_model_llamacpp.structured import (
+    complete_truncated_json,
+    json_completion_suffix,
+    normalize_response_format,
+    schema_of_response_format,
+    tool_call_schema,
+    tools_prompt,
+)
+
+_END = object()
+
+
+class LlamaCppModel(Model):
+    """A local GGUF model, run in process by llama.cpp.
+
+    Args:
+        model_id: None (the embedded SmolLM2-135M-Instruct), a path to a `.gguf` file, or a Hugging Face
+            model id whose GGUF is already in the local cache (`org/repo` or `org/repo:file.gguf`).
+        n_ctx: context window in tokens.
+        n_threads: CPU threads (default: the cores this process may use).
+        max_tokens: cap on the tokens of one reply.
+        temperature: 0 (the default) decodes greedily, so runs are reproducible.
+        grammar: a GBNF grammar applied to every reply (a call's own `grammar=` wins).
+        tool_calling: "grammar" (default: constrain replies to a JSON tool call, works for every model)
+            or "native" (the chat template's own tool format, for models trained for it).
+        n_gpu_layers, n_batch, n_parallel, chat_template, gguf_file: passed to llama.cpp.
+        **kwargs: other per-request options for llama.cpp (top_p, top_k, min_p, repeat_penalty, seed...).
+    """
+
+    capabilities = ModelCapabilities(
+        stop_sequences=True, tool_calling=True, structured_output=True, vision=False, streaming=True
+    )
+
+    def __init__(
+        self,
+        model_id: str | Path | None = None,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        grammar: str | None = None,
+        tool_calling: str = "grammar",
+        n_gpu_layers: int | None = None,
+        n_batch: int = 512,
+        n_parallel: int = 1,
+        chat_template: str | None = None,
+        gguf_file: str | None = None,
+        flatten_messages_as_text: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        if tool_calling not in ("grammar", "native"):
+            raise ValueError(f"tool_calling must be 'grammar' or 'native', got {tool_calling!r}")
+        self.model_path = resolve_model_path(model_id, gguf_file)
+        super().__init__(
+            model_id=str(model_id) if model_id is not None else self.model_path.stem,
+            flatten_messages_as_text=flatten_messages_as_text,
+            **kwargs,
+        )
+        self.n_ctx = n_ctx
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.grammar = grammar
+        self.tool_calling = tool_calling
+        self.settings = EngineSettings(
+            model_path=str(self.model_path),
+            n_ctx=n_ctx,
+            n_threads=n_threads,
+            n_batch=n_batch,
+            n_parallel=n_parallel,
+            n_gpu_layers=n_gpu_layers,
+            chat_template=chat_template,
+        )
+        self._engine: Engine | None = None
+        self._lock = threading.Lock()
+
+    # --- engine -----------------------------------------------------------------------------------
+
+    @property
+    def engine(self) -> Engine:
+        """The loaded llama.cpp engine (loaded on first use, shared with same-settings models)."""
+        with self._lock:
+            if self._engine is None:
+                self._engine = acquire_engine(self.settings)
+            return self._engine
+
+    def load(self) -> LlamaCppModel:
+        """Load the model now rather than at the first call (e.g. to time it)."""
+        _ = self.engine
+        return self
+
+    def close(self) -> None:
+        """Release the engine; the weights are freed once no model uses them."""
+        with self._lock:
+            if self._engine is not None:
+                release_engine(self._engine)
+                self._engine = None
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
+
+    # --- requests -----------------------------------------------------------------------------------
+
+    def _prepare(
+        self,
+        messages: list[ChatMessage],
+        stop_sequences: list[str] | None,
+        response_format: dict[str, Any] | None,
+        tools_to_call_from: list[Any] | None,
+        kwargs: dict[str, Any],
+    ) -> tuple[dict[str, Any], dict[str, Any] | None, bool]:
+        """The llama.cpp request, the schema its reply must follow (if any), and whether it is a tool call."""
+        kwargs = dict(kwargs)
+        grammar = kwargs.pop("grammar", None) or self.grammar
+        json_schema = kwargs.pop("json_schema", None)
+        tool_choice = kwargs.pop("tool_choice", None)
+        max_tokens = kwargs.pop("max_tokens", None) or kwargs.pop("max_new_tokens", None) or self.max_tokens
+        request: dict[str, Any] = {**self.kwargs, **kwargs}
+        clean = get_clean_message_list(messages, flatten_messages_as_text=self.flatten_messages_as_text)
+        schema: dict[str, Any] | None = None
+        tool_mode = False
+        if tools_to_call_from and tool_choice != "none":
+            tool_schemas = [get_tool_json_schema(tool) for tool in tools_to_call_from]
+            if self.tool_calling == "native":
+                request["tools"] = tool_schemas
+                request["tool_choice"] = tool_choice or "required"
+            else:
+                schema = tool_call_schema(tool_schemas)
+                request["json_schema"] = schema
+                tool_mode = True
+                clean = _with_system_note(clean, tools_prompt(tool_schemas))
+        elif response_format is not None and schema_of_response_format(response_format) is not None:
+            normalized = normalize_response_format(response_format)
+            request["response_format"] = normalized
+            schema = schema_of_response_format(normalized) or {}
+        elif json_schema is not None:
+            request["json_schema"] = json_schema
+            schema = json_schema
+        if grammar is not None and not tool_mode and schema is None:
+            request["grammar"] = grammar
+        request.update(
+            messages=clean,
+            max_tokens=max_tokens,
+            temperature=request.get("temperature", self.temperature),
+        )
+        if stop_sequences:
+            request["stop"] = list(stop_sequences)
+        return request, schema, tool_mode
+
+    def _call(self, request: dict[str, Any], callback: Any = None) -> Any:
+        server = self.engine.server
+        if server is None:
+            raise AgentGenerationError("The llama.cpp engine was closed.")
+        result = (
+            server.handle_chat_completions(request)
+            if callback is None
+            else (server.handle_chat_completions(request, callback))
+        )
+        if isinstance(result, dict) and "error" in result:
+            raise _error(result["error"], self.model_path)
+        return result
+
+    def generate(
+        self,
+        messages: list[ChatMessage],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> ChatMessage:
+        request, schema, tool_mode = self._prepare(
+            messages, stop_sequences, response_format, tools_to_call_from, kwargs
+        )
+        result = self._call(request)
+        choice = result["choices"][0]
+        raw_message = choice.get("message") or {}
+        content = raw_message.get("content") or ""
+        usage = _usage(result.get("usage"))
+        if schema is not None:
+            content = complete_truncated_json(content, schema)
+        else:
+            content = remove_content_after_stop_sequences(content, stop_sequences) or ""
+        if tool_mode:
+            return ChatMessage(
+                role=MessageRole.ASSISTANT,
+                content=None,
+                tool_calls=[_tool_call_from_json(content)],
+                raw=result,
+                token_usage=usage,
+            )
+        tool_calls = [ChatMessageToolCall.coerce(tc) for tc in raw_message.get("tool_calls") or []] or None
+        return ChatMessage(
+            role=MessageRole.ASSISTANT, content=content, tool_calls=tool_calls, raw=result, token_usage=usage
+        )
+
+    def generate_stream(
+        self,
+        messages: list[ChatMessage],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatMessageStreamDelta]:
+        """Stream the reply as llama.cpp decodes it. Closing the iterator early stops decoding."""
+        request, schema, tool_mode = self._prepare(
+            messages, stop_sequences, response_format, tools_to_call_from, kwargs
+        )
+        if tool_mode:
+            # A tool call is only usable whole: decode it, then hand it over as one delta.
+            message = self.generate(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
+            call = (message.tool_calls or [])[0]
+            yield ChatMessageStreamDelta(
+                tool_calls=[
+                    ChatMessageToolCallStreamDelta(
+                        index=0,
+                        id=call.id,
+                        type="function",
+                        function=ChatMessageToolCallFunction(
+                            call.function.name, json.dumps(call.function.arguments)
+                        ),
+                    )
+                ]
+            )
+            yield ChatMessageStreamDelta(token_usage=message.token_usage)
+            return
+        request["stream"] = True
+        request["stream_options"] = {"include_usage": True}
+        chunks: queue.Queue[Any] = queue.Queue()
+        cancelled = threading.Event()
+
+        def on_chunk(chunk: Any) -> bool:
+            chunks.put(chunk)
+            return cancelled.is_set()
+
+        def worker() -> None:
+            try:
+                self._call(request, on_chunk)
+            except BaseException as error:
+                chunks.put(error)
+            finally:
+                chunks.put(_END)
+
+        thread = threading.Thread(target=worker, name="smol-llamacpp-stream", daemon=True)
+        thread.start()
+        text: list[str] = []
+        usage: TokenUsage | None = None
+        try:
+            while True:
+                chunk = chunks.get()
+                if chunk is _END:
+                    break
+                if isinstance(chunk, BaseException):
+                    raise chunk
+                if isinstance(chunk, dict) and "error" in chunk:
+                    raise _error(chunk["error"], self.model_path)
+                if chunk.get("usage"):
+                    usage = _usage(chunk["usage"])
+                for choice in chunk.get("choices") or []:
+                    piece = (choice.get("delta") or {}).get("content")
+                    if piece:
+                        text.append(piece)
+                        yield ChatMessageStreamDelta(content=piece)
+            if schema is not None:
+                suffix = json_completion_suffix("".join(text), schema)
+                if suffix:
+                    yield ChatMessageStreamDelta(content=suffix)
+            yield ChatMessageStreamDelta(token_usage=usage or TokenUsage(0, 0))
+        finally:
+            cancelled.set()
+            thread.join(timeout=30)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        data.update(n_ctx=self.n_ctx, grammar=self.grammar, tool_calling=self.tool_calling)
+        return data
+
+
+# --- helpers ----------------------------------------------------------------------------------------
+
+
+def _with_system_note(messages: list[dict[str, Any]], note: str) -> list[dict[str, Any]]:
+    """Prepend `note` to the system message (or add one): the tool list for grammar tool calling."""
+    if messages and messages[0]["role"] == "system":
+        first = dict(messages[0])
+        if isinstance(first["content"], str):
+            first["content"] = f"{first['content']}\n\n{note}"
+        else:
+            first["content"] = [*first["content"], {"type": "text", "text": "\n\n" + note}]
+        return [first, *messages[1:]]
+    return [{"role": "system", "content": note}, *messages]
+
+
+def _usage(raw: dict[str, Any] | None) -> TokenUsage:
+    raw = raw or {}
+    return TokenUsage(int(raw.get("prompt_tokens") or 0), int(raw.get("completion_tokens") or 0))
+
+
+def _tool_call_from_json(text: str) -> ChatMessageToolCall:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        data = {}
+    return ChatMessageToolCall(
+        function=ChatMessageToolCallFunction(
+            name=str(data.get("name", "")), arguments=data.get("arguments") or {}
+        ),
+        id=f"call_{uuid.uuid4().hex[:12]}",
+    )
+
+
+def _error(error: Any, model_path: Path) -> Exception:
+    if isinstance(error, dict):
+        message = str(error.get("message") or error)
+        code = error.get("code")
+    else:
+        message, code = str(error), None
+    text = f"llama.cpp refused the request for {model_path.name}: {message}"
+    if code == 400 and "grammar" in message.lower():
+        return ValueError(text + " (check the grammar= you passed: it must be valid GBNF)")
+    if "context" in message.lower() and ("exceed" in message.lower() or "size" in message.lower()):
+        text += " (the conversation is longer than n_ctx: build the model with a larger n_ctx)"
+    return AgentGenerationError(text)

