@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from security_helpers import CANARY
 
 from smol_core.executors.local import LocalPythonExecutor
@@ -30,5 +29,3 @@ def executors(host_canary) -> Iterator[dict]:
     yield made
     for ex in made.values():
         ex.close()
-
-

@@ -29,9 +29,17 @@ CASES: list[tuple[str, list[str], str]] = [
     ("getattr_base_chain", N, "getattr(getattr((), '__cl'+'ass__'), '__ba'+'se__')"),
     ("object_getattribute", N, "object.__getattribute__(object, '__subclasses__')()"),
     ("type_getattribute", N, "type.__getattribute__(int, '__bases__')"),
-    ("super_getattribute", N, "class A:\n    def f(self):\n        return super().__getattribute__('__class__')\nA().f()"),
+    (
+        "super_getattribute",
+        N,
+        "class A:\n    def f(self):\n        return super().__getattribute__('__class__')\nA().f()",
+    ),
     ("dunder_getattr_string_concat", N, "n = '__glo' + 'bals__'\ndef f(): pass\ngetattr(f, n)"),
-    ("hasattr_probe_then_getattr", N, "def f(): pass\nhasattr(f, '__globals__') or getattr(f, '__globals__')"),
+    (
+        "hasattr_probe_then_getattr",
+        N,
+        "def f(): pass\nhasattr(f, '__globals__') or getattr(f, '__globals__')",
+    ),
     ("setattr_class", N, "class A: pass\nsetattr(A(), '__class__', int)"),
     ("delattr_dunder", N, "class A: pass\ndelattr(A, '__init__')"),
     # --- function / frame / code internals ----------------------------------------------------
@@ -49,13 +57,29 @@ CASES: list[tuple[str, list[str], str]] = [
     ("coroutine_frame", N, "async def c(): pass\nco = c()\nco.cr_frame"),
     ("async_gen_frame", N, "async def a():\n    yield 1\na().ag_frame"),
     ("traceback_frame", N, "try:\n    1/0\nexcept Exception as e:\n    e.__traceback__.tb_frame"),
-    ("traceback_via_getattr", N, "try:\n    1/0\nexcept Exception as e:\n    getattr(getattr(e, '__traceback__'), 'tb_frame')"),
-    ("exc_info_frame", ["sys"], "import sys\ntry:\n    1/0\nexcept Exception:\n    sys.exc_info()[2].tb_frame"),
-    ("exit_handler_tb_frame", N, "class C:\n    def __enter__(self): return self\n    def __exit__(self, t, v, tb):\n        tb.tb_frame.f_globals\nwith C():\n    1/0"),
+    (
+        "traceback_via_getattr",
+        N,
+        "try:\n    1/0\nexcept Exception as e:\n    getattr(getattr(e, '__traceback__'), 'tb_frame')",
+    ),
+    (
+        "exc_info_frame",
+        ["sys"],
+        "import sys\ntry:\n    1/0\nexcept Exception:\n    sys.exc_info()[2].tb_frame",
+    ),
+    (
+        "exit_handler_tb_frame",
+        N,
+        "class C:\n    def __enter__(self): return self\n    def __exit__(self, t, v, tb):\n        tb.tb_frame.f_globals\nwith C():\n    1/0",
+    ),
     ("code_object_consts", N, "def f(): return 1\nf.__code__.co_consts"),
     ("code_replace", N, "def f(): pass\nf.__code__.replace(co_code=b'')"),
     ("func_defaults_dunder", N, "def f(x=1): pass\nf.__defaults__"),
-    ("wrapped_attr", ["functools"], "import functools\n@functools.wraps(print)\ndef f(): pass\nf.__wrapped__"),
+    (
+        "wrapped_attr",
+        ["functools"],
+        "import functools\n@functools.wraps(print)\ndef f(): pass\nf.__wrapped__",
+    ),
     ("class_init_globals", N, "class A:\n    def __init__(self): pass\nA.__init__.__globals__"),
     ("reduce_ex", N, "(1).__reduce_ex__(2)"),
     ("reduce", N, "[].__reduce__()"),
@@ -150,20 +174,56 @@ CASES: list[tuple[str, list[str], str]] = [
     ("warnings_sys", ["warnings"], "import warnings\nwarnings.sys.modules['os']"),
     ("json_decoder_re_sys", ["json"], "import json\njson.decoder.re.sys"),
     ("map_getattr_module", ["warnings"], "import warnings\nlist(map(getattr, [warnings], ['sys']))"),
-    ("filter_getattr", ["warnings"], "import warnings\nlist(filter(None, map(getattr, [warnings]*2, ['sys', 'os'])))"),
-    ("partial_getattr", ["functools", "warnings"], "import functools, warnings\nfunctools.partial(getattr, warnings)('sys')"),
-    ("reduce_getattr", ["functools"], "import functools\nfunctools.reduce(getattr, ['__class__', '__base__'], ())"),
+    (
+        "filter_getattr",
+        ["warnings"],
+        "import warnings\nlist(filter(None, map(getattr, [warnings]*2, ['sys', 'os'])))",
+    ),
+    (
+        "partial_getattr",
+        ["functools", "warnings"],
+        "import functools, warnings\nfunctools.partial(getattr, warnings)('sys')",
+    ),
+    (
+        "reduce_getattr",
+        ["functools"],
+        "import functools\nfunctools.reduce(getattr, ['__class__', '__base__'], ())",
+    ),
     ("operator_attrgetter", ["operator"], "import operator\noperator.attrgetter('__class__.__base__')(())"),
-    ("operator_methodcaller", ["operator"], "import operator\noperator.methodcaller('__subclasses__')(object)"),
+    (
+        "operator_methodcaller",
+        ["operator"],
+        "import operator\noperator.methodcaller('__subclasses__')(object)",
+    ),
     ("catch_warnings_module", ["warnings"], "import warnings\nwarnings.catch_warnings()._module"),
-    ("catch_warnings_getattr", ["warnings"], "import warnings\ngetattr(warnings.catch_warnings(), '_module')"),
+    (
+        "catch_warnings_getattr",
+        ["warnings"],
+        "import warnings\ngetattr(warnings.catch_warnings(), '_module')",
+    ),
     ("string_formatter", ["string"], "import string\nstring.Formatter().format('{0.__class__}', 1)"),
     ("types_codetype", ["types"], "import types\ntypes.CodeType"),
     ("types_functiontype", ["types"], "import types\ntypes.FunctionType"),
-    ("typing_get_type_hints_eval", ["typing"], "import typing\ndef f(x: '().__class__.__base__.__subclasses__()'): pass\ntyping.get_type_hints(f)"),
-    ("typing_forward_ref_module", ["typing"], "import typing\nclass A:\n    __module__ = 'typing'\n    x: 'getattr(sys, \"modules\")'\ntyping.get_type_hints(A)"),
-    ("typing_eval_open", ["typing"], "import typing\nclass A:\n    __module__ = 'typing'\n    x: 'open(\"/etc/passwd\")'\ntyping.get_type_hints(A)"),
-    ("dataclass_string_annotation", ["dataclasses", "typing"], "import typing\nfrom dataclasses import dataclass\n@dataclass\nclass A:\n    x: '__import__(\"os\")'\ntyping.get_type_hints(A)"),
+    (
+        "typing_get_type_hints_eval",
+        ["typing"],
+        "import typing\ndef f(x: '().__class__.__base__.__subclasses__()'): pass\ntyping.get_type_hints(f)",
+    ),
+    (
+        "typing_forward_ref_module",
+        ["typing"],
+        "import typing\nclass A:\n    __module__ = 'typing'\n    x: 'getattr(sys, \"modules\")'\ntyping.get_type_hints(A)",
+    ),
+    (
+        "typing_eval_open",
+        ["typing"],
+        "import typing\nclass A:\n    __module__ = 'typing'\n    x: 'open(\"/etc/passwd\")'\ntyping.get_type_hints(A)",
+    ),
+    (
+        "dataclass_string_annotation",
+        ["dataclasses", "typing"],
+        "import typing\nfrom dataclasses import dataclass\n@dataclass\nclass A:\n    x: '__import__(\"os\")'\ntyping.get_type_hints(A)",
+    ),
     ("numpy_ctypeslib", ["numpy"], "import numpy as np\nnp.ctypeslib"),
     ("numpy_load_pickle", ["numpy"], "import numpy as np\nnp.load('x.npy', allow_pickle=True)"),
     ("numpy_lib_format", ["numpy"], "import numpy as np\nnp.lib.format.read_array"),
@@ -177,10 +237,18 @@ CASES: list[tuple[str, list[str], str]] = [
     ("numpy_private_core", ["numpy"], "import numpy as np\nnp._core"),
     ("numpy_os", ["numpy"], "import numpy as np\nnp.os"),
     ("pandas_read_pickle", ["pandas"], "import pandas as pd\npd.read_pickle('x.pkl')"),
-    ("pandas_to_pickle", ["pandas"], "import pandas as pd\npd.DataFrame({'a': [1]}).to_pickle('/tmp/smol_pwned_marker')"),
+    (
+        "pandas_to_pickle",
+        ["pandas"],
+        "import pandas as pd\npd.DataFrame({'a': [1]}).to_pickle('/tmp/smol_pwned_marker')",
+    ),
     ("pandas_io_pickle", ["pandas"], "import pandas as pd\npd.io.pickle"),
     ("pandas_read_csv_host_file", ["pandas"], "import pandas as pd\npd.read_csv('/etc/passwd')"),
-    ("pandas_to_csv_outside", ["pandas"], "import pandas as pd\npd.DataFrame({'a': [1]}).to_csv('/tmp/smol_pwned_marker')"),
+    (
+        "pandas_to_csv_outside",
+        ["pandas"],
+        "import pandas as pd\npd.DataFrame({'a': [1]}).to_csv('/tmp/smol_pwned_marker')",
+    ),
     ("pandas_eval", ["pandas"], "import pandas as pd\npd.eval('1+1')"),
     # --- format-string traversal --------------------------------------------------------------
     ("format_class", N, "'{0.__class__.__base__}'.format(1)"),
@@ -194,8 +262,16 @@ CASES: list[tuple[str, list[str], str]] = [
     ("format_str_subclass", N, "class S(str): pass\nS('{0.__class__}').format(1)"),
     ("format_method_ref", N, "f = '{0.__class__}'.format\nf(1)"),
     # --- metaclass / class tricks -------------------------------------------------------------
-    ("metaclass_getattribute", N, "class M(type):\n    pass\nclass A(metaclass=M): pass\nM.__getattribute__(A, '__bases__')"),
-    ("init_subclass_super", N, "class A:\n    def __init_subclass__(cls, **kw):\n        super().__init_subclass__(**kw)\n        cls.__mro__\nclass B(A): pass"),
+    (
+        "metaclass_getattribute",
+        N,
+        "class M(type):\n    pass\nclass A(metaclass=M): pass\nM.__getattribute__(A, '__bases__')",
+    ),
+    (
+        "init_subclass_super",
+        N,
+        "class A:\n    def __init_subclass__(cls, **kw):\n        super().__init_subclass__(**kw)\n        cls.__mro__\nclass B(A): pass",
+    ),
     ("type_three_arg_dunders", N, "X = type('X', (), {})\nX.__bases__"),
     ("class_getattr_leak", N, "class A:\n    def __getattr__(self, n):\n        return n\nA().__globals__"),
     ("descriptor_objclass", N, "str.join.__objclass__"),
@@ -203,23 +279,79 @@ CASES: list[tuple[str, list[str], str]] = [
     ("exception_context", N, "try:\n    1/0\nexcept Exception as e:\n    e.__context__"),
     ("exception_traceback_attr", N, "try:\n    1/0\nexcept Exception as e:\n    e.__traceback__"),
     # --- process and OS attacks (need a module the user granted) ------------------------------
-    ("subprocess_when_authorized", ["subprocess"], "import subprocess\nsubprocess.run(['touch', '/tmp/smol_pwned_marker'])"),
-    ("socket_when_authorized", ["socket"], "import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=1)"),
-    ("ctypes_when_authorized", ["ctypes"], "import ctypes\nctypes.CDLL(None).system(b'touch /tmp/smol_pwned_marker')"),
-    ("pickle_loads_when_authorized", ["pickle"], "import pickle\npickle.loads(b\"cos\\nsystem\\n(S'touch /tmp/smol_pwned_marker'\\ntR.\")"),
-    ("marshal_when_authorized", ["marshal", "types"], "import marshal, types\ntypes.FunctionType(marshal.loads(b''), {})"),
+    (
+        "subprocess_when_authorized",
+        ["subprocess"],
+        "import subprocess\nsubprocess.run(['touch', '/tmp/smol_pwned_marker'])",
+    ),
+    (
+        "socket_when_authorized",
+        ["socket"],
+        "import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=1)",
+    ),
+    (
+        "ctypes_when_authorized",
+        ["ctypes"],
+        "import ctypes\nctypes.CDLL(None).system(b'touch /tmp/smol_pwned_marker')",
+    ),
+    (
+        "pickle_loads_when_authorized",
+        ["pickle"],
+        "import pickle\npickle.loads(b\"cos\\nsystem\\n(S'touch /tmp/smol_pwned_marker'\\ntR.\")",
+    ),
+    (
+        "marshal_when_authorized",
+        ["marshal", "types"],
+        "import marshal, types\ntypes.FunctionType(marshal.loads(b''), {})",
+    ),
     ("gc_objects_when_authorized", ["gc"], "import gc\ngc.get_objects()"),
     ("gc_referrers_when_authorized", ["gc"], "import gc\ngc.get_referrers(print)"),
-    ("threading_fork_when_authorized", ["multiprocessing"], "import multiprocessing\nmultiprocessing.Process(target=print).start()"),
-    ("shutil_copy_when_authorized", ["shutil"], "import shutil\nshutil.copy('/etc/passwd', '/tmp/smol_pwned_marker')"),
-    ("pathlib_read_when_authorized", ["pathlib"], "import pathlib\npathlib.Path('/root/.bashrc').read_text()"),
-    ("pathlib_write_when_authorized", ["pathlib"], "import pathlib\npathlib.Path('/tmp/smol_pwned_marker').write_text('x')"),
+    (
+        "threading_fork_when_authorized",
+        ["multiprocessing"],
+        "import multiprocessing\nmultiprocessing.Process(target=print).start()",
+    ),
+    (
+        "shutil_copy_when_authorized",
+        ["shutil"],
+        "import shutil\nshutil.copy('/etc/passwd', '/tmp/smol_pwned_marker')",
+    ),
+    (
+        "pathlib_read_when_authorized",
+        ["pathlib"],
+        "import pathlib\npathlib.Path('/root/.bashrc').read_text()",
+    ),
+    (
+        "pathlib_write_when_authorized",
+        ["pathlib"],
+        "import pathlib\npathlib.Path('/tmp/smol_pwned_marker').write_text('x')",
+    ),
     ("proc_environ_read", ["pathlib"], "import pathlib\npathlib.Path('/proc/1/environ').read_bytes()"),
-    ("signal_tamper", ["signal"], "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\nsignal.alarm(1)\nimport time\ntime.sleep(30)"),
-    ("inspect_frames_when_authorized", ["inspect"], "import inspect\ninspect.currentframe().f_back.f_globals"),
-    ("asyncio_subprocess", N, "import asyncio\nasync def m():\n    loop = asyncio.get_running_loop()\nawait m()"),
-    ("asyncio_loop_subprocess", N, "import asyncio\nasync def m():\n    t = asyncio.current_task()\n    return await t.get_loop().subprocess_shell(lambda: None, 'touch /tmp/smol_pwned_marker')\nawait m()"),
-    ("asyncio_loop_connection", N, "import asyncio\nasync def m():\n    loop = asyncio.current_task().get_loop()\n    return await loop.create_connection(object, '1.1.1.1', 80)\nawait m()"),
+    (
+        "signal_tamper",
+        ["signal"],
+        "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\nsignal.alarm(1)\nimport time\ntime.sleep(30)",
+    ),
+    (
+        "inspect_frames_when_authorized",
+        ["inspect"],
+        "import inspect\ninspect.currentframe().f_back.f_globals",
+    ),
+    (
+        "asyncio_subprocess",
+        N,
+        "import asyncio\nasync def m():\n    loop = asyncio.get_running_loop()\nawait m()",
+    ),
+    (
+        "asyncio_loop_subprocess",
+        N,
+        "import asyncio\nasync def m():\n    t = asyncio.current_task()\n    return await t.get_loop().subprocess_shell(lambda: None, 'touch /tmp/smol_pwned_marker')\nawait m()",
+    ),
+    (
+        "asyncio_loop_connection",
+        N,
+        "import asyncio\nasync def m():\n    loop = asyncio.current_task().get_loop()\n    return await loop.create_connection(object, '1.1.1.1', 80)\nawait m()",
+    ),
     ("asyncio_private", N, "import asyncio\nasyncio.events"),
     # --- resource bombs -----------------------------------------------------------------------
     ("memory_bomb_str", N, "'x' * (10 ** 11)"),
@@ -240,9 +372,21 @@ SLOW_CASES: list[tuple[str, list[str], str]] = [
     ("regex_bomb", N, "import re\nre.match('(x+x+)+y', 'x' * 100)"),
     ("sleep_forever", N, "import time\ntime.sleep(10 ** 8)"),
     ("fork_bomb", ["os"], "import os\nwhile True:\n    os.fork()"),
-    ("thread_outlives_timeout", ["threading"], "import threading, time\nthreading.Thread(target=lambda: time.sleep(100)).start()\ntime.sleep(100)"),
-    ("except_swallow_loop", N, "while True:\n    try:\n        while True: pass\n    except BaseException:\n        pass"),
-    ("signal_ignore_then_hang", ["signal"], "import signal\nfor s in (signal.SIGTERM, signal.SIGINT):\n    signal.signal(s, signal.SIG_IGN)\nwhile True: pass"),
+    (
+        "thread_outlives_timeout",
+        ["threading"],
+        "import threading, time\nthreading.Thread(target=lambda: time.sleep(100)).start()\ntime.sleep(100)",
+    ),
+    (
+        "except_swallow_loop",
+        N,
+        "while True:\n    try:\n        while True: pass\n    except BaseException:\n        pass",
+    ),
+    (
+        "signal_ignore_then_hang",
+        ["signal"],
+        "import signal\nfor s in (signal.SIGTERM, signal.SIGINT):\n    signal.signal(s, signal.SIG_IGN)\nwhile True: pass",
+    ),
 ]
 
 
@@ -280,7 +424,11 @@ NO_LEAK: list[tuple[str, list[str], str]] = [
     ("os_getenv", ["os"], "import os\nos.getenv('SMOL_TEST_API_KEY')"),
     ("scratch_listing", ["os"], "import os\nos.listdir('.')"),
     ("error_message_no_host_paths", N, "1/0"),
-    ("proc_environ_glob", ["pathlib"], "import pathlib\n[p.read_bytes() for p in pathlib.Path('/proc').glob('*/environ')]"),
+    (
+        "proc_environ_glob",
+        ["pathlib"],
+        "import pathlib\n[p.read_bytes() for p in pathlib.Path('/proc').glob('*/environ')]",
+    ),
 ]
 
 
@@ -298,7 +446,9 @@ def test_no_secret_leaks(executors, host_canary, authorized, code):
 
 def test_stdout_tampering_does_not_break_protocol(executors, host_canary):
     ex = get_executor(executors, ["sys", "os"])
-    out = ex("import sys, os\nsys.stdout = None\nprint('hidden?')\nos.write(1, b'garbage') if hasattr(os, 'write') else 0\n5")
+    out = ex(
+        "import sys, os\nsys.stdout = None\nprint('hidden?')\nos.write(1, b'garbage') if hasattr(os, 'write') else 0\n5"
+    )
     assert out.output == 5
     assert ex("1 + 1").output == 2
 
@@ -307,3 +457,40 @@ def test_scratch_writes_are_allowed(executors, host_canary):
     ex = get_executor(executors, ["os", "pathlib"])
     out = ex("import pathlib\np = pathlib.Path('notes.txt')\np.write_text('hello')\np.read_text()")
     assert out.output == "hello"
+
+
+MATCH_ATTACKS = [
+    (
+        "match_kwd_globals",
+        "def f(): pass\nmatch f:\n    case object(__globals__=g):\n        print('ESCAPED', g)",
+    ),
+    (
+        "match_kwd_private",
+        "import random\nmatch random:\n    case object(_os=o):\n        print('ESCAPED', o)",
+    ),
+    ("match_kwd_format", "match '{0.__class__}':\n    case str(format=f):\n        print('ESCAPED', f(1))"),
+    (
+        "match_args_dunder",
+        "class A:\n    __match_args__ = ('__globals__',)\nclass M(type):\n    pass\nmatch A():\n    case A(g):\n        print('ESCAPED', g)",
+    ),
+    ("match_instancecheck_def", "class M(type):\n    def __instancecheck__(cls, x):\n        return True"),
+    (
+        "match_metaclass_match_args",
+        "M = type('M', (type,), {'__match_args__': property(lambda c: ('__globals__',))})\nA = M('A', (), {})\ndef f(): pass\nmatch f:\n    case A(g):\n        print('ESCAPED', g)",
+    ),
+    ("match_args_store", "class A:\n    __match_args__ = ('x',)\nA.__match_args__ = ('__globals__',)"),
+    (
+        "type_setattr_match_args",
+        "class A:\n    __match_args__ = ('x',)\ntype.__setattr__(A, '__match_args__', ('__globals__',))",
+    ),
+    ("object_setattr_class", "class A: pass\nobject.__setattr__(A(), '__class__', int)"),
+    (
+        "instancecheck_via_type",
+        "M = type('M', (type,), {'__instancecheck__': lambda c, x: True, '__match_args__': ()})\nA = M('A', (), {'__match_args__': ('__code__',)})\ndef f(): pass\nmatch f:\n    case A(c):\n        print('ESCAPED', c)",
+    ),
+]
+
+
+@pytest.mark.parametrize("code", [c[1] for c in MATCH_ATTACKS], ids=[c[0] for c in MATCH_ATTACKS])
+def test_match_statement_attack_is_stopped(executors, host_canary, code):
+    _run_case(executors, host_canary, N, code)

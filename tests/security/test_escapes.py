@@ -6,9 +6,9 @@ import ast
 from pathlib import Path
 
 import pytest
+from security_helpers import CANARY, assert_host_untouched, get_executor
 
 from smol_core.executors.base import InterpreterError
-from security_helpers import CANARY, assert_host_untouched, get_executor
 
 ESCAPES = sorted((Path(__file__).parent / "escapes").glob("*.py"))
 

@@ -21,14 +21,17 @@ def test_protection_report_shape():
 def test_worker_runs_as_module_over_stdio(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "smol_core.executors.local.worker"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         env={"PATH": os.environ.get("PATH", ""), "PYTHONPATH": os.pathsep.join(sys.path)},
     )
     try:
         w, r = proc.stdin.fileno(), proc.stdout.fileno()
         reader, pending = FrameReader(), []
-        write_message(w, {"op": "config", "authorized_imports": ["math"], "scratch": str(tmp_path),
-                          "os_sandbox": False})
+        write_message(
+            w, {"op": "config", "authorized_imports": ["math"], "scratch": str(tmp_path), "os_sandbox": False}
+        )
         assert read_message(r, reader, pending)["op"] == "ready"
         write_message(w, {"op": "run", "code": "import math\nprint('hi')\nmath.factorial(5)"})
         done = read_message(r, reader, pending)

@@ -26,11 +26,33 @@ from smol_core.executors.protocol import (
 )
 
 SAMPLES = [
-    None, True, 0, -(2**100), 1.5, float("inf"), "text", "ünï", [], [1, [2, [3]]], (1, "a"), {"a": 1},
-    {1: "int key"}, {(1, 2): {3}}, {TAG: "not a tag"}, {1, 2}, frozenset({"x"}), b"\x00\xff",
-    bytearray(b"ab"), 3 + 4j, datetime.datetime(2024, 1, 2, 3, 4, 5, 6), datetime.date(2020, 2, 29),
-    datetime.time(1, 2), datetime.timedelta(days=1, seconds=2, microseconds=3), Decimal("1.10"),
-    Fraction(1, 3), datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc),
+    None,
+    True,
+    0,
+    -(2**100),
+    1.5,
+    float("inf"),
+    "text",
+    "ünï",
+    [],
+    [1, [2, [3]]],
+    (1, "a"),
+    {"a": 1},
+    {1: "int key"},
+    {(1, 2): {3}},
+    {TAG: "not a tag"},
+    {1, 2},
+    frozenset({"x"}),
+    b"\x00\xff",
+    bytearray(b"ab"),
+    3 + 4j,
+    datetime.datetime(2024, 1, 2, 3, 4, 5, 6),
+    datetime.date(2020, 2, 29),
+    datetime.time(1, 2),
+    datetime.timedelta(days=1, seconds=2, microseconds=3),
+    Decimal("1.10"),
+    Fraction(1, 3),
+    datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC),
 ]
 
 
@@ -48,8 +70,12 @@ def test_nan_round_trips():
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text() | st.binary(),
-    lambda children: st.lists(children) | st.tuples(children, children)
-    | st.dictionaries(st.text() | st.integers(), children) | st.frozensets(st.integers()),
+    lambda children: (
+        st.lists(children)
+        | st.tuples(children, children)
+        | st.dictionaries(st.text() | st.integers(), children)
+        | st.frozensets(st.integers())
+    ),
     max_leaves=20,
 )
 
@@ -108,16 +134,22 @@ def test_pickle_fallback_only_when_allowed():
 def test_numpy_and_pandas_round_trip():
     np = pytest.importorskip("numpy")
     pd = pytest.importorskip("pandas")
-    for arr in (np.arange(6, dtype=np.int16).reshape(2, 3), np.array([1.5, np.nan]), np.array(["a", "bc"]),
-                np.array([True, False]), np.zeros((0, 3))):
+    for arr in (
+        np.arange(6, dtype=np.int16).reshape(2, 3),
+        np.array([1.5, np.nan]),
+        np.array(["a", "bc"]),
+        np.array([True, False]),
+        np.zeros((0, 3)),
+    ):
         back = decode(encode(arr))
         assert back.dtype == arr.dtype and back.shape == arr.shape
         np.testing.assert_array_equal(back, arr)
     obj = decode(encode(np.array([{"a": 1}, None], dtype=object)))
     assert list(obj) == [{"a": 1}, None]
     assert decode(encode(np.float64(2.5))) == 2.5
-    df = pd.DataFrame({"a": [1, 2], "b": ["x", None], "c": pd.to_datetime(["2024-01-01", "2024-01-02"])},
-                      index=["r1", "r2"])
+    df = pd.DataFrame(
+        {"a": [1, 2], "b": ["x", None], "c": pd.to_datetime(["2024-01-01", "2024-01-02"])}, index=["r1", "r2"]
+    )
     pd.testing.assert_frame_equal(decode(encode(df)), df)
     s = pd.Series([1.0, 2.0], name="s", index=[10, 20])
     pd.testing.assert_series_equal(decode(encode(s)), s)

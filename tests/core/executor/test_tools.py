@@ -79,7 +79,9 @@ def test_final_answer_host_callable_value_is_kept(executor):
 
 
 def test_final_answer_inside_function_and_swallowing_except(executor):
-    out = executor("def f():\n    final_answer(3)\ntry:\n    f()\nexcept BaseException:\n    pass\n'not this'")
+    out = executor(
+        "def f():\n    final_answer(3)\ntry:\n    f()\nexcept BaseException:\n    pass\n'not this'"
+    )
     assert out.is_final_answer and out.output == 3
 
 

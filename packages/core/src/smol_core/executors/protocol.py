@@ -19,6 +19,7 @@ Messages (field `op`):
 from __future__ import annotations
 
 import base64
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -150,12 +151,12 @@ def _encode_special(value: Any, allow_pickle: bool, depth: int, seen: set[int]) 
     """Known non-JSON types; None when `value` is none of them."""
     if isinstance(value, bool | int | float | str) and not allow_pickle:
         # subclasses (IntEnum, str enums, numpy.float64 is a float subclass) cross as their base value
-        for base in (bool, int, float, str):
-            if isinstance(value, base):
-                return base(value)
-    for base in (tuple, list, dict, set, frozenset):
-        if isinstance(value, base):  # namedtuples, OrderedDict, Counter, defaultdict: their data
-            return encode(base(value), allow_pickle=allow_pickle, _depth=depth + 1, _seen=seen)
+        for scalar in (bool, int, float, str):
+            if isinstance(value, scalar):
+                return scalar(value)
+    for container in (tuple, list, dict, set, frozenset):
+        if isinstance(value, container):  # namedtuples, OrderedDict, Counter, defaultdict: their data
+            return encode(container(value), allow_pickle=allow_pickle, _depth=depth + 1, _seen=seen)
     if isinstance(value, bytes | bytearray | memoryview):
         return _tagged(
             type(value).__name__ if not isinstance(value, memoryview) else "bytes",
@@ -307,14 +308,14 @@ def _decode_optional(tag: str, data: dict[str, Any], dec: Any) -> Any:
             try:
                 import io
 
-                from PIL import Image  # type: ignore[import-not-found,unused-ignore]
+                from PIL import Image  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
                 img = Image.open(io.BytesIO(png))
                 img.load()
                 return img
             except ImportError:
                 return png
-        import numpy as np  # type: ignore[import-not-found,unused-ignore]
+        import numpy as np  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
         if tag == "ndarray":
             raw = base64.b64decode(data["b64"])
@@ -327,7 +328,7 @@ def _decode_optional(tag: str, data: dict[str, Any], dec: Any) -> Any:
                 return arr
             arr = np.array(items, dtype=object)
             return arr.reshape(data["shape"]) if arr.size == int(np.prod(data["shape"])) else arr
-        import pandas as pd  # type: ignore[import-not-found,unused-ignore]
+        import pandas as pd  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
         if tag == "series":
             s = pd.Series(dec(data["data"]), index=dec(data["index"]), name=dec(data["name"]))
@@ -341,10 +342,8 @@ def _decode_optional(tag: str, data: dict[str, Any], dec: Any) -> Any:
             df = pd.DataFrame(dec(data["data"]), index=dec(data["index"]), columns=columns)
         df.index.name = dec(data.get("index_name"))
         for col, dtype in zip(df.columns, data["dtypes"]):
-            try:
+            with contextlib.suppress(Exception):
                 df[col] = df[col].astype(dtype)
-            except Exception:
-                pass
         return df
     except ImportError:
         return UnserializableValue(tag, f"<{tag} (numpy/pandas not installed on this side)>")

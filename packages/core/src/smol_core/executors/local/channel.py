@@ -40,6 +40,10 @@ class Channel:
         self._loops_reading: set[int] = set()
         self.final_called: FinalAnswerSignal | None = None
 
+    def pending_final(self) -> FinalAnswerSignal | None:
+        """The final answer given during this run, even if the code swallowed its signal."""
+        return self.final_called
+
     def send(self, message: dict[str, Any]) -> None:
         write_message(self.out_fd, message)
 

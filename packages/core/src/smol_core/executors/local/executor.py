@@ -9,6 +9,7 @@ itself is lost, and the error says so). Nothing from the worker is unpickled her
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import os
 import shutil
@@ -208,10 +209,8 @@ class LocalPythonExecutor(PythonExecutor):
                 shutil.rmtree(self._scratch, ignore_errors=True)
 
     def __del__(self) -> None:
-        try:
+        with contextlib.suppress(Exception):
             self.close()
-        except Exception:
-            pass
 
     def __call__(self, code_action: str) -> CodeOutput:
         with self._lock:
@@ -375,18 +374,14 @@ class _Exchange:
 
         def wake(_: Any, call_id: int = call_id) -> None:
             self.done_async.append((call_id, future))
-            try:
+            with contextlib.suppress(OSError):
                 os.write(self.wake_w, b"x")
-            except OSError:
-                pass
 
         future.add_done_callback(wake)
 
     def _deliver_async(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.read(self.wake_r, 4096)
-        except OSError:
-            pass
         while self.done_async:
             call_id, future = self.done_async.pop(0)
             self.inflight.pop(call_id, None)
@@ -406,6 +401,9 @@ def protection_report(timeout: float = 30.0) -> list[tuple[str, bool, str]]:
 
     Starts a throwaway worker, lets it sandbox itself, and returns what it reported.
     """
-    with LocalPythonExecutor() as executor:
+    executor = LocalPythonExecutor()
+    try:
         executor._drain()
         return list(executor.protections)
+    finally:
+        executor.close()

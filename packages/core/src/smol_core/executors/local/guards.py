@@ -10,6 +10,10 @@ run time (see audit.py), in a stricter mode. Stdlib-only.
 from __future__ import annotations
 
 import ast
+import dis
+import string
+from functools import lru_cache
+from types import CodeType
 from typing import Any
 
 from .policy import (
@@ -22,6 +26,7 @@ from .policy import (
 )
 
 GETATTR_NAME = "__smol_getattr__"
+MATCH_CHECK_NAME = "__smol_match_class__"
 LAST_VALUE_NAME = "__smol_last__"
 RESERVED_PREFIX = "__smol"
 
@@ -48,6 +53,30 @@ def attribute_refusal(name: str) -> str | None:
     return None
 
 
+_parse_format = string.Formatter().parse
+
+
+@lru_cache(maxsize=1024)
+def format_string_refusal(fmt: str, depth: int = 0) -> str | None:
+    """Why a str.format template is refused (`{0.__class__}`-style traversal), or None."""
+    if depth > 4:
+        return "format string nested too deeply"
+    try:
+        parsed = list(_parse_format(fmt))
+    except ValueError:
+        return None  # str.format will raise the same error itself
+    for _literal, field, spec, _conv in parsed:
+        if field:
+            for part in field.replace("[", ".[").split(".")[1:]:
+                if part and not part.startswith("[") and part.startswith("_"):
+                    return f"format field '{field}' is not allowed: attribute '{part}' is private or internal"
+        if spec and "{" in spec:
+            nested = format_string_refusal(spec, depth + 1)
+            if nested:
+                return nested
+    return None
+
+
 def _mangle(name: str, class_name: str | None) -> str:
     if class_name and name.startswith("__") and not name.endswith("__"):
         stripped = class_name.lstrip("_")
@@ -65,18 +94,48 @@ class _Rewriter(ast.NodeTransformer):
     # --- names -----------------------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> Any:
         name = node.id
-        if name.startswith(RESERVED_PREFIX) and not self.runtime_compile:
+        if name.startswith(RESERVED_PREFIX) and not self.runtime_compile and name != LAST_VALUE_NAME:
             raise StaticViolation(f"the name '{name}' is reserved by the sandbox", node)
         if self.runtime_compile:
             if name in RUNTIME_COMPILE_DENIED_NAMES and name not in self.bound:
                 raise StaticViolation(f"the name '{name}' is not allowed in code compiled at run time", node)
-        elif is_dunder(name) and name not in ALLOWED_DUNDER_NAMES:
+        elif is_dunder(name) and name not in ALLOWED_DUNDER_NAMES and name != LAST_VALUE_NAME:
             raise StaticViolation(f"the name '{name}' is not allowed", node)
         return node
 
     def _check_binding(self, name: str | None, node: ast.AST) -> None:
         if name and name.startswith(RESERVED_PREFIX) and not self.runtime_compile:
             raise StaticViolation(f"the name '{name}' is reserved by the sandbox", node)
+        if name in ("__instancecheck__", "__subclasscheck__") and not self.runtime_compile:
+            raise StaticViolation(f"defining '{name}' is not allowed (it can fake isinstance checks)", node)
+
+    # --- match statements ------------------------------------------------------------------
+    def visit_Match(self, node: ast.Match) -> Any:
+        """Class patterns read attributes from C: check keyword names now, `__match_args__` at run time.
+
+        Positional sub-patterns read the names listed in the class's `__match_args__`, so the class is
+        evaluated once, checked by the runtime, and the pattern uses that checked object.
+        """
+        self.generic_visit(node)
+        checks: list[ast.stmt] = []
+        for sub in ast.walk(node):
+            if not isinstance(sub, ast.MatchClass):
+                continue
+            for attr in sub.kwd_attrs:
+                if attribute_refusal(attr) or attr.startswith("_") or attr in RUNTIME_CHECKED:
+                    raise StaticViolation(f"the attribute '{attr}' is not allowed in a class pattern", sub)
+            if sub.patterns:
+                var = f"__smol_match_{len(checks)}_{id(sub)}__"
+                call = ast.Call(
+                    func=ast.Name(id=MATCH_CHECK_NAME, ctx=ast.Load()), args=[sub.cls], keywords=[]
+                )
+                checks.append(
+                    ast.copy_location(
+                        ast.Assign(targets=[ast.Name(id=var, ctx=ast.Store())], value=call), node
+                    )
+                )
+                sub.cls = ast.copy_location(ast.Name(id=var, ctx=ast.Load()), sub.cls)
+        return [*checks, node] if checks else node
 
     def visit_Global(self, node: ast.Global) -> Any:
         for n in node.names:
@@ -130,15 +189,14 @@ class _Rewriter(ast.NodeTransformer):
         self._check_binding(node.name, node)
         return self.generic_visit(node)
 
-    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+    visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> Any:
         if node.level:
             raise StaticViolation("relative imports are not allowed", node)
         for alias in node.names:
-            if alias.name != "*" and (alias.name.startswith("_") and alias.name != "__future__"):
-                if not (node.module == "__future__"):
-                    raise StaticViolation(f"importing the private name '{alias.name}' is not allowed", node)
+            if alias.name != "*" and alias.name.startswith("_") and node.module != "__future__":
+                raise StaticViolation(f"importing the private name '{alias.name}' is not allowed", node)
             self._check_binding(alias.asname, node)
         return node
 
@@ -155,29 +213,145 @@ def _capture_last_value(tree: ast.Module) -> None:
     last = tree.body[-1]
     target: ast.expr | None = None
     if isinstance(last, ast.Expr):
-        assign = ast.Assign(targets=[ast.Name(id=LAST_VALUE_NAME, ctx=ast.Store())], value=last.value)
-        tree.body[-1] = ast.copy_location(assign, last)
+        name = ast.copy_location(ast.Name(id=LAST_VALUE_NAME, ctx=ast.Store()), last)
+        tree.body[-1] = ast.copy_location(ast.Assign(targets=[name], value=last.value), last)
         return
     if isinstance(last, ast.Assign) and len(last.targets) == 1 and isinstance(last.targets[0], ast.Name):
         target = last.targets[0]
-    elif isinstance(last, ast.AugAssign | ast.AnnAssign) and isinstance(last.target, ast.Name):
-        if not isinstance(last, ast.AnnAssign) or last.value is not None:
-            target = last.target
+    elif (
+        isinstance(last, ast.AugAssign | ast.AnnAssign)
+        and isinstance(last.target, ast.Name)
+        and (not isinstance(last, ast.AnnAssign) or last.value is not None)
+    ):
+        target = last.target
     if target is not None:
         assert isinstance(target, ast.Name)
         copy = ast.Assign(
-            targets=[ast.Name(id=LAST_VALUE_NAME, ctx=ast.Store())],
-            value=ast.Name(id=target.id, ctx=ast.Load()),
+            targets=[ast.copy_location(ast.Name(id=LAST_VALUE_NAME, ctx=ast.Store()), last)],
+            value=ast.copy_location(ast.Name(id=target.id, ctx=ast.Load()), last),
         )
         tree.body.append(ast.copy_location(copy, last))
 
 
+def _to_guarded_call(node: ast.Attribute, name: str) -> None:
+    """Turn `obj.name` into `__smol_getattr__(obj, name)` in place (AST nodes share one layout)."""
+    value = node.value
+    node.__class__ = ast.Call  # type: ignore[assignment]
+    call: Any = node
+    call.func = ast.copy_location(ast.Name(id=GETATTR_NAME, ctx=ast.Load()), node)
+    call.args = [value, ast.copy_location(ast.Constant(value=name), node)]
+    call.keywords = []
+    del call.attr, call.ctx
+
+
+def _fast_rewrite(tree: ast.Module) -> bool:
+    """One flat pass over the tree, rewriting in place. False when the slow path is needed.
+
+    Why: a NodeTransformer costs more than parsing; this walk costs a fraction of it. The slow path
+    (the transformer) is only needed for `__private` attributes inside classes (name mangling).
+    """
+    has_class = False
+    mangled = False
+    todo: list[Any] = []
+    checker = _Rewriter(runtime_compile=False)
+    for node in ast.walk(tree):
+        t = type(node)
+        if t is ast.Name:
+            checker.visit_Name(node)  # type: ignore[arg-type]
+        elif t is ast.Attribute:
+            name = node.attr  # type: ignore[attr-defined]
+            refusal = attribute_refusal(name)
+            if refusal:
+                raise StaticViolation(refusal, node)
+            if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                continue
+            if name[0] == "_":
+                if name.startswith("__") and not name.endswith("__"):
+                    mangled = True
+                elif not is_dunder(name) or name == "__dict__" or name in RUNTIME_CHECKED:
+                    todo.append(node)
+            elif name in RUNTIME_CHECKED:
+                value = node.value  # type: ignore[attr-defined]
+                if (
+                    name in ("format", "format_map")
+                    and type(value) is ast.Constant
+                    and type(value.value) is str
+                ):
+                    refusal = format_string_refusal(value.value)
+                    if refusal:
+                        raise StaticViolation(refusal, node)
+                    continue  # a literal template, checked now: stays native
+                todo.append(node)
+        elif t is ast.Match:
+            return False  # class patterns need the transformer (see _Rewriter.visit_Match)
+        elif t is ast.ClassDef:
+            has_class = True
+            checker._check_binding(node.name, node)  # type: ignore[attr-defined]
+        elif t is ast.FunctionDef or t is ast.AsyncFunctionDef:
+            checker._check_binding(node.name, node)  # type: ignore[attr-defined]
+        elif t is ast.arg:
+            checker._check_binding(node.arg, node)  # type: ignore[attr-defined]
+        elif t is ast.ImportFrom:
+            checker.visit_ImportFrom(node)  # type: ignore[arg-type]
+        elif t is ast.Import:
+            checker.visit_Import(node)  # type: ignore[arg-type]
+        elif t is ast.Global or t is ast.Nonlocal:
+            checker.visit_Global(node)  # type: ignore[arg-type]
+    if mangled and has_class:
+        return False
+    for node in todo:
+        _to_guarded_call(node, node.attr)
+    return True
+
+
 def rewrite(tree: ast.Module, *, capture_last: bool = True) -> ast.Module:
     """Check and rewrite the agent's code. Raises StaticViolation."""
-    tree = _Rewriter(runtime_compile=False).visit(tree)
+    if not _fast_rewrite(tree):
+        tree = ast.fix_missing_locations(_Rewriter(runtime_compile=False).visit(tree))
     if capture_last:
         _capture_last_value(tree)
-    return ast.fix_missing_locations(tree)
+    return tree
+
+
+_MATCH_CLASS = bytes([dis.opmap["MATCH_CLASS"]])
+_PLAIN_UNDERSCORE = ((ALLOWED_DUNDERS & ALLOWED_DUNDER_NAMES) | {LAST_VALUE_NAME}) - {
+    "__dict__"
+}  # safe as global and attribute
+_NEEDS_CARE = DENIED_ATTRIBUTES | RUNTIME_CHECKED
+
+
+def _names_are_plain(code: CodeType) -> bool:
+    """True when no name in the compiled code needs a check or a rewrite.
+
+    Why: every global and attribute name a code object uses sits in `co_names`; when none of them is
+    private, dunder (beyond the allow-list), denied or runtime-checked, the AST walk has nothing to do,
+    and skipping it halves the fixed cost of an action.
+    """
+    stack = [code]
+    while stack:
+        co = stack.pop()
+        for name in co.co_names:
+            if (name[0] == "_" and name not in _PLAIN_UNDERSCORE) or name in _NEEDS_CARE:
+                return False
+        if _MATCH_CLASS in co.co_code[::2]:
+            return False
+        for name in co.co_varnames + co.co_cellvars + co.co_freevars:
+            if name.startswith(RESERVED_PREFIX):
+                return False
+        stack.extend(c for c in co.co_consts if type(c) is CodeType)
+    return True
+
+
+def compile_action(source: str, filename: str, flags: int = 0) -> CodeType:
+    """Parse, check, rewrite and compile one action. Raises SyntaxError or StaticViolation."""
+    tree = ast.parse(source, filename=filename)
+    _capture_last_value(tree)
+    code: CodeType = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
+    if _names_are_plain(code):
+        return code
+    tree = rewrite(tree, capture_last=False)
+    rewritten: CodeType = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
+    return rewritten
 
 
 def check_runtime_source(source: str | bytes) -> None:

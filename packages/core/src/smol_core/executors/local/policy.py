@@ -113,7 +113,6 @@ ALLOWED_DUNDERS = (
             "__dataclass_params__",
             "__post_init__",
             "__slots__",
-            "__match_args__",
             "__members__",
             "__args__",
             "__origin__",
@@ -212,7 +211,9 @@ GETATTR_DUNDERS = frozenset(
 )
 
 # Attribute names that are safe on most objects but must be checked at run time.
-RUNTIME_CHECKED = frozenset({"format", "format_map", "tofile", "dump", "to_pickle", "read_pickle"})
+RUNTIME_CHECKED = frozenset(
+    {"format", "format_map", "tofile", "dump", "to_pickle", "read_pickle", "__setattr__"}
+)
 
 # Builtins never given to the code.
 DENIED_BUILTINS = frozenset(

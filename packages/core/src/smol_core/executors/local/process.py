@@ -8,6 +8,7 @@ no sandbox yet (it applies both on `config`), so any executor can take it.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import select
 import signal
@@ -53,7 +54,7 @@ class WorkerProcess:
     """One worker: its pipes, a frame reader, and a kill switch."""
 
     def __init__(self) -> None:
-        self.stderr: IO[bytes] = tempfile.TemporaryFile(prefix="smol-worker-stderr-")
+        self.stderr: IO[bytes] = tempfile.TemporaryFile(prefix="smol-worker-stderr-")  # noqa: SIM115 - lives with the worker
         self.popen = subprocess.Popen(
             [sys.executable, "-I", "-c", _BOOTSTRAP, _SRC_ROOT],
             stdin=subprocess.PIPE,
@@ -108,10 +109,8 @@ class WorkerProcess:
                 os.killpg(self.popen.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 self.popen.kill()
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # pragma: no cover - unkillable process
-            pass
         for stream in (self.popen.stdin, self.popen.stdout):
             try:
                 if stream is not None:

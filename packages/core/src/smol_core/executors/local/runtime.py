@@ -9,12 +9,11 @@ Stdlib-only.
 from __future__ import annotations
 
 import builtins
-import string
 import types
 from collections.abc import Callable
 from typing import Any
 
-from .guards import GETATTR_NAME, attribute_refusal, is_dunder
+from .guards import GETATTR_NAME, MATCH_CHECK_NAME, attribute_refusal, format_string_refusal, is_dunder
 from .policy import DENIED_BUILTINS, DENIED_METHOD_OWNERS, GETATTR_DUNDERS
 from .views import Authorizer, ForbiddenImportError, ModuleView, SandboxViolation
 
@@ -22,28 +21,19 @@ _real_getattr = builtins.getattr
 _real_setattr = builtins.setattr
 _real_delattr = builtins.delattr
 _ModuleType = types.ModuleType
-_formatter_parser = string.Formatter().parse
 
 
-def _check_format_string(fmt: str, depth: int = 0) -> None:
+def _check_format_string(fmt: str) -> None:
     """Refuse `{0.__class__}`-style traversal in str.format templates."""
-    if depth > 4:
-        raise SandboxViolation("format string nested too deeply")
-    for _literal, field, spec, _conv in _formatter_parser(fmt):
-        if field:
-            for part in field.replace("[", ".[").split(".")[1:]:
-                if part and not part.startswith("[") and part.startswith("_"):
-                    raise SandboxViolation(
-                        f"format field '{field}' is not allowed: attribute '{part}' is private or internal"
-                    )
-        if spec and "{" in spec:
-            _check_format_string(spec, depth + 1)
+    refusal = format_string_refusal(fmt)
+    if refusal:
+        raise SandboxViolation(refusal)
 
 
 def _safe_format(template: Any) -> Callable[..., Any]:
     if isinstance(template, str):
         _check_format_string(template)
-        return template.format  # type: ignore[no-any-return]
+        return template.format
 
     def format_unbound(self: str, *args: Any, **kwargs: Any) -> str:
         _check_format_string(self)
@@ -55,7 +45,7 @@ def _safe_format(template: Any) -> Callable[..., Any]:
 def _safe_format_map(template: Any) -> Callable[..., Any]:
     if isinstance(template, str):
         _check_format_string(template)
-        return template.format_map  # type: ignore[no-any-return]
+        return template.format_map
 
     def format_map_unbound(self: str, mapping: Any) -> str:
         _check_format_string(self)
@@ -107,6 +97,8 @@ class Guards:
                 return _safe_format_map(obj)
         elif name == "__dict__":
             return self._dict_of(obj)
+        elif name == "__setattr__":
+            return self._guarded_setattr_method(_real_getattr(obj, name))
         elif name in ("tofile", "dump", "to_pickle", "read_pickle"):
             owner = type(obj).__module__ if not isinstance(obj, type) else obj.__module__
             if owner.split(".")[0] in DENIED_METHOD_OWNERS:
@@ -115,6 +107,35 @@ class Guards:
         if isinstance(value, _ModuleType) and not isinstance(value, ModuleView):
             value = self.auth.view(value, via=f"{type(obj).__name__}.{name}")
         return value
+
+    def _guarded_setattr_method(self, method: Any) -> Callable[..., None]:
+        def setattr_checked(*args: Any) -> None:
+            if len(args) >= 2:
+                target = args[0] if len(args) == 3 else None
+                self.check_name(target, args[-2], dynamic=True)
+                if isinstance(target, type | _ModuleType) and str(args[-2]).startswith("_"):
+                    raise SandboxViolation("setting private attributes of classes or modules is not allowed")
+            method(*args)
+
+        return setattr_checked
+
+    def match_class(self, cls: Any) -> Any:
+        """Check a class used with positional sub-patterns: its `__match_args__` names are read from C."""
+        if not isinstance(cls, type):
+            return cls
+        for klass in _real_getattr(type(cls), "__mro__"):
+            if klass is not type and klass is not object and "__match_args__" in klass.__dict__:
+                raise SandboxViolation(
+                    "a metaclass defining __match_args__ cannot be used in a class pattern"
+                )
+        names = _real_getattr(cls, "__match_args__", ())
+        if type(names) is tuple:
+            for name in names:
+                if type(name) is str and (attribute_refusal(name) or name.startswith("_")):
+                    raise SandboxViolation(
+                        f"__match_args__ of {cls.__name__} names '{name}', which is not allowed"
+                    )
+        return cls
 
     def _dict_of(self, obj: Any) -> Any:
         if isinstance(obj, type | _ModuleType):
@@ -206,4 +227,5 @@ def make_builtins(guards: Guards, print_fn: Callable[..., None]) -> dict[str, An
         print=print_fn,
     )
     out[GETATTR_NAME] = guards.attr
+    out[MATCH_CHECK_NAME] = guards.match_class
     return out

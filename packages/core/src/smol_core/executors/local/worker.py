@@ -102,15 +102,7 @@ class Worker:
         channel = self.channel
         for spec in specs:
             name = spec["name"]
-            if spec.get("is_async"):
-
-                async def proxy(*args: Any, __name: str = name, **kwargs: Any) -> Any:
-                    return await channel.call_async(__name, args, kwargs)
-            else:
-
-                def proxy(*args: Any, __name: str = name, **kwargs: Any) -> Any:
-                    return channel.call_sync(__name, args, kwargs)
-
+            proxy = _async_proxy(channel, name) if spec.get("is_async") else _sync_proxy(channel, name)
             proxy.__name__ = proxy.__qualname__ = name
             proxy.__doc__ = spec.get("doc") or None
             self.tools[name] = proxy
@@ -124,11 +116,7 @@ class Worker:
         assert self.policy is not None
         self.policy.trusted_compile = True
         try:
-            tree = ast.parse(code, filename=filename)
-            tree = guards.rewrite(tree)
-            compiled = compile(
-                tree, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True
-            )
+            compiled = guards.compile_action(code, filename, ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
         except SyntaxError as exc:
             return self._error("syntax", _format_syntax_error(exc, code))
         except guards.StaticViolation as exc:
@@ -144,14 +132,16 @@ class Worker:
         except FinalAnswerSignal as signal:
             return self._final(signal)
         except BaseException as exc:
-            if self.channel.final_called is not None:
-                return self._final(self.channel.final_called)
+            pending = self.channel.pending_final()
+            if pending is not None:
+                return self._final(pending)
             return self._error(
                 "blocked" if isinstance(exc, SandboxViolation | ForbiddenImportError) else "runtime",
                 _format_runtime(exc),
             )
-        if self.channel.final_called is not None:  # final_answer's signal was swallowed by the code
-            return self._final(self.channel.final_called)
+        pending = self.channel.pending_final()
+        if pending is not None:  # final_answer's signal was swallowed by the code
+            return self._final(pending)
         output = self.ns.pop(guards.LAST_VALUE_NAME, None)
         return {"op": "done", "output": encode(output), "logs": self.logs.take()}
 
@@ -182,6 +172,20 @@ class Worker:
             if not key.isidentifier() or key.startswith("__"):
                 raise ValueError(f"invalid variable name {key!r}")
         self.ns.update(values)
+
+
+def _sync_proxy(channel: Channel, name: str) -> Callable[..., Any]:
+    def tool(*args: Any, **kwargs: Any) -> Any:
+        return channel.call_sync(name, args, kwargs)
+
+    return tool
+
+
+def _async_proxy(channel: Channel, name: str) -> Callable[..., Any]:
+    async def tool(*args: Any, **kwargs: Any) -> Any:
+        return await channel.call_async(name, args, kwargs)
+
+    return tool
 
 
 # --- error formatting ----------------------------------------------------------------------------
@@ -229,7 +233,7 @@ def serve(channel: Channel) -> None:
     if config.get("op") != "config":
         raise SystemExit("the first message must be 'config'")
     worker = Worker(channel, config)
-    sys.stdout = sys.stderr = worker.logs  # type: ignore[assignment]
+    sys.stdout = sys.stderr = worker.logs  # type: ignore[assignment,unused-ignore]
     scratch = config.get("scratch") or os.getcwd()
     os.makedirs(scratch, exist_ok=True)
     os.chdir(scratch)
@@ -297,7 +301,7 @@ def _open_channel(argv: list[str]) -> Channel:
 
 def main(argv: list[str] | None = None) -> None:
     channel = _open_channel(list(sys.argv[1:] if argv is None else argv))
-    sys.stdin = None  # type: ignore[assignment]
+    sys.stdin = None  # type: ignore[assignment,unused-ignore]
     sys.dont_write_bytecode = True  # the installation is read-only to the worker
     serve(channel)
 

@@ -1,0 +1,145 @@
+"""Benchmark: the local executor against native CPython `exec` and the seed system (smolagents).
+
+Run: `hatch run python bench/executor_speed.py` (install `smolagents` in that environment to get the
+seed column; without it the column reads "n/a"). Prints one row per snippet (best of several runs,
+milliseconds), the geometric-mean slowdowns, the warm round trip of a trivial 3-line action, and the
+time for a fresh executor to become ready (construct + first trivial action).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from executor_snippets import SNIPPETS  # noqa: E402
+
+from smol_core.executors.local import LocalPythonExecutor  # noqa: E402
+
+TRIVIAL = "x = 1\ny = x + 1\ny * 2"
+REPEAT = 7
+
+
+def best(fn: Callable[[], Any], repeat: int = REPEAT) -> float:
+    fn()  # warm up (imports, caches)
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def native_runner(code: str) -> Callable[[], Any]:
+    compiled = compile(code, "<native>", "exec")
+
+    def run() -> None:
+        exec(compiled, {"__name__": "__main__"})
+
+    return run
+
+
+def seed_executor() -> Any | None:
+    try:
+        from smolagents.local_python_executor import LocalPythonExecutor as Seed
+    except ImportError:
+        return None
+    ex = Seed(
+        additional_authorized_imports=[
+            "collections",
+            "itertools",
+            "re",
+            "json",
+            "datetime",
+            "math",
+            "statistics",
+            "random",
+        ]
+    )
+    ex.send_tools({})
+    return ex
+
+
+def main() -> None:
+    smol = LocalPythonExecutor(["json"], timeout_seconds=60)
+    seed = seed_executor()
+    header = f"{'snippet':<26}{'native ms':>11}{'smol ms':>10}{'seed ms':>10}{'smol/native':>13}{'seed/native':>13}"
+    print(header)
+    print("-" * len(header))
+    smol_ratios, seed_ratios = [], []
+    for name, code in SNIPPETS.items():
+        native = best(native_runner(code))
+        mine = best(lambda: smol(code))
+        seed_cell, seed_ratio = "n/a", "n/a"
+        if seed is not None:
+            try:
+                seed_t = best(lambda: seed(code), repeat=3)
+            except Exception:
+                seed_cell, seed_ratio = "fails", "-"
+            else:
+                seed_ratios.append(seed_t / native)
+                seed_cell, seed_ratio = f"{seed_t * 1e3:.3f}", f"{seed_t / native:.2f}"
+        smol_ratios.append(mine / native)
+        print(
+            f"{name:<26}{native * 1e3:>11.3f}{mine * 1e3:>10.3f}{seed_cell:>10}"
+            f"{mine / native:>13.2f}{seed_ratio:>13}"
+        )
+    geo = math.exp(statistics.fmean(math.log(r) for r in smol_ratios))
+    print("-" * len(header))
+    seed_geo = math.exp(statistics.fmean(math.log(r) for r in seed_ratios)) if seed_ratios else float("nan")
+    print(f"{'geometric mean slowdown':<26}{'':>11}{'':>10}{'':>10}{geo:>13.2f}{seed_geo:>13.2f}")
+    print("(seed geometric mean over the snippets it runs)")
+
+    for _ in range(200):
+        smol(TRIVIAL)
+    trips = []
+    for _ in range(2000):
+        t = time.perf_counter()
+        smol(TRIVIAL)
+        trips.append(time.perf_counter() - t)
+    print(
+        f"\nwarm round trip, trivial 3-line action: median {statistics.median(trips) * 1e3:.3f} ms, "
+        f"p90 {sorted(trips)[int(len(trips) * 0.9)] * 1e3:.3f} ms"
+    )
+    if seed is not None:
+        seed_trips = []
+        for _ in range(500):
+            t = time.perf_counter()
+            seed(TRIVIAL)
+            seed_trips.append(time.perf_counter() - t)
+        print(f"seed system, same action: median {statistics.median(seed_trips) * 1e3:.3f} ms")
+    smol.close()
+
+    starts = []
+    for _ in range(8):
+        time.sleep(0.3)  # let the spare worker be refilled, as between agent runs
+        t = time.perf_counter()
+        ex = LocalPythonExecutor()
+        ex(TRIVIAL)
+        starts.append(time.perf_counter() - t)
+        ex.close()
+    print(
+        f"fresh executor ready (construct + first action, spare worker warm): median {statistics.median(starts) * 1e3:.1f} ms"
+    )
+    cold = []
+    from smol_core.executors.local.process import POOL
+
+    POOL.enabled = False
+    for _ in range(3):
+        t = time.perf_counter()
+        ex = LocalPythonExecutor()
+        ex(TRIVIAL)
+        cold.append(time.perf_counter() - t)
+        ex.close()
+    print(
+        f"fresh executor ready, no spare (cold process start): median {statistics.median(cold) * 1e3:.1f} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()
