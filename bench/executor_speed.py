@@ -8,6 +8,8 @@ time for a fresh executor to become ready (construct + first trivial action).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import statistics
 import sys
@@ -39,7 +41,8 @@ def native_runner(code: str) -> Callable[[], Any]:
     compiled = compile(code, "<native>", "exec")
 
     def run() -> None:
-        exec(compiled, {"__name__": "__main__"})
+        with contextlib.redirect_stdout(io.StringIO()):  # smol captures prints too
+            exec(compiled, {"__name__": "__main__"})
 
     return run
 
