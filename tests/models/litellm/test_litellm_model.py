@@ -77,13 +77,16 @@ def test_stream(model):
 def test_structured_output(model):
     schema = {
         "type": "object",
-        "properties": {"city": {"type": "string"}, "country": {"type": "string"}},
+        "properties": {
+            "city": {"type": "string", "maxLength": 20},
+            "country": {"type": "string", "maxLength": 20},
+        },
         "required": ["city", "country"],
     }
     message = model.generate(
         [ChatMessage(role="user", content="Name a city in France as JSON.")],
         response_format={"type": "json_schema", "json_schema": {"name": "place", "schema": schema}},
-        max_tokens=40,
+        max_tokens=60,
     )
     assert set(json.loads(message.content)) == {"city", "country"}
 

@@ -1,0 +1,246 @@
+"""`InferenceClientModel`: Hugging Face Inference Providers, Inference Endpoints, or any TGI/OpenAI-style server.
+
+`huggingface_hub.InferenceClient.chat_completion` speaks the OpenAI chat-completions protocol, so the
+same class reaches a hosted provider (`provider="together"`...), a dedicated endpoint, or a local
+server given as `base_url`. huggingface_hub is imported when the client is made.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+from smol_core.errors import AgentGenerationError
+from smol_core.messages import ChatMessage, ChatMessageStreamDelta, remove_content_after_stop_sequences
+from smol_core.models.base import (
+    TOOL_ROLE_CONVERSIONS,
+    ApiModel,
+    ModelCapabilities,
+    RetryPolicy,
+    get_clean_message_list,
+    get_tool_json_schema,
+)
+from smol_model_hf.convert import delta_from_chunk, message_from_response, model_supports_stop
+from smol_model_hf.streaming import StopSequenceCutter
+
+DEFAULT_MODEL_ID = "Qwen/Qwen3-Next-80B-A3B-Thinking"
+
+
+class InferenceClientError(AgentGenerationError):
+    """A Hugging Face inference call failed for good: refused, or still failing after the retries."""
+
+
+def _status(error: BaseException) -> int | None:
+    status = getattr(getattr(error, "response", None), "status_code", None)
+    return status if isinstance(status, int) else getattr(error, "status_code", None)
+
+
+def for_server(response_format: dict[str, Any]) -> dict[str, Any]:
+    """A JSON-schema `response_format` that both TGI and OpenAI-style servers read.
+
+    For a `base_url`, huggingface_hub rewrites `json_schema` into TGI's `{"type": "json_object",
+    "value": schema}`, which llama.cpp ignores (it reads `schema`): give the schema under both keys.
+    """
+    spec = response_format.get("json_schema") if response_format.get("type") == "json_schema" else None
+    if not isinstance(spec, dict) or "schema" not in spec:
+        return response_format
+    return {"type": "json_object", "value": spec["schema"], "schema": spec["schema"]}
+
+
+class InferenceClientModel(ApiModel):
+    """A model served through `huggingface_hub.InferenceClient`.
+
+    Args:
+        model_id: a hub model id (or an endpoint URL); with `base_url`, the name the server knows.
+        provider: the inference provider (`"together"`, `"sambanova"`, `"hf-inference"`...; default "auto").
+        token: a Hugging Face token (default: `HF_TOKEN` or the cached login); `api_key` is an alias.
+        timeout: seconds to wait for an answer.
+        client_kwargs: more arguments for `InferenceClient` (`headers`, `cookies`...).
+        bill_to: an organisation to bill (Enterprise Hub).
+        base_url: a server to call instead of a provider, e.g. `http://127.0.0.1:8080/v1`.
+        supports_stop: whether the backend takes `stop` (guessed from the model name otherwise).
+        retry_policy: backoff for 429, 5xx and time-outs.
+        **kwargs: defaults for every `chat_completion` call (`temperature`, `max_tokens`, `seed`...).
+    """
+
+    capabilities = ModelCapabilities(
+        stop_sequences=True, tool_calling=True, structured_output=True, vision=True, streaming=True
+    )
+
+    def __init__(
+        self,
+        model_id: str = DEFAULT_MODEL_ID,
+        provider: str | None = None,
+        token: str | None = None,
+        timeout: int = 120,
+        client_kwargs: dict[str, Any] | None = None,
+        custom_role_conversions: dict[str, str] | None = None,
+        api_key: str | None = None,
+        bill_to: str | None = None,
+        base_url: str | None = None,
+        supports_stop: bool | None = None,
+        retry_policy: RetryPolicy | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if token is not None and api_key is not None:
+            raise ValueError("Give `token` or `api_key` (its alias), not both.")
+        token = token if token is not None else api_key
+        self.provider = provider
+        self.timeout = timeout
+        self.base_url = base_url
+        self.client_kwargs = {
+            **(client_kwargs or {}),
+            "provider": provider,
+            "token": token if token is not None else os.getenv("HF_TOKEN"),
+            "timeout": timeout,
+            "bill_to": bill_to,
+        }
+        if base_url:
+            self.client_kwargs["base_url"] = base_url  # InferenceClient takes a model or a base_url, not both
+        else:
+            self.client_kwargs["model"] = model_id
+        super().__init__(model_id=model_id, custom_role_conversions=custom_role_conversions, **kwargs)
+        if retry_policy is not None:
+            self.retry_policy = retry_policy
+        stop = model_supports_stop(model_id) if supports_stop is None else supports_stop
+        self.capabilities = replace(type(self).capabilities, stop_sequences=stop)
+
+    def create_client(self) -> Any:
+        try:
+            from huggingface_hub import InferenceClient
+        except ModuleNotFoundError as error:
+            raise ModuleNotFoundError(
+                "InferenceClientModel needs huggingface_hub: pip install smol-model-hf"
+            ) from error
+        return InferenceClient(**{k: v for k, v in self.client_kwargs.items() if v is not None})
+
+    @property
+    def endpoint(self) -> str:
+        return self.base_url or f"Hugging Face ({self.provider or 'auto'} provider)"
+
+    def _request(
+        self,
+        messages: list[ChatMessage],
+        stop_sequences: list[str] | None,
+        response_format: dict[str, Any] | None,
+        tools_to_call_from: list[Any] | None,
+        kwargs: dict[str, Any],
+    ) -> dict[str, Any]:
+        conversions: dict[Any, Any] = {**TOOL_ROLE_CONVERSIONS, **self.custom_role_conversions}
+        request: dict[str, Any] = {
+            "messages": get_clean_message_list(
+                messages,
+                role_conversions=conversions,
+                convert_images_to_image_urls=True,
+                flatten_messages_as_text=self.flatten_messages_as_text,
+            ),
+        }
+        if self.base_url:
+            request["model"] = self.model_id
+        if stop_sequences and self.capabilities.stop_sequences:
+            request["stop"] = list(stop_sequences)
+        if response_format is not None:
+            request["response_format"] = for_server(response_format) if self.base_url else response_format
+        if tools_to_call_from:
+            request["tools"] = [get_tool_json_schema(tool) for tool in tools_to_call_from]
+            request["tool_choice"] = "required"
+        request.update(self.kwargs)
+        request.update(kwargs)
+        return request
+
+    def _call(self, request: dict[str, Any]) -> Any:
+        """One call with retries; a backend that refuses `stop` is asked again without it (and remembered)."""
+
+        def attempt() -> Any:
+            try:
+                return self.client.chat_completion(**request)
+            except Exception as error:
+                if type(error).__name__ == "OfflineModeIsEnabled":  # not worth a retry: say what to do
+                    raise InferenceClientError(
+                        f"huggingface_hub refuses every request, even to {self.endpoint}, while HF_HUB_OFFLINE=1: "
+                        "unset it for this process (it also blocks local servers given as base_url)."
+                    ) from error
+                lineage = " ".join(c.__name__.lower() for c in type(error).__mro__)
+                if "connecterror" in lineage or "connectionerror" in lineage:
+                    raise ConnectionError(str(error)) from error  # retryable, whatever the HTTP library
+                raise
+
+        self._apply_rate_limit()
+        try:
+            return self.retry_policy.run(attempt, describe=f"InferenceClientModel {self.model_id}")
+        except InferenceClientError:
+            raise
+        except Exception as error:
+            if "stop" in request and _status(error) in (400, 422) and "stop" in str(error).lower():
+                self.capabilities = replace(self.capabilities, stop_sequences=False)
+                return self._call({k: v for k, v in request.items() if k != "stop"})
+            raise self.describe(error) from error
+
+    def describe(self, error: Exception, during_stream: bool = False) -> InferenceClientError:
+        where = f"{self.model_id!r} at {self.endpoint}"
+        if during_stream:
+            return InferenceClientError(
+                f"The streamed reply of {where} broke off: {type(error).__name__}: {error}"
+            )
+        status = _status(error)
+        hint = {401: " Check the token (HF_TOKEN).", 402: " The account is out of credits."}.get(
+            status or 0, ""
+        )
+        if isinstance(error, ConnectionError):
+            hint = " Is the server running, and is base_url right?"
+        return InferenceClientError(
+            f"Inference call to {where} failed (status {status}, up to {self.retry_policy.max_attempts} "
+            f"attempt(s)): {type(error).__name__}: {error}.{hint}"
+        )
+
+    # --- Model API -------------------------------------------------------------------------------
+
+    def generate(
+        self,
+        messages: list[ChatMessage],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> ChatMessage:
+        response = self._call(
+            self._request(messages, stop_sequences, response_format, tools_to_call_from, kwargs)
+        )
+        try:
+            message = message_from_response(response)
+        except ValueError as error:
+            raise InferenceClientError(
+                f"{self.model_id!r} at {self.endpoint} sent a malformed reply: {error}"
+            ) from error
+        # Cut client-side too: needed where `stop` was refused, harmless where the server stopped already.
+        message.content = remove_content_after_stop_sequences(message.content, stop_sequences)
+        return message
+
+    def generate_stream(
+        self,
+        messages: list[ChatMessage],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatMessageStreamDelta]:
+        request = self._request(messages, stop_sequences, response_format, tools_to_call_from, kwargs)
+        request.update(stream=True, stream_options={"include_usage": True})
+        stream: Iterator[Any] = self._call(request)
+        cutter = StopSequenceCutter(stop_sequences)
+        try:
+            for chunk in stream:
+                delta = delta_from_chunk(chunk)
+                if delta is None:
+                    continue
+                if delta.content:
+                    delta.content = cutter.feed(delta.content)
+                if delta.content or delta.tool_calls or delta.token_usage:
+                    yield delta
+        except Exception as error:
+            raise self.describe(error, during_stream=True) from error
+        tail = cutter.flush()
+        if tail:
+            yield ChatMessageStreamDelta(content=tail)

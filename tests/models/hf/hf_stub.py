@@ -1,0 +1,96 @@
+"""A scripted OpenAI-compatible server on 127.0.0.1 for what a 135M model cannot be made to do on cue.
+
+The real llama.cpp server covers the ordinary paths; this one answers exactly what a test scripts
+(a tool call, a 429, a 400 refusing `stop`, a stream of tool-call pieces) and records each request,
+so the client's handling of those replies is tested deterministically.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def completion(content: str | None = "ok", tool_calls: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "stub",
+        "choices": [
+            {"index": 0, "finish_reason": "tool_calls" if tool_calls else "stop", "message": message}
+        ],
+        "usage": {"prompt_tokens": 7, "completion_tokens": 5, "total_tokens": 12},
+    }
+
+
+def tool_call(name: str, arguments: dict[str, Any], call_id: str = "call_1") -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+
+def chunk(delta: dict[str, Any] | None = None, usage: dict[str, int] | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "stub"}
+    body["choices"] = [{"index": 0, "delta": delta, "finish_reason": None}] if delta is not None else []
+    if usage:
+        body["usage"] = usage
+    return body
+
+
+@dataclass
+class Error:
+    status: int
+    message: str
+
+
+@dataclass
+class Stub:
+    replies: list[Any] = field(default_factory=list)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    url: str = ""
+    server: ThreadingHTTPServer | None = None
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+
+
+def start_stub(*replies: Any) -> Stub:
+    """Replies: a completion dict, a list of chunk dicts (sent as SSE), or an `Error`."""
+    stub = Stub(list(replies))
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            stub.requests.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            reply = stub.replies.pop(0) if stub.replies else completion()
+            if isinstance(reply, Error):
+                self._send(
+                    reply.status, "application/json", json.dumps({"error": {"message": reply.message}})
+                )
+            elif isinstance(reply, list):
+                events = "".join(f"data: {json.dumps(c)}\n\n" for c in reply) + "data: [DONE]\n\n"
+                self._send(200, "text/event-stream", events)
+            else:
+                self._send(200, "application/json", json.dumps(reply))
+
+        def _send(self, status: int, content_type: str, text: str) -> None:
+            data = text.encode()
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    stub.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    stub.url = f"http://127.0.0.1:{stub.server.server_address[1]}/v1"
+    threading.Thread(target=stub.server.serve_forever, daemon=True).start()
+    return stub
