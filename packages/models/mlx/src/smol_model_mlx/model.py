@@ -1,0 +1,155 @@
+"""`MLXModel`: a local model run with Apple MLX through mlx-lm (Apple silicon, or the CPU on Linux).
+
+mlx-lm loads a hub id (from the local cache when offline) or a local folder of MLX/Hugging Face
+weights, and streams tokens with `stream_generate`; prompts come from the model's chat template,
+tools included. mlx and mlx-lm are imported when a model is built, never at plugin discovery.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from smol_core.errors import SmolError
+from smol_core.messages import (
+    ChatMessage,
+    ChatMessageStreamDelta,
+    ChatMessageToolCall,
+    MessageRole,
+    TokenUsage,
+    agglomerate_stream_deltas,
+)
+from smol_core.models.base import (
+    TOOL_ROLE_CONVERSIONS,
+    Model,
+    ModelCapabilities,
+    get_clean_message_list,
+    get_tool_json_schema,
+    tool_call_from_text,
+)
+from smol_model_mlx.streaming import StopSequenceCutter
+
+# Our sampling keywords, as mlx-lm's `make_sampler` names them.
+SAMPLER_KEYS = {"temperature": "temp", "temp": "temp", "top_p": "top_p", "top_k": "top_k", "min_p": "min_p"}
+
+
+class MLXModelError(SmolError, ValueError):
+    """The model could not be loaded, or was asked for something mlx-lm cannot do."""
+
+
+class MLXModel(Model):
+    """A local model run with mlx-lm.
+
+    Args:
+        model_id: a hub id (e.g. `"mlx-community/Qwen2.5-Coder-7B-Instruct-4bit"`) or a local folder.
+        trust_remote_code: let the tokenizer run the repository's own code.
+        load_kwargs: more arguments for `mlx_lm.load`.
+        apply_chat_template_kwargs: more arguments for the chat template.
+        **kwargs: defaults for each call: `max_tokens` (default 1024), `temperature`, `top_p`...
+    """
+
+    capabilities = ModelCapabilities(
+        stop_sequences=True, tool_calling=True, structured_output=False, vision=False, streaming=True
+    )
+
+    def __init__(
+        self,
+        model_id: str,
+        trust_remote_code: bool = False,
+        load_kwargs: dict[str, Any] | None = None,
+        apply_chat_template_kwargs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        try:
+            import mlx_lm
+        except ModuleNotFoundError as error:
+            raise ModuleNotFoundError("MLXModel needs mlx-lm: pip install smol-model-mlx") from error
+        self.load_kwargs = dict(load_kwargs or {})
+        self.load_kwargs.setdefault("tokenizer_config", {}).setdefault("trust_remote_code", trust_remote_code)
+        self.apply_chat_template_kwargs = {
+            "add_generation_prompt": True,
+            **(apply_chat_template_kwargs or {}),
+        }
+        super().__init__(model_id=model_id, flatten_messages_as_text=True, **kwargs)  # mlx-lm is text-only
+        try:
+            self.model, self.tokenizer = mlx_lm.load(model_id, **self.load_kwargs)
+        except (OSError, ValueError, FileNotFoundError) as error:
+            raise MLXModelError(f"Could not load {model_id!r} with mlx-lm: {error}") from error
+        self._stream_generate = mlx_lm.stream_generate
+
+    def _prompt(self, messages: list[ChatMessage], tools_to_call_from: list[Any] | None) -> list[int]:
+        chat = get_clean_message_list(
+            messages, role_conversions=TOOL_ROLE_CONVERSIONS, flatten_messages_as_text=True
+        )
+        tools = [get_tool_json_schema(t) for t in tools_to_call_from] if tools_to_call_from else None
+        prompt: list[int] = self.tokenizer.apply_chat_template(
+            chat, tools=tools, **self.apply_chat_template_kwargs
+        )
+        return prompt
+
+    def render_prompt(self, messages: list[ChatMessage], tools_to_call_from: list[Any] | None = None) -> str:
+        """The prompt text the model sees (to check a chat template and how it shows tools)."""
+        text: str = self.tokenizer.decode(self._prompt(messages, tools_to_call_from))
+        return text
+
+    def generate_stream(
+        self,
+        messages: list[ChatMessage],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatMessageStreamDelta]:
+        if response_format is not None:
+            raise MLXModelError(
+                "mlx-lm has no constrained decoding (capabilities.structured_output is False)."
+            )
+        from mlx_lm.sample_utils import make_sampler
+
+        options = {**self.kwargs, **kwargs}
+        max_tokens = int(options.pop("max_tokens", None) or options.pop("max_new_tokens", None) or 1024)
+        options.pop("max_new_tokens", None)
+        sampling = {SAMPLER_KEYS[k]: options.pop(k) for k in list(options) if k in SAMPLER_KEYS}
+        prompt = self._prompt(messages, tools_to_call_from)
+        cutter = StopSequenceCutter(stop_sequences)
+        generated = 0
+        for response in self._stream_generate(
+            self.model,
+            self.tokenizer,
+            prompt=prompt,
+            max_tokens=max_tokens,
+            sampler=make_sampler(**sampling),
+            **options,
+        ):
+            generated += 1
+            text = cutter.feed(response.text)
+            if text:
+                yield ChatMessageStreamDelta(content=text)
+            if cutter.stopped:  # mlx-lm takes no stop strings: stop reading at the first one
+                break
+        yield ChatMessageStreamDelta(content=cutter.flush(), token_usage=TokenUsage(len(prompt), generated))
+
+    def generate(
+        self,
+        messages: list[ChatMessage],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> ChatMessage:
+        deltas = list(
+            self.generate_stream(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
+        )
+        message = agglomerate_stream_deltas(deltas, role=MessageRole.ASSISTANT)
+        message.raw = {"out": message.content}
+        if tools_to_call_from:
+            message.tool_calls = tool_calls_in(message.text)
+        return message
+
+
+def tool_calls_in(text: str) -> list[ChatMessageToolCall] | None:
+    """A chat template's tool call (`<tool_call>{...}</tool_call>` or bare JSON) read from the reply, if any."""
+    try:
+        return [tool_call_from_text(text)]
+    except ValueError:
+        return None
