@@ -68,7 +68,13 @@ class LlamaCppModel(Model):
     """
 
     capabilities = ModelCapabilities(
-        stop_sequences=True, tool_calling=True, structured_output=True, vision=False, streaming=True
+        stop_sequences=True,
+        tool_calling=True,
+        structured_output=True,
+        vision=False,
+        streaming=True,
+        # `grammar=` is taken: agents may keep the plain-text action format under a GBNF grammar.
+        **({"grammar": True} if "grammar" in ModelCapabilities.__dataclass_fields__ else {}),
     )
 
     def __init__(
