@@ -19,9 +19,9 @@ import sys
 import time
 from typing import Any
 
-from smol_core.messages import ChatMessage, MessageRole
-
 from smol_model_llamacpp import LlamaCppModel, code_action_grammar, default_model_path
+
+from smol_core.messages import ChatMessage, MessageRole
 
 THOUGHT_AND_CODE = {
     "type": "json_schema",
@@ -50,7 +50,10 @@ print(json.dumps({"load": t1 - t0, "first_call": t2 - t1}))
 
 def cold_load(n_ctx: int, threads: int) -> dict[str, float]:
     out = subprocess.run(
-        [sys.executable, "-c", LOAD_SNIPPET, str(n_ctx), str(threads)], capture_output=True, text=True, check=True
+        [sys.executable, "-c", LOAD_SNIPPET, str(n_ctx), str(threads)],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
@@ -58,7 +61,9 @@ def cold_load(n_ctx: int, threads: int) -> dict[str, float]:
 def one_run(model: LlamaCppModel, max_tokens: int, **kwargs: Any) -> dict[str, float]:
     messages = [ChatMessage(role=MessageRole.USER, content=PROMPT)]
     # a fresh prompt each time would measure prompt processing too; keep the cache cold instead
-    model.engine.server.handle_chat_completions({"messages": [{"role": "user", "content": "x"}], "max_tokens": 1})
+    model.engine.server.handle_chat_completions(
+        {"messages": [{"role": "user", "content": "x"}], "max_tokens": 1}
+    )
     started = time.perf_counter()
     first: float | None = None
     pieces = 0
@@ -120,7 +125,9 @@ def main() -> None:
     )
     print()
     print(f"{'cold load (import + model), s':<40}{statistics.median(x['load'] for x in loads):>10.2f}")
-    print(f"{'first call after load (1 token), s':<40}{statistics.median(x['first_call'] for x in loads):>10.2f}")
+    print(
+        f"{'first call after load (1 token), s':<40}{statistics.median(x['first_call'] for x in loads):>10.2f}"
+    )
     print()
     print(f"{'mode':<32}{'TTFT ms':>10}{'tok/s':>10}{'tokens':>10}{'prompt':>10}")
     for name, ttft, tok_s, tokens, prompt in rows:
