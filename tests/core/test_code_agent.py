@@ -230,3 +230,28 @@ def test_unknown_executor_type_is_a_clear_error():
 def test_system_prompt_is_compact():
     agent = make_agent([], tools=[])
     assert len(agent.system_prompt) < 1500
+
+
+def test_structured_outputs_use_a_grammar_when_the_model_decodes_under_one():
+    import dataclasses
+
+    model = ScriptedModel([code("final_answer(3)")])
+    model.capabilities = dataclasses.replace(model.capabilities, grammar=True)
+    agent = CodeAgent(
+        tools=[], model=model, use_structured_outputs_internally=True, verbosity_level=LogLevel.OFF
+    )
+    with agent:
+        assert agent.run("x") == 3
+    call = model.calls[0]
+    assert call["response_format"] is None
+    assert call["grammar"].startswith('root ::= "Thought: " thought "\\n<code>\\n" line+ "</code>"')
+    assert '"thought"' not in agent.system_prompt  # the plain-text format stays
+
+
+def test_code_action_grammar_shape():
+    from smol_core.agents.grammar import code_action_grammar
+
+    grammar = code_action_grammar("```py", "```")
+    assert 'line ::= ( [^`\\n] [^\\n]* | "`" [^`\\n] [^\\n]* )? "\\n"' in grammar
+    with pytest.raises(ValueError):
+        code_action_grammar("<", ">")

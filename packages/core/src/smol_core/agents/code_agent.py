@@ -7,6 +7,7 @@ from collections.abc import Callable, Generator, Iterable
 from typing import Any
 
 from smol_core.agents.events import ActionOutput
+from smol_core.agents.grammar import code_action_grammar
 from smol_core.agents.multi_step import MultiStepAgent, StreamEvent
 from smol_core.agents.parsing import (
     extract_code_from_text,
@@ -91,6 +92,12 @@ class CodeAgent(MultiStepAgent):
 
     _repeat_tool_calls = False
 
+    @property
+    def _json_actions(self) -> bool:
+        """Structured outputs as JSON `{thought, code}`, unless the model decodes under a grammar,
+        which keeps the plain-text format (see `agents/grammar.py`)."""
+        return self._use_structured_outputs_internally and not self.model.capabilities.grammar
+
     def default_prompt_templates(self) -> PromptTemplates:
         return code_agent_templates()
 
@@ -116,7 +123,7 @@ class CodeAgent(MultiStepAgent):
         tools = "\n\n".join(tool.to_code_prompt() for tool in self.tools.values())
         imports = "any module" if "*" in self.authorized_imports else ", ".join(self.authorized_imports)
         instructions = self._custom_instructions()
-        if self._use_structured_outputs_internally:
+        if self._json_actions:
             instructions += STRUCTURED_OUTPUT_INSTRUCTIONS
         opening, closing = self.code_block_tags
         variables: dict[str, Any] = {
@@ -153,9 +160,11 @@ class CodeAgent(MultiStepAgent):
         if self.code_block_tags[1] not in self.code_block_tags[0]:
             stop_sequences.append(self.code_block_tags[1])
         extra: dict[str, Any] = {}
-        if self._use_structured_outputs_internally:
+        if self._json_actions:
             extra["response_format"] = CODEAGENT_RESPONSE_FORMAT
             stop_sequences = []
+        elif self._use_structured_outputs_internally:
+            extra["grammar"] = code_action_grammar(*self.code_block_tags)
         try:
             if self.stream_outputs:
                 deltas: list[ChatMessageStreamDelta] = []
@@ -173,11 +182,7 @@ class CodeAgent(MultiStepAgent):
         message = yield from self._generate(memory_step)
         text = message.text
         opening, closing = self.code_block_tags
-        if (
-            not self._use_structured_outputs_internally
-            and opening in text
-            and not text.rstrip().endswith(closing)
-        ):
+        if not self._json_actions and opening in text and not text.rstrip().endswith(closing):
             text += closing  # the stop sequence ate the closing tag: show it to the model
         message.content = text
         memory_step.model_output_message = message
@@ -219,7 +224,7 @@ class CodeAgent(MultiStepAgent):
 
     def _parse_code(self, text: str) -> str:
         try:
-            if self._use_structured_outputs_internally:
+            if self._json_actions:
                 data = json.loads(text)
                 code = str(data["code"])
                 code = extract_code_from_text(code, self.code_block_tags) or code

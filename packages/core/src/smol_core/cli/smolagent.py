@@ -140,7 +140,9 @@ def _make_agent(args: argparse.Namespace, model: Any, tools: list[Any]) -> Any:
     return CodeAgent(
         additional_authorized_imports=_split(args.imports),
         executor_type=args.executor,
-        use_structured_outputs_internally=args.structured,
+        use_structured_outputs_internally=(
+            args.structured if args.structured is not None else model.capabilities.grammar
+        ),
         **common,
     )
 

@@ -45,6 +45,9 @@ class ModelCapabilities:
     structured_output: bool = False
     vision: bool = False
     streaming: bool = True
+    grammar: bool = False
+    """Takes `grammar=` (a GBNF grammar, as llama.cpp does): then constrained decoding can keep the
+    plain-text action format that small models copy best, instead of JSON."""
 
 
 class Model:
