@@ -118,6 +118,13 @@ class WorkerProcess:
             except OSError:
                 pass
 
+    def exit_description(self) -> str:
+        """How the process ended, once it did on its own (reaps it; kills it if it lingers)."""
+        self.kill() if self.alive() else self.popen.wait()
+        code = self.popen.returncode
+        how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+        return how + (" (likely out of memory)" if code == -9 else "")
+
     def stderr_tail(self, limit: int = 1500) -> str:
         try:
             self.stderr.seek(0, os.SEEK_END)
