@@ -1,0 +1,144 @@
+"""Command-line entry points: `--tools mcp:<server>` for smolagent, and `smol mcp serve`."""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import importlib
+import importlib.util
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from smol_core.errors import SmolError
+
+
+def server_parameters_from_text(text: str) -> Any:
+    """`http(s)://...` is a streamable-HTTP server; anything else is a command to run over stdio."""
+    text = text.strip()
+    if text.startswith(("http://", "https://")):
+        return {"url": text, "transport": "streamable-http"}
+    from mcp import StdioServerParameters
+
+    parts = shlex.split(text)
+    if not parts:
+        raise SmolError(
+            "mcp: needs a server, e.g. --tools 'mcp:python my_server.py' or 'mcp:http://127.0.0.1:8765/mcp'."
+        )
+    return StdioServerParameters(command=parts[0], args=parts[1:])
+
+
+def mcp_tools(server: str, **client_kwargs: Any) -> list[Any]:
+    """The tools of the MCP server named on the command line (`mcp:<command or URL>`).
+
+    Naming a server on the command line is the user's consent to run it, so no trust flag is asked
+    for. The session stays open for the life of the process (closed at exit).
+    """
+    from smol_tool_mcp.client import MCPClient
+
+    client = MCPClient(server_parameters_from_text(server), **client_kwargs)
+    atexit.register(client.disconnect)
+    return client.get_tools()
+
+
+# --- smol mcp serve ---------------------------------------------------------------------------------
+
+
+def _tools_from_file(path: Path, attribute: str | None) -> list[Any]:
+    """Tools defined in a Python file: one by name, or every `Tool` at module level."""
+    from smol_core.tools.decorator import as_tool
+    from smol_core.tools.tool import Tool
+
+    spec = importlib.util.spec_from_file_location(f"_smol_mcp_tools_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise SmolError(f"Cannot import tools from {path}.")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if attribute:
+        if not hasattr(module, attribute):
+            raise SmolError(f"{path} defines no {attribute!r}.")
+        return [as_tool(getattr(module, attribute))]
+    found = [value for value in vars(module).values() if isinstance(value, Tool)]
+    if not found:
+        raise SmolError(f"{path} defines no tools (Tool instances or @tool functions at module level).")
+    return found
+
+
+def resolve_tool_entry(entry: str) -> list[Any]:
+    """A `--tools` entry: a registered name (`web_search`, `mcp:<server>`), `file.py[:name]`, or `module:name`."""
+    from smol_core.loading import load_tools
+    from smol_core.tools.decorator import as_tool
+
+    head, sep, tail = entry.partition(":")
+    if head.endswith(".py") or (not sep and entry.endswith(".py")):
+        return _tools_from_file(Path(head), tail or None)
+    try:
+        return load_tools(head, tail) if sep else load_tools(head)
+    except SmolError:
+        if not sep or head == "mcp":
+            raise
+    try:
+        module = importlib.import_module(head)
+    except ImportError as error:
+        raise SmolError(
+            f"{entry!r} is neither a registered tool, a .py file, nor an importable module:attribute."
+        ) from error
+    return [as_tool(getattr(module, tail))]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="mcp_command", metavar="SUBCOMMAND")
+    serve = sub.add_parser("serve", help="Serve smol tools, or a saved agent, as an MCP server.")
+    what = serve.add_mutually_exclusive_group(required=True)
+    what.add_argument(
+        "--tools",
+        nargs="+",
+        metavar="TOOL",
+        help="Registered tool names (web_search, mcp:<server>), file.py, file.py:name or module:name.",
+    )
+    what.add_argument(
+        "--agent-folder", help="A folder written by agent.save(): served as one tool, run(task)."
+    )
+    serve.add_argument("--transport", choices=["stdio", "http", "streamable-http"], default="stdio")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--path", default="/mcp", help="The HTTP endpoint's path.")
+    serve.add_argument("--name", default="smol", help="The server's name, as MCP clients see it.")
+    serve.add_argument(
+        "--model-type", help="With --agent-folder: run the agent on this model plugin instead."
+    )
+    serve.add_argument("--model-id", help="With --agent-folder and --model-type: the model id.")
+
+
+def run(args: argparse.Namespace) -> int:
+    if getattr(args, "mcp_command", None) != "serve":
+        print(
+            "usage: smol mcp serve (--tools TOOL... | --agent-folder DIR) [--transport stdio|http]",
+            file=sys.stderr,
+        )
+        return 2
+    from smol_tool_mcp.server import serve_agent, serve_tools
+
+    common: dict[str, Any] = {
+        "transport": args.transport,
+        "host": args.host,
+        "port": args.port,
+        "path": args.path,
+    }
+    if args.transport != "stdio":
+        print(f"smol mcp: serving on http://{args.host}:{args.port}{args.path}", file=sys.stderr)
+    if args.agent_folder:
+        from smol_core.agents.multi_step import MultiStepAgent
+
+        overrides: dict[str, Any] = {}
+        if args.model_type:
+            from smol_core.loading import load_model
+
+            overrides["model"] = load_model(args.model_type, args.model_id)
+        agent = MultiStepAgent.from_folder(args.agent_folder, **overrides)
+        serve_agent(agent, **common)
+        return 0
+    tools = [tool for entry in args.tools for tool in resolve_tool_entry(entry)]
+    serve_tools(tools, name=args.name, **common)
+    return 0
