@@ -1,0 +1,162 @@
+"""Task success of a CodeAgent driven by the embedded default model (SmolLM2-135M-Instruct).
+
+The same protocol as the seed system's baseline (issue 4): greedy decoding, a 512-token cap per reply,
+4 steps, no tools beyond final_answer, the local executor. Each task runs with and without
+`use_structured_outputs_internally` (for llama.cpp: the code-action GBNF grammar). Reported per mode:
+tasks solved, replies that held a parseable action, and prompt / completion tokens per task.
+
+Seed system on the same kind of tasks: 1/30 solved (0/30 with its structured outputs); 101 of 120
+replies had no code block; about 11,700 prompt tokens per task.
+
+    hatch run python bench/agent_default_model.py [--limit N] [--modes plain,grammar] [--verbose]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import time
+from typing import Any
+
+from smol_model_llamacpp import LlamaCppModel
+
+from smol_core import CodeAgent
+from smol_core.errors import AgentParsingError
+from smol_core.memory import ActionStep
+
+# (task, expected answer): arithmetic, string handling, small list computations.
+TASKS: list[tuple[str, Any]] = [
+    ("What is 17 times 23?", 391),
+    ("What is 1234 plus 4321?", 5555),
+    ("What is 1000 minus 357?", 643),
+    ("What is 144 divided by 12?", 12),
+    ("What is 2 to the power of 10?", 1024),
+    ("What is 15 squared minus 5?", 220),
+    ("What is the remainder of 100 divided by 7?", 2),
+    ("What is (3 + 4) * 5?", 35),
+    ("Reverse the string 'hello'.", "olleh"),
+    ("Convert the string 'smol agents' to upper case.", "SMOL AGENTS"),
+    ("How many characters are in the string 'abracadabra'?", 11),
+    ("How many times does the letter 'a' appear in 'banana'?", 3),
+    ("Join the words 'red', 'green' and 'blue' with a comma.", "red,green,blue"),
+    ("What is the first word of the sentence 'quick brown fox'?", "quick"),
+    ("Replace 'cat' with 'dog' in the string 'my cat sleeps'.", "my dog sleeps"),
+    ("What is the sum of the list [3, 5, 7, 9]?", 24),
+    ("What is the largest number in the list [4, 18, 7, 11]?", 18),
+    ("What is the smallest number in the list [9, 2, 6, 5]?", 2),
+    ("How many items are in the list [1, 1, 2, 3, 5, 8]?", 6),
+    ("What is the average of the list [2, 4, 6, 8]?", 5),
+    ("Sort the list [5, 3, 9, 1] in ascending order.", [1, 3, 5, 9]),
+    ("What is the sum of the even numbers in [1, 2, 3, 4, 5, 6]?", 12),
+    ("Multiply every number in [1, 2, 3] by 10.", [10, 20, 30]),
+    ("What is the product of the numbers in the list [2, 3, 4]?", 24),
+]
+
+
+def correct(answer: Any, expected: Any) -> bool:
+    if isinstance(expected, list):
+        if isinstance(answer, list | tuple):
+            return [_number(a) for a in answer] == [_number(e) for e in expected]
+        return str(answer).replace(" ", "") in (str(expected).replace(" ", ""), ",".join(map(str, expected)))
+    if isinstance(expected, int | float):
+        value = _number(answer)
+        return isinstance(value, int | float) and math.isclose(value, expected, rel_tol=1e-9)
+    return str(answer).strip().strip("'\"") == expected
+
+
+def _number(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value
+    try:
+        return float(str(value).strip())
+    except ValueError:
+        return value
+
+
+def run_task(
+    model: LlamaCppModel, task: str, expected: Any, structured: bool, verbose: bool
+) -> dict[str, Any]:
+    agent = CodeAgent(
+        tools=[],
+        model=model,
+        max_steps=4,
+        verbosity_level=1 if verbose else -1,
+        use_structured_outputs_internally=structured,
+    )
+    started = time.perf_counter()
+    error = None
+    try:
+        result = agent.run(task, return_full_result=True)
+        output = result.output
+    except Exception as failure:  # a bench records, it does not stop
+        output, error = None, f"{type(failure).__name__}: {failure}"
+    steps = [s for s in agent.memory.steps if isinstance(s, ActionStep)]
+    replies = len(steps)
+    unparsable = sum(1 for s in steps if isinstance(s.error, AgentParsingError))
+    prompt = sum(s.token_usage.input_tokens for s in steps if s.token_usage)
+    completion = sum(s.token_usage.output_tokens for s in steps if s.token_usage)
+    with agent:
+        pass  # closes the executor
+    return {
+        "solved": error is None and correct(output, expected),
+        "output": output,
+        "error": error,
+        "replies": replies,
+        "parsed": replies - unparsable,
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "seconds": time.perf_counter() - started,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, default=len(TASKS))
+    parser.add_argument("--modes", default="plain,grammar", help="plain and/or grammar")
+    parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args()
+
+    model = LlamaCppModel(max_tokens=512, temperature=0.0, n_threads=args.threads or None).load()
+    tasks = TASKS[: args.limit]
+    summary = []
+    for mode in args.modes.split(","):
+        structured = mode.strip() == "grammar"
+        results = []
+        for task, expected in tasks:
+            outcome = run_task(model, task, expected, structured, args.verbose)
+            results.append(outcome)
+            mark = "ok  " if outcome["solved"] else "FAIL"
+            print(
+                f"[{mode}] {mark} {task!r} -> {outcome['output']!r} "
+                f"({outcome['replies']} replies, {outcome['prompt_tokens']} prompt tokens, "
+                f"{outcome['seconds']:.1f}s){' ' + outcome['error'] if outcome['error'] else ''}",
+                flush=True,
+            )
+        summary.append((mode, results))
+
+    print()
+    print(
+        f"{'mode':<10}{'solved':>10}{'parsed replies':>18}{'prompt tok/task':>17}{'compl tok/task':>16}{'s/task':>9}"
+    )
+    for mode, results in summary:
+        solved = sum(r["solved"] for r in results)
+        replies = sum(r["replies"] for r in results)
+        parsed = sum(r["parsed"] for r in results)
+        print(
+            f"{mode:<10}{f'{solved}/{len(results)}':>10}{f'{parsed}/{replies}':>18}"
+            f"{statistics.mean(r['prompt_tokens'] for r in results):>17.0f}"
+            f"{statistics.mean(r['completion_tokens'] for r in results):>16.0f}"
+            f"{statistics.mean(r['seconds'] for r in results):>9.1f}"
+        )
+    print(
+        "seed system (smolagents CodeAgent, same model/protocol): 1/30 plain, 0/30 structured; ~11,700 prompt tok/task"
+    )
+    model.close()
+
+
+if __name__ == "__main__":
+    main()
