@@ -1,0 +1,128 @@
+"""One way to make a request for every web tool, so that every failure reads the same to the model.
+
+Rate limits (HTTP 429, and DuckDuckGo's 202 "anomaly" page), refused connections, timeouts and HTTP
+errors all become a `WebToolError` whose message says what happened and what the model can do next
+(wait, try another query or tool, check the URL). The agent shows it as the step's observation.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import httpx
+
+from smol_core.errors import AgentToolExecutionError
+
+DEFAULT_USER_AGENT = (
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) smol-tool-web/0.1"
+)
+
+
+class WebToolError(AgentToolExecutionError):
+    """A web tool could not get its answer; the message says why and what to try next."""
+
+
+class RateLimitedError(WebToolError):
+    """The service asked us to slow down (HTTP 429, or a 202 challenge page)."""
+
+
+def request(
+    service: str,
+    method: str,
+    url: str,
+    *,
+    timeout: float,
+    params: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+    json: Any = None,
+    data: dict[str, str] | None = None,
+    follow_redirects: bool = True,
+    rate_limit_statuses: tuple[int, ...] = (429,),
+) -> httpx.Response:
+    """`service` names the site in messages ("DuckDuckGo", "the page")."""
+    sent_headers = {"User-Agent": DEFAULT_USER_AGENT, **(headers or {})}
+    try:
+        response = httpx.request(
+            method,
+            url,
+            params=params,
+            headers=sent_headers,
+            json=json,
+            data=data,
+            timeout=timeout,
+            follow_redirects=follow_redirects,
+        )
+    except httpx.TimeoutException as error:
+        raise WebToolError(
+            f"{service} did not answer within {timeout:g} s ({url}). Try again later, or another source."
+        ) from error
+    except httpx.ConnectError as error:
+        raise WebToolError(
+            f"Could not connect to {service} at {_origin(url)} ({error}). "
+            "Check the address, or use another tool or source."
+        ) from error
+    except httpx.HTTPError as error:  # protocol errors, invalid URLs, too many redirects
+        raise WebToolError(f"Request to {service} failed: {type(error).__name__}: {error}") from error
+    if response.status_code in rate_limit_statuses:
+        wait = response.headers.get("Retry-After")
+        hint = f"wait {wait} s before retrying" if wait and wait.isdigit() else "wait before retrying"
+        raise RateLimitedError(
+            f"{service} is rate-limiting these requests (HTTP {response.status_code}): {hint}, "
+            "or use another search tool or a different query."
+        )
+    if response.status_code >= 400:
+        raise WebToolError(_http_error(service, response))
+    return response
+
+
+def json_body(service: str, response: httpx.Response) -> dict[str, Any]:
+    """The response's JSON object, or a `WebToolError` if the service sent something else (a login page...)."""
+    try:
+        data = response.json()
+    except ValueError as error:
+        kind = response.headers.get("Content-Type", "unknown content")
+        raise WebToolError(f"{service} sent {kind} where JSON was expected; try again later.") from error
+    if not isinstance(data, dict):
+        raise WebToolError(f"{service} sent JSON of an unexpected shape ({type(data).__name__}).")
+    return data
+
+
+def _http_error(service: str, response: httpx.Response) -> str:
+    status = response.status_code
+    if status in (401, 403):
+        advice = "the service refused access: check the API key, or the site blocks automated visits"
+    elif status == 404:
+        advice = "nothing is at this address: check the URL, or search for the page instead"
+    elif status >= 500:
+        advice = "the server failed: try again later, or another source"
+    else:
+        advice = "the request was refused"
+    return f"{service} answered HTTP {status} {response.reason_phrase} for {response.url}: {advice}."
+
+
+def _origin(url: str) -> str:
+    try:
+        parsed = httpx.URL(url)
+    except Exception:
+        return url
+    return f"{parsed.scheme}://{parsed.netloc.decode()}"
+
+
+class RateLimiter:
+    """At most `per_second` calls per second, by sleeping: polite to free services that ban bursts."""
+
+    def __init__(self, per_second: float | None) -> None:
+        self.interval = 1.0 / per_second if per_second else 0.0
+        self._last = 0.0
+        self._lock = threading.Lock()
+
+    def wait(self) -> None:
+        if not self.interval:
+            return
+        with self._lock:
+            delay = self._last + self.interval - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            self._last = time.monotonic()

@@ -1,0 +1,44 @@
+"""`VisitWebpageTool`: read a page as markdown."""
+
+from __future__ import annotations
+
+from smol_core.tools.tool import Tool
+from smol_tool_web._http import WebToolError, request
+from smol_tool_web.page import html_to_markdown, truncate
+
+_TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript")
+
+
+class VisitWebpageTool(Tool):
+    name = "visit_webpage"
+    description = "Visits a webpage at the given url and reads its content as a markdown string. Use this to browse webpages."
+    inputs = {"url": {"type": "string", "description": "The url of the webpage to visit."}}
+    output_type = "string"
+
+    def __init__(
+        self, max_output_length: int = 40000, timeout: float = 20.0, headers: dict[str, str] | None = None
+    ) -> None:
+        super().__init__()
+        self.max_output_length = max_output_length
+        self.timeout = timeout
+        self.headers = dict(headers or {})
+
+    def forward(self, url: str) -> str:
+        url = url.strip()
+        if "://" not in url:
+            url = "https://" + url  # models often write "example.com/page"
+        elif not url.startswith(("http://", "https://")):
+            raise WebToolError(f"Only http(s) pages can be visited, not {url!r}.")
+        response = request("the page", "GET", url, timeout=self.timeout, headers=self.headers)
+        content_type = response.headers.get("Content-Type", "").lower()
+        body = response.text
+        if "html" in content_type or (not content_type and "<html" in body[:2000].lower()):
+            text = html_to_markdown(body, base_url=str(response.url))
+        elif content_type.startswith(_TEXT_TYPES) or not content_type:
+            text = body.strip()
+        else:
+            kind = content_type.split(";")[0]
+            raise WebToolError(f"{url} is {kind}, not a page that can be read as text.")
+        if not text:
+            return f"The page {url} has no readable text."
+        return truncate(text, self.max_output_length)
