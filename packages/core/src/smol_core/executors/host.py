@@ -172,6 +172,16 @@ class WorkerExecutor(PythonExecutor):
             elif message.get("op") == "error":
                 raise InterpreterError(str(message.get("message")))
 
+    def _report_death_between_calls(self) -> None:
+        """A worker that died while idle (OOM killer, a removed container) took the code's state with it:
+        say so once, as an error observation, instead of silently running on a fresh worker."""
+        proc = self._proc
+        if proc is None or self._closed or proc.alive():
+            return
+        how = proc.exit_description()
+        self._restart_after_failure()
+        raise InterpreterError(f"The sandbox worker process died ({how}) between actions. {STATE_LOST}")
+
     def _restart_after_failure(self) -> None:
         if self._proc is not None:
             self._proc.close()
@@ -238,6 +248,7 @@ class WorkerExecutor(PythonExecutor):
 
     def __call__(self, code_action: str) -> CodeOutput:
         with self._lock:
+            self._report_death_between_calls()
             self._drain()
             proc = self._worker()
             try:

@@ -53,10 +53,11 @@ WORKER_ENV = {
 class WorkerProcess:
     """One worker: its pipes, a frame reader, and a kill switch."""
 
-    def __init__(self) -> None:
+    def __init__(self, command: list[str] | None = None) -> None:
+        """`command` replaces the default (this interpreter, importing the worker from smol's sources)."""
         self.stderr: IO[bytes] = tempfile.TemporaryFile(prefix="smol-worker-stderr-")  # noqa: SIM115 - lives with the worker
         self.popen = subprocess.Popen(
-            [sys.executable, "-I", "-c", _BOOTSTRAP, _SRC_ROOT],
+            command or [sys.executable, "-I", "-c", _BOOTSTRAP, _SRC_ROOT],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.stderr,
