@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from mcp import StdioServerParameters
-from mcp_servers import DEMO, free_port
+from mcp_servers import DEMO, free_port, wait_for_port
 from smol_tool_mcp import MCPClient, MCPConnectionError, MCPToolError, tool_collection_from_mcp
 
 from smol_core.errors import AgentToolCallError
@@ -92,11 +94,39 @@ def test_a_server_that_dies_mid_call_fails_fast_and_clearly(demo_params):
         start = time.monotonic()
         with pytest.raises(MCPToolError, match=r"closed the connection while running the tool 'die'"):
             tools["die"]()
-        with pytest.raises(MCPToolError, match=r"no longer connected.*'add' cannot run"):
+        with pytest.raises(MCPToolError, match=r"no longer connected.*'add' cannot run.*reconnect"):
             tools["add"](a=1, b=2)
         assert time.monotonic() - start < 5
+        client.reconnect()  # starts the stdio server again; the tools handed out work again
+        assert tools["add"](a=1, b=2) == 3
     finally:
         client.disconnect()
+
+
+def test_an_http_server_that_goes_away_fails_fast(demo_params):
+    port = free_port()
+    process = subprocess.Popen([sys.executable, str(DEMO), "http", str(port)], stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, process)
+        client = MCPClient(f"http://127.0.0.1:{port}/mcp", timeout=30)
+        add = {tool.name: tool for tool in client.get_tools()}["add"]
+        assert add(a=1, b=2) == 3
+        process.kill()
+        process.wait()
+        start = time.monotonic()
+        for _ in range(2):
+            with pytest.raises(MCPToolError, match=r"MCP server 'http://127.0.0.1:\d+/mcp'"):
+                add(a=1, b=2)
+        assert time.monotonic() - start < 5
+        client.disconnect()
+    finally:
+        process.kill()
+
+
+def test_concurrent_calls_share_one_session(demo_tools):
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda i: demo_tools["add"](a=i, b=i), range(16)))
+    assert results == [2 * i for i in range(16)]
 
 
 def test_streamable_http_and_several_servers_at_once(demo_params, demo_http_url):

@@ -132,6 +132,14 @@ class MCPClient:
                 loop.run(connection.close(), timeout=15)
         loop.stop()
 
+    def reconnect(self) -> None:
+        """Close and reopen every session (a crashed stdio server is started again).
+
+        Tools already handed out keep working: they reach their server through this client.
+        """
+        self.disconnect()
+        self.connect()
+
     @property
     def is_connected(self) -> bool:
         return self._loop is not None

@@ -94,6 +94,7 @@ class Connection:
 
     async def open(self, connect_timeout: float) -> list[Any]:
         """Start the session and return the server's tools (every page)."""
+        self.failure = None
         self._stop, self._closed = asyncio.Event(), asyncio.Event()
         ready: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
         self._holder = asyncio.create_task(self._hold(ready))
@@ -142,7 +143,7 @@ class Connection:
         reason = f" ({type(self.failure).__name__}: {self.failure})" if self.failure else ""
         return MCPToolError(
             f"The MCP server {self.label!r} is no longer connected{reason}; the tool {tool!r} cannot run. "
-            "It may have crashed: reconnect to use it again."
+            "It may have crashed; the host can call MCPClient.reconnect() to start it again."
         )
 
     async def call(self, name: str, arguments: dict[str, Any], timeout: float | None = None) -> Any:
