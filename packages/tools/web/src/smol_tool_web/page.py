@@ -35,7 +35,7 @@ def html_to_markdown(html: str, base_url: str = "") -> str:
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     for element in soup.find_all(_DROP):
         element.decompose()
-    for element in soup.find_all(attrs={"role": ["navigation", "banner", "contentinfo"]}):
+    for element in soup.find_all(True, attrs={"role": ["navigation", "banner", "contentinfo"]}):
         element.decompose()
     for image in soup.find_all("img"):
         if str(image.get("src", "")).startswith("data:"):
