@@ -137,7 +137,7 @@ class Worker:
                 return self._final(pending)
             return self._error(
                 "blocked" if isinstance(exc, SandboxViolation | ForbiddenImportError) else "runtime",
-                _format_runtime(exc),
+                _format_runtime(exc, self.policy),
             )
         pending = self.channel.pending_final()
         if pending is not None:  # final_answer's signal was swallowed by the code
@@ -211,9 +211,19 @@ def _format_static(exc: guards.StaticViolation, code: str) -> str:
     return f"Blocked{where}: {exc}{_show_line(code, exc.lineno, exc.col)}"
 
 
-def _format_runtime(exc: BaseException) -> str:
+def _format_runtime(exc: BaseException, policy: audit.AuditPolicy | None = None) -> str:
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith("<code #")]
-    head = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames)) if frames else ""
+    head = ""
+    if frames:
+        # Python 3.13+ parses each shown line again to place its carets: a compile that runs none of the
+        # code, so the audit hook may trust it (str(exc) below is not trusted: it may run the code's __str__).
+        if policy is not None:
+            policy.trusted_compile = True
+        try:
+            head = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames))
+        finally:
+            if policy is not None:
+                policy.trusted_compile = False
     if isinstance(exc, SandboxViolation):
         last = f"Blocked: {exc}"
     elif isinstance(exc, ForbiddenImportError):

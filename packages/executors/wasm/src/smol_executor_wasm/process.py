@@ -1,0 +1,68 @@
+"""One WebAssembly worker: a Node.js process running Pyodide, spoken to over its stdin/stdout.
+
+It is the local executor's `WorkerProcess` with another command line (and a boot frame), so
+`LocalPythonExecutor`'s exchange loop, tool calls, deadlines and kills drive it unchanged. The first frame it receives is the boot frame:
+the worker's Python files and `boot.py`, read from the installed smol-core, so the code inside runs
+under exactly the guards the local executor uses.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import IO, Any
+
+from smol_core.executors import protocol
+from smol_core.executors.local.process import WorkerProcess
+from smol_core.executors.protocol import FrameReader
+from smol_executor_wasm.runtime import BOOT_SCRIPT, Runtime
+
+# Node's whole environment: nothing of the host's (API keys, tokens) crosses.
+NODE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+# What the Python inside sees as os.environ (Emscripten adds USER, LOGNAME, PWD, _ ...).
+WASM_ENV = {"HOME": "/home/pyodide", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8"}
+
+
+def worker_files() -> dict[str, str]:
+    """The worker's sources as they are installed here: protocol.py and the local executor's package."""
+    executors = Path(protocol.__file__).resolve().parent
+    src = executors.parents[1]
+    files = {
+        str(executors.joinpath("protocol.py").relative_to(src)): executors.joinpath("protocol.py").read_text()
+    }
+    for path in sorted((executors / "local").glob("*.py")):
+        files[str(path.relative_to(src))] = path.read_text()
+    return files
+
+
+def boot_frame() -> dict[str, Any]:
+    return {"op": "boot", "files": worker_files(), "main": BOOT_SCRIPT.read_text(), "env": WASM_ENV}
+
+
+class NodeWorkerProcess(WorkerProcess):
+    """A Node.js + Pyodide worker process; reading, deadlines and killing are the local worker's own.
+
+    `WorkerProcess.__init__` is not called: it would start a CPython worker. This one sets the same
+    attributes for a Node process instead.
+    """
+
+    def __init__(self, runtime: Runtime, boot: dict[str, Any]) -> None:
+        self.stderr: IO[bytes] = tempfile.TemporaryFile(prefix="smol-wasm-stderr-")  # noqa: SIM115 - lives with the worker
+        self.popen = subprocess.Popen(
+            runtime.command(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            env=dict(NODE_ENV),
+            cwd=tempfile.gettempdir(),
+            close_fds=True,
+            start_new_session=True,
+        )
+        assert self.popen.stdin is not None and self.popen.stdout is not None
+        self.in_fd = self.popen.stdin.fileno()
+        self.out_fd = self.popen.stdout.fileno()
+        self._reader = FrameReader()
+        self._pending: list[dict[str, Any]] = []
+        self.killed_by_us = False
+        self.send(boot)
