@@ -43,4 +43,4 @@ class ToolCollection:
         loader: Callable[..., ToolCollection] = plugin_attribute(
             "smol_tool_hub", "tool_collection_from_hub", "smol-tool-hub"
         )
-        return loader(collection_slug, token=token, trust_remote_code=trust_remote_code)
+        return loader(collection_slug, token=token, trust_remote_code=trust_remote_code, **kwargs)
