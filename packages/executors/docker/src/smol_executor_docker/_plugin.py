@@ -1,0 +1,32 @@
+"""Registers the `docker` executor and `smol executor docker ...` with smol. Imports nothing heavy."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from smol_core.plugins.hookspecs import hookimpl
+from smol_core.plugins.specs import CommandSpec, ExecutorSpec, lazy
+
+
+@hookimpl
+def smol_executors() -> Iterable[ExecutorSpec]:
+    return [
+        ExecutorSpec(
+            "docker",
+            lazy("smol_executor_docker.executor:DockerExecutor"),
+            "The local executor's guarded worker inside a hardened container: no network, read-only "
+            "root, limits, unprivileged user, no capabilities.",
+            isolation="container",
+        )
+    ]
+
+
+@hookimpl
+def smol_commands() -> Iterable[CommandSpec]:
+    from smol_executor_docker import cli
+
+    return [
+        CommandSpec(
+            "executor", "Manage remote executors: `smol executor docker build`.", cli.run, cli.configure
+        )
+    ]
