@@ -35,7 +35,7 @@ class ToolCollection:
 
     @classmethod
     def from_hub(
-        cls, collection_slug: str, token: str | None = None, trust_remote_code: bool = False
+        cls, collection_slug: str, token: str | None = None, trust_remote_code: bool = False, **kwargs: Any
     ) -> ToolCollection:
         """Tools of a Hugging Face Hub collection (smol-tool-hub)."""
         from smol_core.plugins.lazy import plugin_attribute
