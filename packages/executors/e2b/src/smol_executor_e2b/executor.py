@@ -1,0 +1,149 @@
+"""`E2BExecutor`: the code runs in an E2B cloud sandbox, under the same worker as the local executor.
+
+Why this shape: the E2B sandbox (a microVM in E2B's cloud) is the outer wall; inside it the smol
+worker applies its own guards, so the model's code meets the same language layer, error messages and
+security corpus as locally. The worker's sources travel over stdin at start-up (executors/bundle.py),
+so any template with a `python3` works and the worker is always the host's version. The host side
+is the shared `WorkerExecutor` driver: tools run here (a tool call is a message), nothing from the
+sandbox is unpickled here, and the API key never enters the sandbox (the worker gets a clean
+environment; the SDK keeps the key for E2B's control plane).
+
+Lifecycle: one sandbox per executor, created on construction and killed on `close()` (E2B also kills
+it after `sandbox_timeout` seconds without it). A time-out kills the worker command, not the sandbox;
+the next call starts a fresh worker in the same sandbox. A sandbox that has gone away is replaced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Any
+
+from smol_core.executors.base import ExecutorUnavailableError
+from smol_core.executors.bundle import bundle_frame, loader_command
+from smol_core.executors.host import WorkerExecutor, WorkerLink
+from smol_executor_e2b.link import E2BLink, relay_command
+
+SCRATCH = "/tmp/smol-scratch"
+WORKER_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "HOME": "/tmp",
+    "PYTHONIOENCODING": "utf-8",
+    "PYTHONHASHSEED": "0",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MPLBACKEND": "Agg",
+}
+KEYS_URL = "https://e2b.dev/dashboard?tab=keys"
+
+
+class E2BExecutor(WorkerExecutor):
+    """Runs code in an E2B sandbox through the `e2b-code-interpreter` SDK; state persists between calls.
+
+    additional_authorized_imports: as for the local executor; the packages must exist in the template.
+    api_key: E2B API key (default: the E2B_API_KEY environment variable).
+    template: sandbox template (default: the SDK's code-interpreter template, which has numpy/pandas).
+    timeout_seconds: wall-clock limit of one action; past it the worker command is killed.
+    sandbox_timeout: seconds E2B keeps the sandbox alive without a `close()`.
+    memory_limit_mb: the worker's address-space limit inside the sandbox.
+    python: the interpreter inside the sandbox.
+    sandbox_kwargs: passed to `Sandbox.create` (metadata, network, domain, request_timeout...).
+    """
+
+    def __init__(
+        self,
+        additional_authorized_imports: list[str] | None = None,
+        max_print_outputs_length: int | None = None,
+        api_key: str | None = None,
+        template: str | None = None,
+        timeout_seconds: float | None = 30,
+        sandbox_timeout: int = 600,
+        memory_limit_mb: int | None = 2048,
+        python: str = "python3",
+        **sandbox_kwargs: Any,
+    ) -> None:
+        super().__init__(additional_authorized_imports, max_print_outputs_length, timeout_seconds)
+        self.memory_limit_mb = memory_limit_mb
+        self.python = python
+        self._api_key = api_key or os.environ.get("E2B_API_KEY")
+        self._create_kwargs: dict[str, Any] = {
+            "template": template,
+            "timeout": sandbox_timeout,
+            **sandbox_kwargs,
+        }
+        self.sandbox: Any = None
+        self.sandbox = self._create_sandbox()
+        self._start()
+
+    # --- the sandbox -----------------------------------------------------------------------
+    def _create_sandbox(self) -> Any:
+        try:
+            from e2b_code_interpreter import Sandbox  # type: ignore[import-untyped,unused-ignore]
+        except ImportError as exc:
+            raise ExecutorUnavailableError(
+                f"the E2B SDK is not installed ({exc}): pip install smol-executor-e2b"
+            ) from None
+        debug = os.environ.get("E2B_DEBUG", "").lower() == "true"
+        if not self._api_key and not debug:
+            raise ExecutorUnavailableError(
+                f"E2B needs an API key: set E2B_API_KEY or pass api_key=... (create one at {KEYS_URL})"
+            )
+        metadata = {"created_by": "smol", **self._create_kwargs.pop("metadata", {})}
+        try:
+            return Sandbox.create(api_key=self._api_key, metadata=metadata, **self._create_kwargs)
+        except Exception as exc:
+            raise _unavailable(exc) from None
+
+    def _open_link(self) -> WorkerLink:
+        command = relay_command(loader_command(self.python), WORKER_ENV, self.python)
+        try:
+            return E2BLink(self.sandbox, command, bundle_frame())
+        except EOFError as exc:
+            raise ExecutorUnavailableError(f"the worker did not start in the E2B sandbox: {exc}") from None
+        except Exception as exc:
+            if self._sandbox_alive():
+                raise _unavailable(exc) from None
+        self.sandbox = self._create_sandbox()  # it expired or was killed: start over in a new one
+        return E2BLink(self.sandbox, command, bundle_frame())
+
+    def _sandbox_alive(self) -> bool:
+        try:
+            return bool(self.sandbox.is_running())
+        except Exception:
+            return False
+
+    def _worker_config(self) -> dict[str, Any]:
+        return {
+            "authorized_imports": self.authorized_imports,
+            "memory_limit_mb": self.memory_limit_mb,
+            "scratch": SCRATCH,
+            "os_sandbox": True,
+            "expected_env": list(WORKER_ENV),
+            "log_cap": max(4_000_000, 2 * (self.max_print_outputs_length or 0)),
+        }
+
+    def _drain(self) -> None:
+        booting = bool(self._awaiting) and self._awaiting[0] == "ready"
+        super()._drain()
+        if booting:
+            sandbox_id = getattr(self.sandbox, "sandbox_id", "?")
+            self.protections.append(
+                ("e2b sandbox", True, f"E2B cloud sandbox {sandbox_id}; tools and secrets stay on the host")
+            )
+
+    def close(self) -> None:
+        with self._lock:
+            super().close()
+            sandbox, self.sandbox = self.sandbox, None
+        if sandbox is not None:
+            with contextlib.suppress(Exception):
+                sandbox.kill()
+
+
+def _unavailable(exc: Exception) -> ExecutorUnavailableError:
+    name = type(exc).__name__
+    if "Authentication" in name or "401" in str(exc):
+        return ExecutorUnavailableError(f"E2B refused the API key ({exc}); check E2B_API_KEY ({KEYS_URL})")
+    return ExecutorUnavailableError(f"E2B could not be reached or refused the sandbox ({name}: {exc})")
