@@ -93,7 +93,7 @@ def test_tool_call_schema_one_and_many() -> None:
 
 def test_code_action_grammar_text() -> None:
     grammar = code_action_grammar(max_thought_chars=50)
-    assert grammar.startswith('root ::= "Thought: " thought "\\n<code>\\n" line+ "</code>"')
+    assert grammar.startswith('root ::= "Thought: " thought "\\n<code>\\n" line{1,40} "</code>"')
     assert "{1,50}" in grammar
     with pytest.raises(ValueError):
         code_action_grammar(closing="x")

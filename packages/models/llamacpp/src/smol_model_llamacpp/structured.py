@@ -134,12 +134,14 @@ def code_action_grammar(
     closing: str = "</code>",
     thought_prefix: str = "Thought: ",
     max_thought_chars: int = 400,
+    max_code_lines: int = 40,
 ) -> str:
     """A GBNF grammar for `Thought: <one line>\\n<code>\\n<python lines>\\n</code>`.
 
     The thought is a single line of at most `max_thought_chars` characters, so a small model cannot
     ramble past its budget before writing code; code lines may be anything but a line that starts
-    with the closing tag's first two characters, which ends the block.
+    with the closing tag's first two characters, which ends the block. At most `max_code_lines`
+    lines: a small model that loops on one line is stopped there instead of at the token cap.
     """
     if len(closing) < 2:
         raise ValueError("closing must be at least two characters long")
@@ -151,7 +153,7 @@ def code_action_grammar(
     return "\n".join(
         [
             f"root ::= {_gbnf_literal(thought_prefix)} thought {_gbnf_literal(chr(10) + opening + chr(10))} "
-            f"line+ {_gbnf_literal(closing)}",
+            f"line{{1,{max_code_lines}}} {_gbnf_literal(closing)}",
             f"thought ::= [^\\n]{{1,{max_thought_chars}}}",
             f'line ::= ( [^{cls(first)}\\n] [^\\n]* | {_gbnf_literal(first)} [^{cls(second)}\\n] [^\\n]* )? "\\n"',
         ]
