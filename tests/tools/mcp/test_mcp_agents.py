@@ -1,11 +1,7 @@
-"""Agents calling MCP tools: a CodeAgent through the real local executor, a ToolCallingAgent, the CLI."""
+"""Agents calling MCP tools: a CodeAgent through the real local executor, and a ToolCallingAgent."""
 
 from __future__ import annotations
 
-import sys
-
-import pytest
-from mcp_servers import DEMO
 from smol_tool_mcp import MCPClient
 
 from smol_core import ActionStep, CodeAgent, LogLevel, ToolCallingAgent
@@ -61,41 +57,3 @@ def test_tool_calling_agent_with_mcp_tools(demo_tools):
     steps = [step for step in agent.memory.steps if isinstance(step, ActionStep)]
     assert "42" in steps[0].observations
     assert "argument 'a' should be integer" in str(steps[1].error)
-
-
-def test_cli_mcp_tool_family(demo_http_url, monkeypatch):
-    from smol_core.cli import smolagent
-    from smol_core.plugins.registry import get_registry
-
-    spec = get_registry().tool("mcp")
-    assert spec.parametrized
-    stdio_tools = smolagent.build_tools([f"mcp:{sys.executable} {DEMO}"])
-    assert {"add", "weather"} <= {tool.name for tool in stdio_tools}
-    assert next(t for t in stdio_tools if t.name == "add")(a=1, b=2) == 3
-
-    model = ScriptedModel([code("final_answer(add(a=19, b=23))")])
-    monkeypatch.setattr(smolagent, "build_model", lambda args: model)
-    assert (
-        smolagent.main(["What is 19 + 23?", "--tools", f"mcp:{demo_http_url}", "--verbosity-level", "-1"])
-        == 0
-    )
-
-
-def test_smol_plugins_lists_the_mcp_plugin(capsys):
-    from smol_core.cli.smol import main
-
-    main(["plugins"])
-    out = capsys.readouterr().out
-    block = out[out.index("smol-tool-mcp") :]
-    assert "commands: mcp" in block.split("\n\n")[0] and "tools: mcp" in block
-
-
-def test_cli_reports_a_missing_server_argument():
-    from smol_tool_mcp.cli import server_parameters_from_text
-
-    from smol_core.errors import SmolError
-
-    with pytest.raises(SmolError, match="needs a server"):
-        server_parameters_from_text("  ")
-    assert server_parameters_from_text("http://127.0.0.1:1/mcp")["transport"] == "streamable-http"
-    assert server_parameters_from_text("uvx my-server --flag").args == ["my-server", "--flag"]

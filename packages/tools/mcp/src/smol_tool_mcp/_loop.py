@@ -9,11 +9,26 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+logger = logging.getLogger("smol_tool_mcp")
+
+
+def _quiet_handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """Log stray loop errors in one line, without formatting a traceback on this thread.
+
+    On CPython 3.11, formatting a traceback runs `ast.parse` (for the ^^^ markers), and `ast`
+    conversions on two threads at once can corrupt the interpreter-wide AST recursion counter, after
+    which every `ast.parse` in the process fails ("AST constructor recursion depth mismatch"); the
+    agent's own thread parses code all the time.
+    """
+    error = context.get("exception")
+    detail = f": {type(error).__name__}: {error}" if error is not None else ""
+    logger.debug("smol-mcp event loop: %s%s", context.get("message", "error"), detail)
 
 
 class LoopThread:
@@ -24,6 +39,7 @@ class LoopThread:
 
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
+        self.loop.set_exception_handler(_quiet_handler)
         self.loop.run_forever()
 
     def submit(self, coroutine: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:

@@ -25,8 +25,9 @@ from smol_tool_mcp.results import MCPToolError
 from smol_tool_mcp.schema import python_name
 from smol_tool_mcp.tool import MCPTool
 
-# The sync side waits this much longer than the async side, which reports the timeout itself.
-_GRACE = 5.0
+# The sync side waits this much longer than the async side, which reports timeouts itself (and may
+# spend up to twice CLOSE_TIMEOUT closing a session that did not start).
+_GRACE = 15.0
 
 
 class MCPClient:
@@ -129,7 +130,7 @@ class MCPClient:
             return
         for connection in self._connections:
             with contextlib.suppress(Exception):
-                loop.run(connection.close(), timeout=15)
+                loop.run(connection.close(), timeout=_GRACE)
         loop.stop()
 
     def reconnect(self) -> None:

@@ -19,6 +19,8 @@ from smol_tool_mcp.results import MCPToolError
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_CONNECT_TIMEOUT = 30.0
+# How long closing may wait for a session to end by itself, then again once cancelled.
+CLOSE_TIMEOUT = 5.0
 
 
 class MCPConnectionError(SmolError):
@@ -97,6 +99,9 @@ class Connection:
         self.failure = None
         self._stop, self._closed = asyncio.Event(), asyncio.Event()
         ready: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        # Mark the outcome as seen even when nobody waits any more (after a timeout): asyncio would
+        # otherwise log "exception was never retrieved" with a traceback from the loop thread.
+        ready.add_done_callback(lambda future: future.cancelled() or future.exception())
         self._holder = asyncio.create_task(self._hold(ready))
         try:
             return await asyncio.wait_for(asyncio.shield(ready), connect_timeout)
@@ -132,7 +137,10 @@ class Connection:
         except BaseException as error:  # recorded for later calls; the holder must always end cleanly
             self.failure = _plain(error)
             if not ready.done():
-                ready.set_exception(self.failure if isinstance(self.failure, Exception) else error)
+                if isinstance(self.failure, Exception):
+                    ready.set_exception(self.failure)
+                else:
+                    ready.cancel()
             if isinstance(error, asyncio.CancelledError):
                 raise
         finally:
@@ -181,12 +189,16 @@ class Connection:
         )
 
     async def close(self) -> None:
+        """End the session: gracefully once it is open, by cancelling while it is still starting."""
         if self._stop is not None:
             self._stop.set()
-        if self._holder is not None and not self._holder.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(self._holder), 10)
-            except (TimeoutError, Exception):
-                self._holder.cancel()
-                with contextlib.suppress(BaseException):
-                    await self._holder
+        holder = self._holder
+        if holder is None or holder.done():
+            return
+        if self.client is not None:
+            with contextlib.suppress(TimeoutError, Exception):
+                await asyncio.wait_for(asyncio.shield(holder), CLOSE_TIMEOUT)
+        if not holder.done():
+            holder.cancel()
+            with contextlib.suppress(TimeoutError, BaseException):
+                await asyncio.wait_for(holder, CLOSE_TIMEOUT)
