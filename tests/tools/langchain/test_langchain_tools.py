@@ -143,3 +143,19 @@ def test_cli_langchain_tool_family(monkeypatch):
         ["langchain:langchain_samples:multiply", "langchain:langchain_samples:ReverseTool"]
     )
     assert [t.name for t in tools] == ["multiply", "reverse_text"]
+
+
+def test_plugin_is_listed_and_imports_nothing_heavy(capsys):
+    import subprocess
+    import sys
+
+    from smol_core.cli.smol import main
+
+    main(["plugins"])
+    out = capsys.readouterr().out
+    assert "tools: langchain" in out[out.index("smol-tool-langchain") :]
+    probe = "import sys, smol_tool_langchain._plugin; print('langchain_core' in sys.modules)"
+    assert (
+        subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip()
+        == "False"
+    )

@@ -85,6 +85,15 @@ def test_serve_tool_entries_resolve_files_modules_and_names():
         resolve_tool_entry("no_such_module_xyz:thing")
 
 
+def test_discovery_imports_no_sdk():
+    import subprocess
+
+    probe = "import sys, smol_tool_mcp._plugin; print([m for m in ('mcp', 'anyio', 'uvicorn') if m in sys.modules])"
+    assert (
+        subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip() == "[]"
+    )
+
+
 def test_smol_mcp_without_a_subcommand_says_how(capsys):
     from smol_core.cli.smol import main
 
