@@ -9,9 +9,11 @@ import sys
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp_servers import SMOL_TOOLS
+from PIL import Image
 from smol_tool_mcp import MCPClient, MCPToolError, agent_as_tool, build_server
+from smol_tool_mcp.results import result_value
 
-from smol_core import CodeAgent
+from smol_core import CodeAgent, tool
 from smol_core.testing import ScriptedModel
 
 SMOL = [sys.executable, "-m", "smol_core.cli.smol"]
@@ -117,3 +119,21 @@ def test_duplicate_tool_names_are_refused():
 
     with pytest.raises(ValueError, match="Two tools are named 'greet'"):
         build_server([greet, greet])
+
+
+@tool
+def swatch(color: str) -> Image.Image:
+    """A 2x2 swatch of a color.
+
+    Args:
+        color: A color name, e.g. "red".
+    """
+    return Image.new("RGB", (2, 2), color)
+
+
+def test_images_travel_as_png_image_content():
+    _, results = asyncio.run(_session(build_server([swatch]), [("swatch", {"color": "blue"})]))
+    block = results["swatch"].content[0]
+    assert block.type == "image" and block.mime_type == "image/png"
+    image = result_value(results["swatch"], None, structured=True)
+    assert image.size == (2, 2) and image.getpixel((0, 0)) == (0, 0, 255)
