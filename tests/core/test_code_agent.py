@@ -222,8 +222,10 @@ def test_reset_false_continues_the_conversation():
 def test_unknown_executor_type_is_a_clear_error():
     from smol_core.errors import PluginNotFoundError
 
-    agent = make_agent([code("final_answer(1)")], executor_type="docker")
-    with pytest.raises(PluginNotFoundError, match="smol-executor-docker"):
+    agent = make_agent([code("final_answer(1)")], executor_type="firecracker")
+    with pytest.raises(
+        PluginNotFoundError, match="No executor named 'firecracker'.*Installed executors: .*local"
+    ):
         agent.run("x")
 
 
@@ -244,14 +246,32 @@ def test_structured_outputs_use_a_grammar_when_the_model_decodes_under_one():
         assert agent.run("x") == 3
     call = model.calls[0]
     assert call["response_format"] is None
-    assert call["grammar"].startswith('root ::= "Thought: " thought "\\n<code>\\n" line+ "</code>"')
+    # no tools to observe: the block must end by answering
+    assert call["grammar"].startswith(
+        'root ::= "Thought: " thought "\\n<code>\\n" line{0,39} answer "</code>"'
+    )
     assert '"thought"' not in agent.system_prompt  # the plain-text format stays
 
 
 def test_code_action_grammar_shape():
     from smol_core.agents.grammar import code_action_grammar
 
-    grammar = code_action_grammar("```py", "```")
-    assert 'line ::= ( [^`\\n] [^\\n]* | "`" [^`\\n] [^\\n]* )? "\\n"' in grammar
+    grammar = code_action_grammar("```py", "```", max_code_lines=5)
+    assert 'root ::= "Thought: " thought "\\n```py\\n" line{1,5} "```"' in grammar
+    assert 'line ::= ( [^`\\n] [^\\n]* | "`" [^`\\n] [^\\n]* ) "\\n"' in grammar
+    answer = code_action_grammar(require_final_answer=True, max_code_lines=5)
+    assert 'line{0,4} answer "</code>"' in answer and 'answer ::= "final_answer(" [^\\n]* "\\n"' in answer
     with pytest.raises(ValueError):
         code_action_grammar("<", ">")
+
+
+def test_with_tools_the_grammar_lets_the_model_look_before_answering():
+    import dataclasses
+
+    model = ScriptedModel([code('print(population("Paris"))'), code("final_answer(1)")])
+    model.capabilities = dataclasses.replace(model.capabilities, grammar=True)
+    agent = make_agent([], use_structured_outputs_internally=True)
+    agent.model = model
+    with agent:
+        assert agent.run("x") == 1
+    assert 'line{1,40} "</code>"' in model.calls[0]["grammar"]

@@ -164,7 +164,10 @@ class CodeAgent(MultiStepAgent):
             extra["response_format"] = CODEAGENT_RESPONSE_FORMAT
             stop_sequences = []
         elif self._use_structured_outputs_internally:
-            extra["grammar"] = code_action_grammar(*self.code_block_tags)
+            extra["grammar"] = code_action_grammar(
+                *self.code_block_tags,
+                require_final_answer=set(self.tools) == {"final_answer"} and not self.managed_agents,
+            )
         try:
             if self.stream_outputs:
                 deltas: list[ChatMessageStreamDelta] = []
