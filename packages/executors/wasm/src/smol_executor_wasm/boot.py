@@ -1,14 +1,13 @@
 """Runs inside Pyodide, before the worker: the same stdlib-only worker as the local executor.
 
 Not imported on the host: `host.mjs` receives this file's text in its boot frame and runs it. It
-adapts three things to WebAssembly, without touching the worker's files:
+adapts two things to WebAssembly, without touching the worker's files:
 - the JavaScript bridges (`js`, `pyodide`, ...) join the worker's dangerous modules, so no grant of
   `"*"` hands them out (they lead out of WebAssembly into Node);
-- asynchronous tools are awaited one at a time: Pyodide cannot poll the protocol pipe from an event
-  loop, so an awaited tool call blocks on the pipe like a synchronous one (the host still runs it);
-- event loops (top-level `await`, `asyncio.run`) are the standard selector loop without a self-pipe
-  and without file descriptors, not Pyodide's browser loop, which needs JavaScript event loop turns
-  that never come while the worker blocks on its pipe.
+- event loops (top-level `await`, `asyncio.run`) are the standard selector loop with a selector that
+  waits on the protocol pipe by reading it (WebAssembly cannot poll) and without a self-pipe (a
+  socketpair, which Emscripten emulates with bind()); not Pyodide's browser loop, which needs
+  JavaScript event loop turns that never come while the worker blocks on its pipe.
 """
 
 import sys
@@ -29,44 +28,56 @@ from smol_core.executors.local import policy  # noqa: E402
 
 policy.DANGEROUS_MODULES = policy.DANGEROUS_MODULES | JS_BRIDGES
 
-from smol_core.executors.local import channel  # noqa: E402
-
-
-async def _call_async_blocking(self, name, args, kwargs):  # type: ignore[no-untyped-def]
-    return self.call_sync(name, args, kwargs)
-
-
-channel.Channel.call_async = _call_async_blocking  # type: ignore[method-assign]
-
 import asyncio  # noqa: E402
 import selectors  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 
 
-class _TimerSelector(selectors.BaseSelector):
-    """Watches no file descriptor: the code's event loop only runs coroutines and timers here."""
+class _PipeSelector(selectors.BaseSelector):
+    """Watches the protocol pipe the only way WebAssembly allows: by reading it, blocking.
+
+    The worker's async tool proxies register the pipe with `add_reader` while replies are owed. When
+    the loop has nothing ready to run, this selector reports the pipe readable, and the worker's
+    reader callback then blocks in read() until the host's next reply (always owed, so it comes).
+    Several async tool calls are thus in flight at once, as with the local executor; timers wait
+    while the loop waits for a reply. With nothing registered it just sleeps until the next timer.
+    """
+
+    def __init__(self) -> None:
+        self._keys: dict[int, selectors.SelectorKey] = {}
 
     def register(self, fileobj, events, data=None):  # type: ignore[no-untyped-def]
-        raise OSError("file descriptors cannot be watched by an event loop in the WebAssembly sandbox")
+        if events & ~selectors.EVENT_READ:
+            raise OSError("only reading can be watched by an event loop in the WebAssembly sandbox")
+        fd = fileobj if isinstance(fileobj, int) else fileobj.fileno()
+        key = selectors.SelectorKey(fileobj, fd, events, data)
+        self._keys[fd] = key
+        return key
 
     def unregister(self, fileobj):  # type: ignore[no-untyped-def]
-        raise KeyError(fileobj)
+        return self._keys.pop(fileobj if isinstance(fileobj, int) else fileobj.fileno())
 
     def select(self, timeout=None):  # type: ignore[no-untyped-def]
-        if timeout is None or timeout > 0:
-            time.sleep(0.05 if timeout is None else timeout)
+        if timeout is not None and timeout <= 0:
+            return []
+        if self._keys:
+            return [(key, selectors.EVENT_READ) for key in self._keys.values()]
+        time.sleep(0.05 if timeout is None else timeout)
         return []
 
     def get_map(self):  # type: ignore[no-untyped-def]
-        return {}
+        return dict(self._keys)
+
+    def close(self) -> None:
+        self._keys.clear()
 
 
 class _Loop(asyncio.SelectorEventLoop):
     """The standard loop without its self-pipe (a socketpair, which Emscripten emulates with bind())."""
 
     def __init__(self) -> None:
-        super().__init__(_TimerSelector())
+        super().__init__(_PipeSelector())
 
     def _make_self_pipe(self) -> None:
         pass

@@ -17,7 +17,7 @@ from typing import Any
 
 from smol_core.executors.base import ExecutorUnavailableError
 from smol_core.executors.host import WorkerExecutor, WorkerLink
-from smol_executor_wasm.process import WASM_ENV, NodeWorkerProcess, boot_frame
+from smol_executor_wasm.process import POOL, WASM_ENV, boot_frame
 from smol_executor_wasm.runtime import locate
 
 SCRATCH = "/scratch"
@@ -54,7 +54,7 @@ class WasmExecutor(WorkerExecutor):
 
     def _open_link(self) -> WorkerLink:
         try:
-            return NodeWorkerProcess(self.runtime, self._boot)
+            return POOL.take(self.runtime, self._boot)
         except EOFError as exc:
             raise ExecutorUnavailableError(f"Node.js exited before the worker booted: {exc}") from None
         except OSError as exc:

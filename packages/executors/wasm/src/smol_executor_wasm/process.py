@@ -8,8 +8,11 @@ under exactly the guards the local executor uses.
 
 from __future__ import annotations
 
+import atexit
+import os
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 from typing import IO, Any
 
@@ -66,3 +69,60 @@ class NodeWorkerProcess(WorkerProcess):
         self._pending: list[dict[str, Any]] = []
         self.killed_by_us = False
         self.send(boot)
+
+
+class SparePool:
+    """At most one booted, idle Node worker per runtime, refilled in the background after each take.
+
+    Why: Pyodide takes seconds to start (compiling its WebAssembly, initialising CPython); a worker
+    that is already waiting for its `config` makes the next executor, or the restart after a
+    time-out, ready at once. Spares hold no settings and no sandbox configuration yet (both come with
+    `config`), so any executor with the same runtime can take one. `SMOL_EXECUTOR_PREWARM=0` turns
+    it off, as for the local executor.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._spares: dict[Runtime, NodeWorkerProcess] = {}
+        self._filling: set[Runtime] = set()
+        self.enabled = os.environ.get("SMOL_EXECUTOR_PREWARM", "1") != "0"
+
+    def take(self, runtime: Runtime, boot: dict[str, Any]) -> NodeWorkerProcess:
+        with self._lock:
+            spare = self._spares.pop(runtime, None)
+        if spare is None or not spare.alive():
+            if spare is not None:
+                spare.close()
+            spare = NodeWorkerProcess(runtime, boot)
+        self._refill(runtime, boot)
+        return spare
+
+    def _refill(self, runtime: Runtime, boot: dict[str, Any]) -> None:
+        with self._lock:
+            if not self.enabled or runtime in self._filling or runtime in self._spares:
+                return
+            self._filling.add(runtime)
+        threading.Thread(target=self._fill, args=(runtime, boot), name="smol-wasm-spare", daemon=True).start()
+
+    def _fill(self, runtime: Runtime, boot: dict[str, Any]) -> None:
+        try:
+            worker: NodeWorkerProcess | None = NodeWorkerProcess(runtime, boot)
+        except Exception:  # the next take starts one itself and reports the error
+            worker = None
+        with self._lock:
+            self._filling.discard(runtime)
+            if worker is not None and self.enabled and runtime not in self._spares:
+                self._spares[runtime], worker = worker, None
+        if worker is not None:
+            worker.close()
+
+    def shutdown(self) -> None:
+        with self._lock:
+            spares, self._spares = list(self._spares.values()), {}
+            self.enabled = False
+        for spare in spares:
+            spare.close()
+
+
+POOL = SparePool()
+atexit.register(POOL.shutdown)
