@@ -9,7 +9,6 @@ import pytest
 pytest.importorskip("smol_model_llamacpp")
 
 from smol_model_llamacpp.structured import (
-    code_action_grammar,
     complete_truncated_json,
     normalize_response_format,
     sanitize_schema,
@@ -89,14 +88,6 @@ def test_tool_call_schema_one_and_many() -> None:
     assert [o["properties"]["name"]["const"] for o in many["anyOf"]] == ["add", "noop"]
     with pytest.raises(ValueError):
         tool_call_schema([])
-
-
-def test_code_action_grammar_text() -> None:
-    grammar = code_action_grammar(max_thought_chars=50)
-    assert grammar.startswith('root ::= "Thought: " thought "\\n<code>\\n" line{1,40} "</code>"')
-    assert "{1,50}" in grammar
-    with pytest.raises(ValueError):
-        code_action_grammar(closing="x")
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ Importing this package is cheap; llama.cpp itself loads when a model is first us
 
 from __future__ import annotations
 
+from smol_core.agents.grammar import code_action_grammar
 from smol_model_llamacpp.embedded import (
     EMBEDDED_MODEL_ID,
     ModelFileNotFoundError,
@@ -13,7 +14,7 @@ from smol_model_llamacpp.embedded import (
 )
 from smol_model_llamacpp.model import LlamaCppModel
 from smol_model_llamacpp.server import LlamaServer
-from smol_model_llamacpp.structured import code_action_grammar, complete_truncated_json, tool_call_schema
+from smol_model_llamacpp.structured import complete_truncated_json, tool_call_schema
 
 __all__ = [
     "EMBEDDED_MODEL_ID",

@@ -122,44 +122,6 @@ def tools_prompt(tool_schemas: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-# --- grammars ----------------------------------------------------------------------------------------------
-
-
-def _gbnf_literal(text: str) -> str:
-    return json.dumps(text)
-
-
-def code_action_grammar(
-    opening: str = "<code>",
-    closing: str = "</code>",
-    thought_prefix: str = "Thought: ",
-    max_thought_chars: int = 400,
-    max_code_lines: int = 40,
-) -> str:
-    """A GBNF grammar for `Thought: <one line>\\n<code>\\n<python lines>\\n</code>`.
-
-    The thought is a single line of at most `max_thought_chars` characters, so a small model cannot
-    ramble past its budget before writing code; code lines may be anything but a line that starts
-    with the closing tag's first two characters, which ends the block. At most `max_code_lines`
-    lines: a small model that loops on one line is stopped there instead of at the token cap.
-    """
-    if len(closing) < 2:
-        raise ValueError("closing must be at least two characters long")
-    first, second = closing[0], closing[1]
-
-    def cls(char: str) -> str:
-        return "\\" + char if char in "]\\^-" else char
-
-    return "\n".join(
-        [
-            f"root ::= {_gbnf_literal(thought_prefix)} thought {_gbnf_literal(chr(10) + opening + chr(10))} "
-            f"line{{1,{max_code_lines}}} {_gbnf_literal(closing)}",
-            f"thought ::= [^\\n]{{1,{max_thought_chars}}}",
-            f'line ::= ( [^{cls(first)}\\n] [^\\n]* | {_gbnf_literal(first)} [^{cls(second)}\\n] [^\\n]* )? "\\n"',
-        ]
-    )
-
-
 # --- truncated JSON -------------------------------------------------------------------------------------------
 
 _LITERALS = ("true", "false", "null")
