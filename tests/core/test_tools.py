@@ -26,7 +26,7 @@ def test_tool_decorator_reads_hints_and_docstring():
 
 def test_code_prompt_is_a_compact_signature():
     prompt = search.to_code_prompt()
-    assert prompt.startswith("def search(query: str, limit: int = None) -> list:")
+    assert prompt.startswith("def search(query: str, limit: int = 3) -> list:")
     assert "What to look for." in prompt
 
 

@@ -51,17 +51,11 @@ def test_cli_reports_a_missing_server_argument():
     assert server_parameters_from_text("uvx my-server --flag").args == ["my-server", "--flag"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="smol-core's smolagent._split cuts '--tools \"mcp:python server.py\"' at the space; "
-    "build_tools() itself handles it (see test_cli_mcp_tool_family)",
-)
 def test_smolagent_main_with_a_stdio_server_command(monkeypatch):
     from smol_core.cli import smolagent
 
     model = ScriptedModel([code("final_answer(add(a=1, b=2))")])
     monkeypatch.setattr(smolagent, "build_model", lambda args: model)
-    # `env` alone (what the split leaves) exits at once, so the expected failure is fast.
     command = f"mcp:env PYTHONUNBUFFERED=1 {sys.executable} {DEMO}"
     assert smolagent.main(["1 + 2?", "--tools", command, "--verbosity-level", "-1"]) == 0
 

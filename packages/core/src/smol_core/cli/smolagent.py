@@ -62,7 +62,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _split(values: Sequence[str]) -> list[str]:
-    return [part for value in values for part in value.replace(",", " ").split() if part]
+    """Names separated by spaces or commas; a `family:argument` entry keeps the rest of its string,
+    so that `--tools "web_search mcp:python server.py"` gives `web_search` and `mcp:python server.py`."""
+    names: list[str] = []
+    for value in values:
+        words = value.replace(",", " ").split()
+        for position, word in enumerate(words):
+            if ":" in word:
+                names.append(" ".join(words[position:]))
+                break
+            names.append(word)
+    return names
 
 
 def resolve_model_type(model_type: str) -> str:

@@ -151,6 +151,8 @@ def function_schema(func: Callable[..., Any]) -> dict[str, Any]:
         entry["description"] = arg_docs[param.name]
         if param.default is not inspect.Parameter.empty:
             entry["nullable"] = True
+            if param.default is None or isinstance(param.default, str | int | float | bool):
+                entry["default"] = param.default  # shown in prompts: `unit: str = 'celsius'`
         inputs[param.name] = entry
     output_hint = hints.get("return", Any)
     output = json_type_of(output_hint)

@@ -192,7 +192,14 @@ class Tool:
         for arg, entry in self.inputs.items():
             kinds = _type_names(entry)
             hint = " | ".join(_PY_HINT.get(k, "Any") for k in kinds)
-            params.append(f"{arg}: {hint}" + (" = None" if entry.get("nullable") else ""))
+            default = (
+                f" = {entry['default']!r}"
+                if "default" in entry
+                else " = None"
+                if entry.get("nullable")
+                else ""
+            )
+            params.append(f"{arg}: {hint}{default}")
         out = _PY_HINT.get(self.output_type, "Any")
         args_doc = "".join(f"\n        {arg}: {entry['description']}" for arg, entry in self.inputs.items())
         doc = self.description.strip()
