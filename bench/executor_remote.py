@@ -37,6 +37,34 @@ def _docker(authorized: list[str], **options: Any) -> PythonExecutor:
     return DockerExecutor(authorized, **options)
 
 
+def _wasm(authorized: list[str], **options: Any) -> PythonExecutor:
+    from smol_executor_wasm import WasmExecutor
+
+    return WasmExecutor(authorized, **options)
+
+
+_STANDIN: Any = None
+
+
+def _e2b(authorized: list[str], **options: Any) -> PythonExecutor:
+    """E2B through the real SDK, against the stand-in E2B of the tests (commands run on this machine):
+    measures the executor's own overhead (SDK, relay, base64 lines), not E2B's cloud or network."""
+    global _STANDIN
+    import os
+
+    if _STANDIN is None:
+        sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "executors" / "e2b"))
+        from e2b_standin import StandInE2B
+
+        _STANDIN = StandInE2B().__enter__()
+        os.environ.update(
+            E2B_API_URL=_STANDIN.url, E2B_SANDBOX_URL=_STANDIN.url, E2B_API_KEY=_STANDIN.api_key
+        )
+    from smol_executor_e2b import E2BExecutor
+
+    return E2BExecutor(authorized, **options)
+
+
 @dataclass
 class Entry:
     name: str
@@ -48,7 +76,8 @@ class Entry:
 ENTRIES: list[Entry] = [
     Entry("local", LocalPythonExecutor),
     Entry("docker", _docker),
-    # Entry("e2b", _e2b), Entry("wasm", _wasm): added by their packages' authors.
+    Entry("e2b-standin", _e2b),
+    Entry("wasm", _wasm),
 ]
 
 

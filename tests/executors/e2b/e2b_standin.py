@@ -141,10 +141,13 @@ def _event(kind: str, value: Any) -> Any:
 class StandInE2B:
     """E2B's API and one sandbox's envd on one port. `url` is both E2B_API_URL and E2B_SANDBOX_URL."""
 
-    def __init__(self, api_key: str = "e2b_standin_key") -> None:
+    def __init__(self, api_key: str = "e2b_standin_key", login_banner: str | None = None) -> None:
         self.api_key = api_key
         self.access_token = "envd-standin-token"
         self.home = tempfile.mkdtemp(prefix="e2b-standin-home-")
+        if login_banner is not None:  # a template whose login shell talks (commands run under bash -l)
+            with open(os.path.join(self.home, ".bash_profile"), "w") as profile:
+                profile.write(f"echo {login_banner!r}\n")
         self.sandboxes: dict[str, dict[str, Any]] = {}
         self.commands: list[str] = []
         self.stdin_requests = 0

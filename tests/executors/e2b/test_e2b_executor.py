@@ -161,3 +161,17 @@ def test_refused_sandbox_is_a_clear_error(standin):
     standin.refuse_creates = True
     with pytest.raises(ExecutorUnavailableError, match="rate limited|429"):
         E2BExecutor([], retries=0)
+
+
+def test_a_chatty_login_shell_does_not_disturb_the_protocol(monkeypatch):
+    from e2b_standin import StandInE2B
+    from smol_executor_e2b import E2BExecutor
+
+    with StandInE2B(login_banner="Welcome! Last login: today") as server:
+        monkeypatch.setenv("E2B_API_URL", server.url)
+        monkeypatch.setenv("E2B_SANDBOX_URL", server.url)
+        ex = E2BExecutor([], api_key=server.api_key)
+        try:
+            assert ex("6 * 7").output == 42
+        finally:
+            ex.close()

@@ -156,3 +156,23 @@ def test_protections_are_reported(make_wasm):
     ex("1")
     names = {name for name, active, _ in ex.protections if active}
     assert {"language guards", "audit hook", "webassembly", "node permission model"} <= names
+
+
+STDLIB = (
+    "statistics fractions decimal datetime textwrap collections itertools re json csv difflib string heapq "
+    "bisect functools operator enum dataclasses typing uuid hashlib base64 zlib struct copy pprint calendar "
+    "html xml.etree.ElementTree unicodedata numbers array graphlib"
+).split()
+
+
+def test_the_standard_library_imports_as_on_cpython(make_wasm):
+    """Pyodide ships the stdlib in a zip; unpacked, its modules are installation files to the audit hook."""
+    ex = make_wasm(["*"])
+    failed = {}
+    for module in STDLIB:
+        try:
+            ex(f"import {module}")
+        except InterpreterError as error:
+            failed[module] = str(error).splitlines()[-1]
+    assert failed == {}
+    assert ex("import statistics\nstatistics.median([3, 1, 2])").output == 2

@@ -2,8 +2,8 @@
 
 The command is the relay (relay.py) started in the background with stdin open; host → worker frames
 go out through `commands.send_stdin` and worker → host frames come back on the command's stdout
-stream, both as base64 lines. A reader thread decodes the stream into protocol messages and wakes
-`read()` through a pipe, so `read()` can wait on the worker and on the driver's own wake-up
+stream, both as base64 lines (the worker's prefixed with "smol:"). A reader thread decodes the
+stream into protocol messages and wakes `read()` through a pipe, so `read()` can wait on the worker and on the driver's own wake-up
 descriptor (async tools) with one `select`, exactly like the local pipe link.
 """
 
@@ -23,6 +23,7 @@ from typing import Any
 from smol_core.executors.protocol import FrameReader, ProtocolError, encode_message
 
 RELAY_SOURCE = Path(__file__).with_name("relay.py").read_text("utf-8")
+FRAME_PREFIX = "smol:"
 
 
 def relay_command(worker_argv: list[str], worker_env: dict[str, str], python: str = "python3") -> str:
@@ -64,7 +65,12 @@ class E2BLink:
                     continue
                 lines = (partial + stdout).split("\n")
                 partial = lines.pop()
-                messages = [m for line in lines if line for m in reader.feed(base64.b64decode(line))]
+                messages = []
+                for line in lines:
+                    if line.startswith(FRAME_PREFIX):
+                        messages += reader.feed(base64.b64decode(line[len(FRAME_PREFIX) :]))
+                    elif line.strip():
+                        self._stderr.append(line + "\n")  # a profile script's chatter, not ours
                 if messages:
                     with self._lock:
                         self._pending.extend(messages)

@@ -2,7 +2,8 @@
 
 Why a relay: E2B's command API hands stdout to the SDK as UTF-8 text, which would mangle the
 protocol's binary length prefixes. The relay starts the bundled worker with ordinary pipes and
-carries each direction as base64 lines, so the frames themselves (and so the protocol) are the same
+carries each direction as base64 lines (worker → host lines start with "smol:", so whatever else a
+template's login shell prints is told apart and ignored), so the frames themselves (and so the protocol) are the same
 bytes as everywhere else. It also gives the worker a clean environment and ties the worker's life to
 its own (PR_SET_PDEATHSIG): killing the relay command kills the running code.
 
@@ -35,7 +36,7 @@ def _pump_out(worker: subprocess.Popen) -> None:  # type: ignore[type-arg]
         chunk = os.read(fd, 1 << 20)
         if not chunk:
             break
-        os.write(1, base64.b64encode(chunk) + b"\n")
+        os.write(1, b"smol:" + base64.b64encode(chunk) + b"\n")
     code = worker.wait()
     os._exit(code if code >= 0 else 128 - code)
 
