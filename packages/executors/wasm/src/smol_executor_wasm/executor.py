@@ -34,7 +34,8 @@ class WasmExecutor(WorkerExecutor):
     node_path: the Node.js binary (default `$SMOL_NODE` or `node` on PATH).
     pyodide_dir: the Pyodide npm package or an npm prefix holding it (default `$SMOL_PYODIDE_DIR`,
         else ~/.cache/smol/pyodide; `python -m smol_executor_wasm install` fills it).
-    isolate_network: start Node in a network namespace with no interfaces where the OS allows.
+    isolate_network: start Node in network and PID namespaces of its own (no interfaces, no host
+        processes in sight) where the OS allows.
     """
 
     def __init__(

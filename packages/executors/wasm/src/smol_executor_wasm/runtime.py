@@ -76,12 +76,14 @@ def find_node(node_path: str | None = None) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def network_namespace_prefix() -> tuple[str, ...]:
-    """`unshare` arguments that start Node with no network interfaces, or () where the OS refuses."""
+def namespace_prefix() -> tuple[str, ...]:
+    """`unshare` arguments that start Node with no network interfaces and in a PID namespace of its
+    own (it can see or signal no process of the host), or () where the OS refuses both forms."""
     unshare = shutil.which("unshare")
     if unshare is None:
         return ()
-    for args in ((unshare, "--net"), (unshare, "--user", "--map-root-user", "--net")):
+    tail = ("--net", "--pid", "--fork", "--kill-child")
+    for args in ((unshare, *tail), (unshare, "--user", "--map-root-user", *tail)):
         try:
             if subprocess.run([*args, "true"], capture_output=True, timeout=10).returncode == 0:
                 return args
@@ -110,11 +112,11 @@ class Runtime:
             str(HOST_SCRIPT),
             str(self.pyodide),
         ]
-        prefix = network_namespace_prefix() if self.isolate_network else ()
+        prefix = namespace_prefix() if self.isolate_network else ()
         return [*prefix, *argv]
 
     def protections(self) -> list[tuple[str, bool, str]]:
-        net = bool(self.isolate_network and network_namespace_prefix())
+        net = bool(self.isolate_network and namespace_prefix())
         return [
             ("webassembly", True, "CPython compiled to WebAssembly (Pyodide): no system calls of its own"),
             ("in-memory file system", True, "Pyodide's MEMFS; the host's files are never mounted"),
