@@ -27,7 +27,9 @@ def code_action_grammar(
     max_code_lines: int = 40,
 ) -> str:
     """`Thought: <line>\\n<opening>\\n<python lines>\\n<closing>`; a code line may not start with the
-    first two characters of the closing tag (which end the block), nor be empty, and a block has at
+    first two characters of the closing tag (which end the block), nor start with a backtick (a
+    Markdown fence is never Python: a small model that writes one is about to invent an output), nor
+    be empty, and a block has at
     most `max_code_lines` lines: a small model that starts repeating a line runs into the cap instead
     of into the token limit.
 
@@ -43,7 +45,7 @@ def code_action_grammar(
     rules = [
         f"root ::= {_literal(thought_prefix)} thought {_literal(chr(10) + opening + chr(10))} {body} {_literal(closing)}",
         f"thought ::= [^\\n]{{1,{max_thought_chars}}}",
-        f"line ::= ( [^{_char_class(first)}\\n] [^\\n]* | {_literal(first)} [^{_char_class(second)}\\n] [^\\n]* ) "
+        f"line ::= ( [^{_char_class(first)}`\\n] [^\\n]* | {_literal(first)} [^{_char_class(second)}\\n] [^\\n]* ) "
         + _literal("\n"),
     ]
     if require_final_answer:
