@@ -13,7 +13,6 @@ adapts three things to WebAssembly, without touching the worker's files:
 """
 
 import sys
-import types
 
 ROOT = "/smol/src"
 JS_BRIDGES = frozenset(
@@ -39,11 +38,7 @@ def _unpack_stdlib() -> None:
 
 
 _unpack_stdlib()
-sys.path.insert(0, ROOT)
-for _name in ("smol_core", "smol_core.executors", "smol_core.executors.local"):
-    _module = types.ModuleType(_name)
-    _module.__path__ = [ROOT + "/" + _name.replace(".", "/")]
-    sys.modules[_name] = _module
+sys.path.insert(0, ROOT)  # the worker's files, written by host.mjs; its packages are empty
 
 from smol_core.executors.local import policy  # noqa: E402
 

@@ -1,9 +1,10 @@
 """One WebAssembly worker: a Node.js process running Pyodide, spoken to over its stdin/stdout.
 
-It is the local executor's `WorkerProcess` with another command line (and a boot frame), so
-`LocalPythonExecutor`'s exchange loop, tool calls, deadlines and kills drive it unchanged. The first frame it receives is the boot frame:
-the worker's Python files and `boot.py`, read from the installed smol-core, so the code inside runs
-under exactly the guards the local executor uses.
+It is the local executor's `WorkerProcess` with another command line (and a boot frame), so the
+shared driver's exchange loop, tool calls, deadlines and kills drive it unchanged. The first frame it
+receives is the boot frame: the worker's Python files (the modules smol_core.executors.bundle ships
+to containers, read from the installed smol-core) and `boot.py`, so the code inside runs under
+exactly the guards the local executor uses.
 """
 
 from __future__ import annotations
@@ -13,10 +14,9 @@ import os
 import subprocess
 import tempfile
 import threading
-from pathlib import Path
 from typing import IO, Any
 
-from smol_core.executors import protocol
+from smol_core.executors.bundle import worker_sources
 from smol_core.executors.local.process import WorkerProcess
 from smol_core.executors.protocol import FrameReader
 from smol_executor_wasm.runtime import BOOT_SCRIPT, Runtime
@@ -28,14 +28,11 @@ WASM_ENV = {"HOME": "/home/pyodide", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "
 
 
 def worker_files() -> dict[str, str]:
-    """The worker's sources as they are installed here: protocol.py and the local executor's package."""
-    executors = Path(protocol.__file__).resolve().parent
-    src = executors.parents[1]
-    files = {
-        str(executors.joinpath("protocol.py").relative_to(src)): executors.joinpath("protocol.py").read_text()
-    }
-    for path in sorted((executors / "local").glob("*.py")):
-        files[str(path.relative_to(src))] = path.read_text()
+    """The worker's modules (smol_core.executors.bundle's list, sources as installed here) as files."""
+    files = {}
+    for name, (is_package, source) in worker_sources().items():
+        path = name.replace(".", "/")
+        files[f"{path}/__init__.py" if is_package else f"{path}.py"] = source
     return files
 
 
