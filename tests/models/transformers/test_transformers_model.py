@@ -7,9 +7,9 @@ import time
 import pytest
 from smol_model_transformers import TransformersModel
 from smol_model_transformers.model import TransformersModelError, tool_calls_in
-from smol_model_transformers.streaming import StopSequenceCutter
 
 from smol_core.messages import ChatMessage, MessageRole, agglomerate_stream_deltas
+from smol_core.models.base import StopSequenceFilter
 from smol_core.tools.decorator import tool
 
 QUESTION = [ChatMessage(role=MessageRole.USER, content="What is 2 + 2?")]
@@ -124,9 +124,9 @@ def test_to_dict_and_plugin_registration(tiny, tiny_model_dir):
         (["a", "b"], None, "ab"),
     ],
 )
-def test_stop_sequence_cutter(chunks, stops, expected):
-    cutter = StopSequenceCutter(stops)
-    assert "".join(cutter.feed(c) for c in chunks) + cutter.flush() == expected
+def test_stop_sequence_filter(chunks, stops, expected):
+    cutter = StopSequenceFilter(stops)
+    assert "".join(cutter.feed(c) for c in chunks) + cutter.finish() == expected
 
 
 @pytest.mark.slow

@@ -214,6 +214,22 @@ def tool_call_from_text(
     )
 
 
+def tool_calls_in(
+    text: str, name_key: str = "name", arguments_key: str = "arguments"
+) -> list[ChatMessageToolCall] | None:
+    """The tool call a local model wrote as text (a chat template's `<tool_call>{...}</tool_call>` or bare
+    JSON), or None: the agent then reports the unparsable reply to the model."""
+    try:
+        return [tool_call_from_text(text, name_key, arguments_key)]
+    except ValueError:
+        return None
+
+
+def get_tool_json_schemas(tools: list[Any] | None) -> list[dict[str, Any]] | None:
+    """The OpenAI-style schemas of some tools, or None for none (what chat templates' `tools=` takes)."""
+    return [get_tool_json_schema(tool) for tool in tools] if tools else None
+
+
 def get_tool_json_schema(tool: Any) -> dict[str, Any]:
     """The OpenAI-style function schema of a tool (the shape most APIs accept)."""
     schema: dict[str, Any] = tool.to_tool_calling_schema()
@@ -385,13 +401,14 @@ class ApiModel(Model):
 class StopSequenceFilter:
     """Cut a streamed reply at the first stop sequence, across chunk boundaries.
 
-    For servers that ignore or refuse `stop`: `feed` returns the text safe to show now (holding back
-    a tail that could begin a stop sequence), `finish` the rest; `stopped` tells when to stop reading.
+    For servers that ignore or refuse `stop`, and for local models whose streamers hand out text in
+    chunks that can split a stop string in two ("...Obs" + "ervation:"). `feed` returns the text safe
+    to show now, holding back only a tail that could still grow into a stop sequence; `finish` the
+    rest; `stopped` tells when to stop reading. No part of a stop sequence is ever emitted.
     """
 
     def __init__(self, stop_sequences: list[str] | None) -> None:
         self.stops = [s for s in stop_sequences or [] if s]
-        self.holdback = max((len(s) for s in self.stops), default=1) - 1
         self.buffer = ""
         self.stopped = False
 
@@ -406,12 +423,21 @@ class StopSequenceFilter:
             self.stopped = True
             self.buffer = ""
             return cut
-        ready = len(self.buffer) - self.holdback
-        if ready <= 0:
-            return ""
+        ready = len(self.buffer) - self._longest_stop_prefix_at_end()
         out, self.buffer = self.buffer[:ready], self.buffer[ready:]
         return out
 
     def finish(self) -> str:
         out, self.buffer = ("" if self.stopped else self.buffer), ""
         return out
+
+    flush = finish
+
+    def _longest_stop_prefix_at_end(self) -> int:
+        best = 0
+        for stop in self.stops:
+            for size in range(min(len(stop) - 1, len(self.buffer)), best, -1):
+                if self.buffer.endswith(stop[:size]):
+                    best = size
+                    break
+        return best

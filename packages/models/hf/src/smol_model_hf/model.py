@@ -13,17 +13,14 @@ from dataclasses import replace
 from typing import Any
 
 from smol_core.errors import AgentGenerationError
-from smol_core.messages import ChatMessage, ChatMessageStreamDelta, remove_content_after_stop_sequences
-from smol_core.models.base import (
-    TOOL_ROLE_CONVERSIONS,
-    ApiModel,
-    ModelCapabilities,
-    RetryPolicy,
-    get_clean_message_list,
-    get_tool_json_schema,
+from smol_core.messages import ChatMessage, ChatMessageStreamDelta
+from smol_core.models.base import ApiModel, ModelCapabilities, RetryPolicy
+from smol_core.models.openai_format import (
+    chat_request,
+    message_from_response,
+    model_supports_stop,
+    stream_deltas,
 )
-from smol_model_hf.convert import delta_from_chunk, message_from_response, model_supports_stop
-from smol_model_hf.streaming import StopSequenceCutter
 
 DEFAULT_MODEL_ID = "Qwen/Qwen3-Next-80B-A3B-Thinking"
 
@@ -128,24 +125,19 @@ class InferenceClientModel(ApiModel):
         tools_to_call_from: list[Any] | None,
         kwargs: dict[str, Any],
     ) -> dict[str, Any]:
-        conversions: dict[Any, Any] = {**TOOL_ROLE_CONVERSIONS, **self.custom_role_conversions}
-        request: dict[str, Any] = {
-            "messages": get_clean_message_list(
-                messages,
-                role_conversions=conversions,
-                convert_images_to_image_urls=True,
-                flatten_messages_as_text=self.flatten_messages_as_text,
-            ),
-        }
+        if response_format is not None and self.base_url:
+            response_format = for_server(response_format)
+        request = chat_request(
+            messages,
+            role_conversions=self.custom_role_conversions,
+            flatten_messages_as_text=self.flatten_messages_as_text,
+            stop_sequences=stop_sequences,
+            send_stop=self.capabilities.stop_sequences,
+            response_format=response_format,
+            tools_to_call_from=tools_to_call_from,
+        )
         if self.base_url:
             request["model"] = self.model_id
-        if stop_sequences and self.capabilities.stop_sequences:
-            request["stop"] = list(stop_sequences)
-        if response_format is not None:
-            request["response_format"] = for_server(response_format) if self.base_url else response_format
-        if tools_to_call_from:
-            request["tools"] = [get_tool_json_schema(tool) for tool in tools_to_call_from]
-            request["tool_choice"] = "required"
         request.update(self.kwargs)
         request.update(kwargs)
         return request
@@ -209,14 +201,11 @@ class InferenceClientModel(ApiModel):
             self._request(messages, stop_sequences, response_format, tools_to_call_from, kwargs)
         )
         try:
-            message = message_from_response(response)
+            return message_from_response(response, stop_sequences)
         except ValueError as error:
             raise InferenceClientError(
                 f"{self.model_id!r} at {self.endpoint} sent a malformed reply: {error}"
             ) from error
-        # Cut client-side too: needed where `stop` was refused, harmless where the server stopped already.
-        message.content = remove_content_after_stop_sequences(message.content, stop_sequences)
-        return message
 
     def generate_stream(
         self,
@@ -229,18 +218,7 @@ class InferenceClientModel(ApiModel):
         request = self._request(messages, stop_sequences, response_format, tools_to_call_from, kwargs)
         request.update(stream=True, stream_options={"include_usage": True})
         stream: Iterator[Any] = self._call(request)
-        cutter = StopSequenceCutter(stop_sequences)
         try:
-            for chunk in stream:
-                delta = delta_from_chunk(chunk)
-                if delta is None:
-                    continue
-                if delta.content:
-                    delta.content = cutter.feed(delta.content)
-                if delta.content or delta.tool_calls or delta.token_usage:
-                    yield delta
+            yield from stream_deltas(stream, stop_sequences)
         except Exception as error:
             raise self.describe(error, during_stream=True) from error
-        tail = cutter.flush()
-        if tail:
-            yield ChatMessageStreamDelta(content=tail)

@@ -13,17 +13,14 @@ from dataclasses import replace
 from typing import Any
 
 from smol_core.errors import AgentGenerationError
-from smol_core.messages import ChatMessage, ChatMessageStreamDelta, remove_content_after_stop_sequences
-from smol_core.models.base import (
-    TOOL_ROLE_CONVERSIONS,
-    ApiModel,
-    ModelCapabilities,
-    RetryPolicy,
-    get_clean_message_list,
-    get_tool_json_schema,
+from smol_core.messages import ChatMessage, ChatMessageStreamDelta
+from smol_core.models.base import ApiModel, ModelCapabilities, RetryPolicy
+from smol_core.models.openai_format import (
+    chat_request,
+    message_from_response,
+    model_supports_stop,
+    stream_deltas,
 )
-from smol_model_litellm.convert import delta_from_chunk, message_from_response, model_supports_stop
-from smol_model_litellm.streaming import StopSequenceCutter
 
 # Providers whose chat endpoints take a message's content as one string, not a list of parts.
 FLAT_TEXT_PREFIXES = ("ollama", "groq", "cerebras")
@@ -110,27 +107,22 @@ class LiteLLMModel(ApiModel):
         tools_to_call_from: list[Any] | None,
         kwargs: dict[str, Any],
     ) -> dict[str, Any]:
-        conversions: dict[Any, Any] = {**TOOL_ROLE_CONVERSIONS, **self.custom_role_conversions}
         request: dict[str, Any] = {
             "model": self.model_id,
-            "messages": get_clean_message_list(
+            **chat_request(
                 messages,
-                role_conversions=conversions,
-                convert_images_to_image_urls=True,
+                role_conversions=self.custom_role_conversions,
                 flatten_messages_as_text=self.flatten_messages_as_text,
+                stop_sequences=stop_sequences,
+                send_stop=self.capabilities.stop_sequences,
+                response_format=response_format,
+                tools_to_call_from=tools_to_call_from,
             ),
         }
         if self.api_base:
             request["api_base"] = self.api_base
         if self.api_key:
             request["api_key"] = self.api_key
-        if stop_sequences and self.capabilities.stop_sequences:
-            request["stop"] = list(stop_sequences)
-        if response_format is not None:
-            request["response_format"] = response_format
-        if tools_to_call_from:
-            request["tools"] = [get_tool_json_schema(tool) for tool in tools_to_call_from]
-            request["tool_choice"] = "required"
         # The SDK under LiteLLM retries on its own; `retry_policy` is the one place that decides.
         request["max_retries"] = 0
         request.update(self.kwargs)
@@ -141,17 +133,13 @@ class LiteLLMModel(ApiModel):
         """One call with retries; a backend that refuses `stop` is asked again without it (and remembered)."""
         completion = self._completion()
         try:
-            return self._with_retries(lambda: completion(**request))
+            return self.call_with_retries(lambda: completion(**request))
         except Exception as error:
             if "stop" in request and _refuses_stop(error):
                 self.capabilities = replace(self.capabilities, stop_sequences=False)
                 request = {k: v for k, v in request.items() if k != "stop"}
                 return self._call(request)
             raise self.describe(error) from error
-
-    def _with_retries(self, call: Callable[[], Any]) -> Any:
-        self._apply_rate_limit()
-        return self.retry_policy.run(call, describe=f"{type(self).__name__} {self.model_id}")
 
     def describe(self, error: Exception, during_stream: bool = False) -> LiteLLMError:
         status = getattr(error, "status_code", None)
@@ -182,14 +170,11 @@ class LiteLLMModel(ApiModel):
         request = self._request(messages, stop_sequences, response_format, tools_to_call_from, kwargs)
         response = self._call(request)
         try:
-            message = message_from_response(response)
+            return message_from_response(response, stop_sequences)
         except ValueError as error:
             raise LiteLLMError(
                 f"{self.model_id!r} at {self.endpoint} sent a malformed reply: {error}"
             ) from error
-        # Cut client-side too: needed where `stop` was refused, harmless where the server stopped already.
-        message.content = remove_content_after_stop_sequences(message.content, stop_sequences)
-        return message
 
     def generate_stream(
         self,
@@ -202,21 +187,10 @@ class LiteLLMModel(ApiModel):
         request = self._request(messages, stop_sequences, response_format, tools_to_call_from, kwargs)
         request.update(stream=True, stream_options={"include_usage": True})
         stream = self._call(request)
-        cutter = StopSequenceCutter(stop_sequences)
         try:
-            for chunk in stream:
-                delta = delta_from_chunk(chunk)
-                if delta is None:
-                    continue
-                if delta.content:
-                    delta.content = cutter.feed(delta.content)
-                if delta.content or delta.tool_calls or delta.token_usage:
-                    yield delta
+            yield from stream_deltas(stream, stop_sequences)
         except Exception as error:
             raise self.describe(error, during_stream=True) from error
-        tail = cutter.flush()
-        if tail:
-            yield ChatMessageStreamDelta(content=tail)
 
 
 def _refuses_stop(error: Exception) -> bool:

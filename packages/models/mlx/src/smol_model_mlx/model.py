@@ -14,7 +14,6 @@ from smol_core.errors import SmolError
 from smol_core.messages import (
     ChatMessage,
     ChatMessageStreamDelta,
-    ChatMessageToolCall,
     MessageRole,
     TokenUsage,
     agglomerate_stream_deltas,
@@ -23,11 +22,11 @@ from smol_core.models.base import (
     TOOL_ROLE_CONVERSIONS,
     Model,
     ModelCapabilities,
+    StopSequenceFilter,
     get_clean_message_list,
-    get_tool_json_schema,
-    tool_call_from_text,
+    get_tool_json_schemas,
+    tool_calls_in,
 )
-from smol_model_mlx.streaming import StopSequenceCutter
 
 # Our sampling keywords, as mlx-lm's `make_sampler` names them.
 SAMPLER_KEYS = {"temperature": "temp", "temp": "temp", "top_p": "top_p", "top_k": "top_k", "min_p": "min_p"}
@@ -81,9 +80,8 @@ class MLXModel(Model):
         chat = get_clean_message_list(
             messages, role_conversions=TOOL_ROLE_CONVERSIONS, flatten_messages_as_text=True
         )
-        tools = [get_tool_json_schema(t) for t in tools_to_call_from] if tools_to_call_from else None
         prompt: list[int] = self.tokenizer.apply_chat_template(
-            chat, tools=tools, **self.apply_chat_template_kwargs
+            chat, tools=get_tool_json_schemas(tools_to_call_from), **self.apply_chat_template_kwargs
         )
         return prompt
 
@@ -111,7 +109,7 @@ class MLXModel(Model):
         options.pop("max_new_tokens", None)
         sampling = {SAMPLER_KEYS[k]: options.pop(k) for k in list(options) if k in SAMPLER_KEYS}
         prompt = self._prompt(messages, tools_to_call_from)
-        cutter = StopSequenceCutter(stop_sequences)
+        cutter = StopSequenceFilter(stop_sequences)
         generated = 0
         for response in self._stream_generate(
             self.model,
@@ -127,7 +125,7 @@ class MLXModel(Model):
                 yield ChatMessageStreamDelta(content=text)
             if cutter.stopped:  # mlx-lm takes no stop strings: stop reading at the first one
                 break
-        yield ChatMessageStreamDelta(content=cutter.flush(), token_usage=TokenUsage(len(prompt), generated))
+        yield ChatMessageStreamDelta(content=cutter.finish(), token_usage=TokenUsage(len(prompt), generated))
 
     def generate(
         self,
@@ -145,11 +143,3 @@ class MLXModel(Model):
         if tools_to_call_from:
             message.tool_calls = tool_calls_in(message.text)
         return message
-
-
-def tool_calls_in(text: str) -> list[ChatMessageToolCall] | None:
-    """A chat template's tool call (`<tool_call>{...}</tool_call>` or bare JSON) read from the reply, if any."""
-    try:
-        return [tool_call_from_text(text)]
-    except ValueError:
-        return None

@@ -9,36 +9,19 @@ switched off (unless `client_kwargs` sets `max_retries`) so that the core's `Ret
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
 from smol_core.errors import AgentGenerationError, SmolError
-from smol_core.messages import (
-    ChatMessage,
-    ChatMessageStreamDelta,
-    ChatMessageToolCallFunction,
-    ChatMessageToolCallStreamDelta,
-    MessageRole,
-    TokenUsage,
-    remove_content_after_stop_sequences,
+from smol_core.messages import ChatMessage, ChatMessageStreamDelta, TokenUsage
+from smol_core.models.base import ApiModel, ModelCapabilities
+from smol_core.models.openai_format import (
+    chat_request,
+    message_from_response,
+    model_supports_stop,
+    stream_deltas,
 )
-from smol_core.models.base import (
-    TOOL_ROLE_CONVERSIONS,
-    ApiModel,
-    ModelCapabilities,
-    StopSequenceFilter,
-    get_clean_message_list,
-    get_tool_json_schema,
-)
-
-# Reasoning models that refuse the `stop` parameter: their replies are cut client-side instead.
-_NO_STOP_MODELS = re.compile(r"(^|/)(o1|o3|o4|gpt-5|grok-3-mini|grok-4|grok-code)", re.IGNORECASE)
-
-
-def model_supports_stop(model_id: str) -> bool:
-    return _NO_STOP_MODELS.search(model_id or "") is None
 
 
 class OpenAIServerModel(ApiModel):
@@ -135,29 +118,16 @@ class OpenAIServerModel(ApiModel):
         tools_to_call_from: list[Any] | None,
         kwargs: dict[str, Any],
     ) -> dict[str, Any]:
-        conversions = {
-            **TOOL_ROLE_CONVERSIONS,
-            **{MessageRole(k): MessageRole(v) for k, v in self.custom_role_conversions.items()},
-        }
-        request: dict[str, Any] = {
-            "model": self.model_id,
-            "messages": get_clean_message_list(
-                messages,
-                role_conversions=conversions,
-                convert_images_to_image_urls=True,
-                flatten_messages_as_text=self.flatten_messages_as_text,
-            ),
-            **self.kwargs,
-            **kwargs,
-        }
-        if stop_sequences and self.supports_stop_parameter:
-            request["stop"] = list(stop_sequences)
-        if response_format is not None:
-            request["response_format"] = response_format
-        if tools_to_call_from:
-            request["tools"] = [get_tool_json_schema(tool) for tool in tools_to_call_from]
-            request.setdefault("tool_choice", "required")
-        return request
+        body = chat_request(
+            messages,
+            role_conversions=self.custom_role_conversions,
+            flatten_messages_as_text=self.flatten_messages_as_text,
+            stop_sequences=stop_sequences,
+            send_stop=self.supports_stop_parameter,
+            response_format=response_format,
+            tools_to_call_from=tools_to_call_from,
+        )
+        return {"model": self.model_id, **body, **self.kwargs, **kwargs}
 
     def generate(
         self,
@@ -171,19 +141,14 @@ class OpenAIServerModel(ApiModel):
             messages, stop_sequences, response_format, tools_to_call_from, kwargs
         )
         response = self._request(lambda: self.client.chat.completions.create(**request))
-        if not getattr(response, "choices", None):
+        try:
+            message = message_from_response(response, stop_sequences)
+        except ValueError as error:
             raise AgentGenerationError(
-                f"{self.provider_name} at {self.endpoint} returned no choices: {response!r}"
-            )
-        message = response.choices[0].message
-        content = remove_content_after_stop_sequences(message.content, stop_sequences)
-        return ChatMessage(
-            role=MessageRole.ASSISTANT,
-            content=content,
-            tool_calls=list(message.tool_calls) if message.tool_calls else None,
-            raw=response,
-            token_usage=_usage(getattr(response, "usage", None)),
-        )
+                f"{self.provider_name} at {self.endpoint} sent a malformed reply: {error}"
+            ) from error
+        message.token_usage = message.token_usage or TokenUsage(0, 0)
+        return message
 
     def generate_stream(
         self,
@@ -199,41 +164,19 @@ class OpenAIServerModel(ApiModel):
         request["stream"] = True
         request.setdefault("stream_options", {"include_usage": True})
         stream = self._request(lambda: self.client.chat.completions.create(**request))
-        cutter = StopSequenceFilter(stop_sequences)
-        usage: TokenUsage | None = None
+        usage_seen = False
         try:
-            for chunk in stream:
-                if getattr(chunk, "usage", None):
-                    usage = _usage(chunk.usage)
-                for choice in chunk.choices or []:
-                    delta = choice.delta
-                    if delta is None:
-                        continue
-                    text = cutter.feed(delta.content or "")
-                    calls = [
-                        ChatMessageToolCallStreamDelta(
-                            index=call.index,
-                            id=call.id,
-                            type=call.type,
-                            function=ChatMessageToolCallFunction(
-                                name=(call.function.name or "") if call.function else "",
-                                arguments=(call.function.arguments or "") if call.function else "",
-                            ),
-                        )
-                        for call in delta.tool_calls or []
-                    ]
-                    if text or calls:
-                        yield ChatMessageStreamDelta(content=text or None, tool_calls=calls or None)
+            for delta in stream_deltas(stream, stop_sequences):
+                usage_seen = usage_seen or delta.token_usage is not None
+                yield delta
         except Exception as error:
             raise self._describe(error, during_stream=True) from error
         finally:
             close = getattr(stream, "close", None)
             if close is not None:
                 close()
-        rest = cutter.finish()
-        if rest:
-            yield ChatMessageStreamDelta(content=rest)
-        yield ChatMessageStreamDelta(token_usage=usage or TokenUsage(0, 0))
+        if not usage_seen:  # every call records its usage, if only as unknown
+            yield ChatMessageStreamDelta(token_usage=TokenUsage(0, 0))
 
     # --- errors -----------------------------------------------------------------------------------
 
@@ -348,14 +291,6 @@ class AzureOpenAIServerModel(OpenAIServerModel):
 # Names used by smolagents' newer releases.
 OpenAIModel = OpenAIServerModel
 AzureOpenAIModel = AzureOpenAIServerModel
-
-
-def _usage(usage: Any) -> TokenUsage:
-    if usage is None:
-        return TokenUsage(0, 0)
-    return TokenUsage(
-        int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0)
-    )
 
 
 def _server_message(error: Exception) -> str:

@@ -19,7 +19,6 @@ from smol_core.errors import SmolError
 from smol_core.messages import (
     ChatMessage,
     ChatMessageStreamDelta,
-    ChatMessageToolCall,
     MessageRole,
     TokenUsage,
     remove_content_after_stop_sequences,
@@ -28,11 +27,13 @@ from smol_core.models.base import (
     TOOL_ROLE_CONVERSIONS,
     Model,
     ModelCapabilities,
+    StopSequenceFilter,
     get_clean_message_list,
-    get_tool_json_schema,
-    tool_call_from_text,
+    get_tool_json_schemas,
+    tool_calls_in,
 )
-from smol_model_transformers.streaming import StopSequenceCutter
+
+__all__ = ["TransformersModel", "TransformersModelError", "count_generated", "tool_calls_in"]
 
 logger = logging.getLogger("smol_model_transformers")
 
@@ -150,7 +151,7 @@ class TransformersModel(Model):
         """The prompt text the model sees: handy to check a chat template (and how it shows tools)."""
         prompt: str = (self.processor or self.tokenizer).apply_chat_template(
             self._chat(messages),
-            tools=[get_tool_json_schema(t) for t in tools_to_call_from] if tools_to_call_from else None,
+            tools=get_tool_json_schemas(tools_to_call_from),
             add_generation_prompt=True,
             tokenize=False,
             **self.apply_chat_template_kwargs,
@@ -179,7 +180,7 @@ class TransformersModel(Model):
             (self.processor or self.tokenizer)
             .apply_chat_template(
                 self._chat(messages),
-                tools=[get_tool_json_schema(t) for t in tools_to_call_from] if tools_to_call_from else None,
+                tools=get_tool_json_schemas(tools_to_call_from),
                 add_generation_prompt=True,
                 tokenize=True,
                 return_dict=True,
@@ -252,7 +253,7 @@ class TransformersModel(Model):
 
         thread = threading.Thread(target=run, name="smol-transformers-generate", daemon=True)
         thread.start()
-        cutter = StopSequenceCutter(stop_sequences)
+        cutter = StopSequenceFilter(stop_sequences)
         for piece in streamer:
             text = cutter.feed(piece)
             if text:
@@ -260,7 +261,7 @@ class TransformersModel(Model):
         thread.join()
         if "error" in result:
             raise result["error"]
-        tail = cutter.flush()
+        tail = cutter.finish()
         generated = count_generated(result["output"][0, prompt_length:], self.tokenizer)
         yield ChatMessageStreamDelta(content=tail, token_usage=TokenUsage(prompt_length, generated))
 
@@ -271,11 +272,3 @@ def count_generated(tokens: Any, tokenizer: Any) -> int:
     if pad is None or pad == tokenizer.eos_token_id:
         return len(tokens)
     return int((tokens != pad).sum())
-
-
-def tool_calls_in(text: str) -> list[ChatMessageToolCall] | None:
-    """A chat template's tool call (`<tool_call>{...}</tool_call>` or bare JSON) read from the reply, if any."""
-    try:
-        return [tool_call_from_text(text)]
-    except ValueError:
-        return None  # the agent reports the unparsable reply to the model
