@@ -197,6 +197,14 @@ class StandInE2B:
             return _json(start_response, "401 Unauthorized", {"code": 401, "message": "Invalid API key"})
         if path == "/v2/sandboxes" and method == "POST":
             return self._create(environ, start_response)
+        if path.startswith("/sandboxes/") and path.endswith("/timeout") and method == "POST":
+            info = self.sandboxes.get(path.split("/")[2])
+            if info is None or info["killed"]:
+                return _json(start_response, "404 Not Found", {"code": 404, "message": "sandbox not found"})
+            size = int(environ.get("CONTENT_LENGTH") or 0)
+            info.setdefault("timeouts", []).append(json.loads(environ["wsgi.input"].read(size))["timeout"])
+            start_response("204 No Content", [])
+            return [b""]
         if path.startswith("/sandboxes/") and method == "DELETE":
             info = self.sandboxes.get(path.rsplit("/", 1)[1])
             if info is None or info["killed"]:

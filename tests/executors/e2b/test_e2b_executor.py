@@ -175,3 +175,12 @@ def test_a_chatty_login_shell_does_not_disturb_the_protocol(monkeypatch):
             assert ex("6 * 7").output == 42
         finally:
             ex.close()
+
+
+def test_actions_keep_the_sandbox_alive(make_e2b, standin):
+    ex = make_e2b([], sandbox_timeout=2)
+    ex("1")
+    assert "timeouts" not in next(iter(standin.sandboxes.values()))
+    time.sleep(1.1)
+    ex("2")
+    assert next(iter(standin.sandboxes.values()))["timeouts"] == [2]

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from typing import Any
 
-from smol_core.executors.base import ExecutorUnavailableError
+from smol_core.executors.base import CodeOutput, ExecutorUnavailableError
 from smol_core.executors.bundle import bundle_frame, loader_command
 from smol_core.executors.host import WorkerExecutor, WorkerLink
 from smol_executor_e2b.link import E2BLink, relay_command
@@ -46,7 +47,8 @@ class E2BExecutor(WorkerExecutor):
     api_key: E2B API key (default: the E2B_API_KEY environment variable).
     template: sandbox template (default: the SDK's code-interpreter template, which has numpy/pandas).
     timeout_seconds: wall-clock limit of one action; past it the worker command is killed.
-    sandbox_timeout: seconds E2B keeps the sandbox alive without a `close()`.
+    sandbox_timeout: seconds E2B keeps the sandbox alive without a `close()`; actions push the
+        deadline back, so only an idle executor's sandbox expires (it is then replaced, state lost).
     memory_limit_mb: the worker's address-space limit inside the sandbox.
     python: the interpreter inside the sandbox.
     sandbox_kwargs: passed to `Sandbox.create` (metadata, network, domain, request_timeout...).
@@ -68,6 +70,7 @@ class E2BExecutor(WorkerExecutor):
         self.memory_limit_mb = memory_limit_mb
         self.python = python
         self._api_key = api_key or os.environ.get("E2B_API_KEY")
+        self.sandbox_timeout = sandbox_timeout
         self._create_kwargs: dict[str, Any] = {
             "template": template,
             "timeout": sandbox_timeout,
@@ -75,6 +78,7 @@ class E2BExecutor(WorkerExecutor):
         }
         self.sandbox: Any = None
         self.sandbox = self._create_sandbox()
+        self._extended_at = time.monotonic()
         self._start()
 
     # --- the sandbox -----------------------------------------------------------------------
@@ -90,9 +94,10 @@ class E2BExecutor(WorkerExecutor):
             raise ExecutorUnavailableError(
                 f"E2B needs an API key: set E2B_API_KEY or pass api_key=... (create one at {KEYS_URL})"
             )
-        metadata = {"created_by": "smol", **self._create_kwargs.pop("metadata", {})}
+        kwargs = dict(self._create_kwargs)
+        metadata = {"created_by": "smol", **(kwargs.pop("metadata", None) or {})}
         try:
-            return Sandbox.create(api_key=self._api_key, metadata=metadata, **self._create_kwargs)
+            return Sandbox.create(api_key=self._api_key, metadata=metadata, **kwargs)
         except Exception as exc:
             raise _unavailable(exc) from None
 
@@ -106,7 +111,20 @@ class E2BExecutor(WorkerExecutor):
             if self._sandbox_alive():
                 raise _unavailable(exc) from None
         self.sandbox = self._create_sandbox()  # it expired or was killed: start over in a new one
+        self._extended_at = time.monotonic()
         return E2BLink(self.sandbox, command, bundle_frame())
+
+    def __call__(self, code_action: str) -> CodeOutput:
+        self._keep_alive()
+        return super().__call__(code_action)
+
+    def _keep_alive(self) -> None:
+        """Push E2B's kill deadline back once half of it has gone by, so a long agent run keeps its state."""
+        if self.sandbox is None or time.monotonic() - self._extended_at < self.sandbox_timeout / 2:
+            return
+        with contextlib.suppress(Exception):  # a sandbox already gone is replaced when the worker starts
+            self.sandbox.set_timeout(self.sandbox_timeout)
+            self._extended_at = time.monotonic()
 
     def _sandbox_alive(self) -> bool:
         try:
