@@ -296,11 +296,20 @@ def get_clean_message_list(
 # --- retries ---------------------------------------------------------------------------------------
 
 
+def error_status(error: BaseException) -> int | None:
+    """The HTTP status an SDK's error carries (`error.status_code` or `error.response.status_code`)."""
+    for status in (
+        getattr(error, "status_code", None),
+        getattr(getattr(error, "response", None), "status_code", None),
+    ):
+        if isinstance(status, int):
+            return status
+    return None
+
+
 def is_retryable_error(error: BaseException) -> bool:
     """Rate limits, server errors and time-outs are worth another try; bad requests and bad keys are not."""
-    status = getattr(error, "status_code", None) or getattr(
-        getattr(error, "response", None), "status_code", None
-    )
+    status = error_status(error)
     if isinstance(status, int):
         return status == 429 or status >= 500 or status == 408
     if isinstance(error, TimeoutError | ConnectionError):

@@ -25,6 +25,7 @@ from smol_core.messages import (
 from smol_core.models.base import (
     TOOL_ROLE_CONVERSIONS,
     StopSequenceFilter,
+    error_status,
     get_clean_message_list,
     get_tool_json_schema,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "get",
     "message_from_response",
     "model_supports_stop",
+    "refuses_stop",
     "stream_deltas",
     "usage_of",
 ]
@@ -46,6 +48,14 @@ _NO_STOP_MODELS = re.compile(r"(^|/)(o1|o3|o4|gpt-5|grok-3-mini|grok-4|grok-code
 def model_supports_stop(model_id: str | None) -> bool:
     """Whether a model takes `stop` (a guess from its name: reasoning models refuse it)."""
     return _NO_STOP_MODELS.search(model_id or "") is None
+
+
+def refuses_stop(error: BaseException, request: dict[str, Any]) -> bool:
+    """Whether a server refused `request` for its `stop` parameter (a 400 or 422 that names it).
+
+    The caller then asks again without `stop`, cuts the reply client-side, and remembers.
+    """
+    return "stop" in request and error_status(error) in (400, 422) and "stop" in str(error).lower()
 
 
 # --- out: requests -------------------------------------------------------------------------------

@@ -14,11 +14,12 @@ from typing import Any
 
 from smol_core.errors import AgentGenerationError
 from smol_core.messages import ChatMessage, ChatMessageStreamDelta
-from smol_core.models.base import ApiModel, ModelCapabilities, RetryPolicy
+from smol_core.models.base import ApiModel, ModelCapabilities, RetryPolicy, error_status
 from smol_core.models.openai_format import (
     chat_request,
     message_from_response,
     model_supports_stop,
+    refuses_stop,
     stream_deltas,
 )
 
@@ -27,11 +28,6 @@ DEFAULT_MODEL_ID = "Qwen/Qwen3-Next-80B-A3B-Thinking"
 
 class InferenceClientError(AgentGenerationError):
     """A Hugging Face inference call failed for good: refused, or still failing after the retries."""
-
-
-def _status(error: BaseException) -> int | None:
-    status = getattr(getattr(error, "response", None), "status_code", None)
-    return status if isinstance(status, int) else getattr(error, "status_code", None)
 
 
 def for_server(response_format: dict[str, Any]) -> dict[str, Any]:
@@ -165,7 +161,7 @@ class InferenceClientModel(ApiModel):
         except InferenceClientError:
             raise
         except Exception as error:
-            if "stop" in request and _status(error) in (400, 422) and "stop" in str(error).lower():
+            if refuses_stop(error, request):
                 self.capabilities = replace(self.capabilities, stop_sequences=False)
                 return self._call({k: v for k, v in request.items() if k != "stop"})
             raise self.describe(error) from error
@@ -176,7 +172,7 @@ class InferenceClientModel(ApiModel):
             return InferenceClientError(
                 f"The streamed reply of {where} broke off: {type(error).__name__}: {error}"
             )
-        status = _status(error)
+        status = error_status(error)
         hint = {401: " Check the token (HF_TOKEN).", 402: " The account is out of credits."}.get(
             status or 0, ""
         )

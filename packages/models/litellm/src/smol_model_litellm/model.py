@@ -19,6 +19,7 @@ from smol_core.models.openai_format import (
     chat_request,
     message_from_response,
     model_supports_stop,
+    refuses_stop,
     stream_deltas,
 )
 
@@ -135,7 +136,7 @@ class LiteLLMModel(ApiModel):
         try:
             return self.call_with_retries(lambda: completion(**request))
         except Exception as error:
-            if "stop" in request and _refuses_stop(error):
+            if refuses_stop(error, request):
                 self.capabilities = replace(self.capabilities, stop_sequences=False)
                 request = {k: v for k, v in request.items() if k != "stop"}
                 return self._call(request)
@@ -191,11 +192,6 @@ class LiteLLMModel(ApiModel):
             yield from stream_deltas(stream, stop_sequences)
         except Exception as error:
             raise self.describe(error, during_stream=True) from error
-
-
-def _refuses_stop(error: Exception) -> bool:
-    text = str(error).lower()
-    return getattr(error, "status_code", None) == 400 and "stop" in text and "support" in text
 
 
 class LiteLLMRouterModel(LiteLLMModel):
