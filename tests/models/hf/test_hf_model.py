@@ -51,7 +51,7 @@ def model(llama_server) -> InferenceClientModel:
         llama_server.model_id,
         base_url=llama_server.base_url,
         temperature=0.0,
-        max_tokens=20,
+        max_tokens=12,  # SmolLM2 writes "1, 2, 3, 4" of COUNT in 10 tokens
         retry_policy=FAST,
     )
 
@@ -59,15 +59,15 @@ def model(llama_server) -> InferenceClientModel:
 def test_generate_with_usage_and_stop(model):
     full = model.generate(COUNT)
     assert full.role == MessageRole.ASSISTANT and "4" in full.content, full.content
-    assert full.token_usage.input_tokens > 5 and 0 < full.token_usage.output_tokens <= 20
+    assert full.token_usage.input_tokens > 5 and 0 < full.token_usage.output_tokens <= 12
     cut = model.generate(COUNT, stop_sequences=["4"]).content
     assert "4" not in cut and full.content.startswith(cut.rstrip())
 
 
 def test_stream_matches_generate(model):
-    deltas = list(model.generate_stream(COUNT, stop_sequences=["7"]))
+    deltas = list(model.generate_stream(COUNT, stop_sequences=["3"]))
     message = agglomerate_stream_deltas(deltas)
-    assert message.content == model.generate(COUNT, stop_sequences=["7"]).content
+    assert message.content == model.generate(COUNT, stop_sequences=["3"]).content
     assert message.token_usage.output_tokens > 0
 
 
@@ -80,7 +80,7 @@ def test_structured_output(model):
     message = model.generate(
         [ChatMessage(role="user", content="Name a city in France as JSON.")],
         response_format={"type": "json_schema", "json_schema": {"name": "place", "schema": schema}},
-        max_tokens=40,
+        max_tokens=24,  # the grammar closes the object in about 12
     )
     assert set(json.loads(message.content)) == {"city"}
 
