@@ -92,5 +92,5 @@ def start_stub(*replies: Any) -> Stub:
 
     stub.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     stub.url = f"http://127.0.0.1:{stub.server.server_address[1]}/v1"
-    threading.Thread(target=stub.server.serve_forever, daemon=True).start()
+    threading.Thread(target=stub.server.serve_forever, args=(0.02,), daemon=True).start()  # quick shutdown()
     return stub
