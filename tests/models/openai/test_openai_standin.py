@@ -196,6 +196,25 @@ def test_reasoning_models_get_no_stop_parameter() -> None:
         assert reply.text == "Thought: x\n"
 
 
+def test_server_refusing_stop_is_asked_again_without_it() -> None:
+    refusal = Reply(
+        status=400, body={"error": {"message": "Unsupported parameter: 'stop' is not supported."}}
+    )
+    script = [
+        refusal,
+        Reply(body=completion("Thought: x\nObservation: y")),
+        Reply(stream=chunks("a", "bX", "c")),
+    ]
+    with StandIn(script=script) as server:
+        model = OpenAIServerModel("m", api_base=server.url + "/v1", retry_policy=FAST)
+        assert model.generate(user("hi"), stop_sequences=["Observation:"]).text == "Thought: x\n"
+        assert server.requests[0].body["stop"] == ["Observation:"] and "stop" not in server.requests[1].body
+        assert not model.supports_stop_parameter  # remembered: no second refusal
+        streamed = agglomerate_stream_deltas(list(model.generate_stream(user("hi"), stop_sequences=["X"])))
+        assert streamed.text == "ab" and "stop" not in server.requests[2].body
+        assert len(server.requests) == 3
+
+
 def test_plugin_registers_both_names() -> None:
     from smol_model_openai import _plugin
 

@@ -20,6 +20,7 @@ from smol_core.models.openai_format import (
     chat_request,
     message_from_response,
     model_supports_stop,
+    refuses_stop,
     stream_deltas,
 )
 
@@ -140,7 +141,7 @@ class OpenAIServerModel(ApiModel):
         request = self._completion_kwargs(
             messages, stop_sequences, response_format, tools_to_call_from, kwargs
         )
-        response = self._request(lambda: self.client.chat.completions.create(**request))
+        response = self._request(request)
         try:
             message = message_from_response(response, stop_sequences)
         except ValueError as error:
@@ -163,7 +164,7 @@ class OpenAIServerModel(ApiModel):
         )
         request["stream"] = True
         request.setdefault("stream_options", {"include_usage": True})
-        stream = self._request(lambda: self.client.chat.completions.create(**request))
+        stream = self._request(request)
         usage_seen = False
         try:
             for delta in stream_deltas(stream, stop_sequences):
@@ -180,12 +181,17 @@ class OpenAIServerModel(ApiModel):
 
     # --- errors -----------------------------------------------------------------------------------
 
-    def _request(self, call: Any) -> Any:
+    def _request(self, request: dict[str, Any]) -> Any:
+        """One call with retries; a server that refuses `stop` is asked again without it (and remembered)."""
         try:
             return self.call_with_retries(
-                call, describe=f"{self.provider_name} {self.model_id} at {self.endpoint}"
+                lambda: self.client.chat.completions.create(**request),
+                describe=f"{self.provider_name} {self.model_id} at {self.endpoint}",
             )
         except Exception as error:
+            if refuses_stop(error, request):
+                self.capabilities = replace(self.capabilities, stop_sequences=False)
+                return self._request({k: v for k, v in request.items() if k != "stop"})
             raise self._describe(error) from error
 
     def _describe(self, error: Exception, during_stream: bool = False) -> Exception:
