@@ -39,5 +39,7 @@ def llama_server(embedded_gguf: Path) -> Iterator[Any]:
     pytest.importorskip("xllamacpp")
     from smol_model_llamacpp.server import LlamaServer
 
-    with LlamaServer(embedded_gguf, alias="smollm2", n_ctx=4096, n_threads=2) as server:
+    # One thread: the server shares two cores with the test process (and CI with everything else);
+    # with two, its threads wait on each other whenever one is descheduled (up to 100x slower).
+    with LlamaServer(embedded_gguf, alias="smollm2", n_ctx=4096, n_threads=1) as server:
         yield server
