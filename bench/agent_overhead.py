@@ -91,13 +91,17 @@ def prompt_sizes() -> tuple[int, int | None]:
     return smol, len(SeedCodeAgent(tools=[], model=Model(model_id="x")).system_prompt)
 
 
-def count_tokens(text_length_source: str) -> int | None:
-    """Tokens with the embedded model's tokenizer (SmolLM2), when the llama.cpp plugin is installed."""
+def count_tokens(texts: list[str]) -> list[float | None]:
+    """Tokens with the embedded model's tokenizer (SmolLM2, through llama.cpp), when it is installed."""
+    from tools_prompt_tokens import Tokenizer
+
+    tokenizer = Tokenizer()
     try:
-        from smol_model_llamacpp.tokenizer import count_tokens as llama_count
-    except ImportError:
-        return None
-    return int(llama_count(text_length_source))
+        if tokenizer.server is None:
+            return [None for _ in texts]
+        return [tokenizer.count(text) for text in texts]
+    finally:
+        tokenizer.close()
 
 
 def import_time(module: str) -> float | None:
@@ -124,17 +128,16 @@ def main() -> None:
         ("overhead per step, logs on", _ms(smol_per_step(True)), _ms(seed_per_step(True))),
     ]
     smol_chars, seed_chars = prompt_sizes()
-    smol_prompt = CodeAgent(tools=[], model=ScriptedModel([])).system_prompt
-    tokens = count_tokens(smol_prompt)
-    seed_tokens = None
+    prompts = [CodeAgent(tools=[], model=ScriptedModel([])).system_prompt]
     if seed_chars is not None:
         from smolagents import CodeAgent as SeedCodeAgent
         from smolagents.models import Model
 
-        seed_tokens = count_tokens(SeedCodeAgent(tools=[], model=Model(model_id="x")).system_prompt)
+        prompts.append(SeedCodeAgent(tools=[], model=Model(model_id="x")).system_prompt)
+    tokens = count_tokens(prompts) + [None]
     rows.append(("CodeAgent system prompt, characters", str(smol_chars), str(seed_chars or "n/a")))
     rows.append(
-        ("CodeAgent system prompt, tokens (SmolLM2)", str(tokens or "n/a"), str(seed_tokens or "n/a"))
+        ("CodeAgent system prompt, tokens (SmolLM2)", str(tokens[0] or "n/a"), str(tokens[1] or "n/a"))
     )
     rows.append(("import time", _ms(import_time("smol_core")), _ms(import_time("smolagents"))))
     width = max(len(r[0]) for r in rows)
