@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from hf_stub import Error, chunk, completion, start_stub, tool_call
+from openai_stub import Error, chunk, completion, start_stub, tool_call
 from smol_model_hf import InferenceClientError, InferenceClientModel
 
 from smol_core.messages import ChatMessage, MessageRole, agglomerate_stream_deltas

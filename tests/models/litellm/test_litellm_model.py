@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from litellm_stub import Error, chunk, completion, start_stub, tool_call
+from openai_stub import Error, chunk, completion, start_stub, tool_call
 from smol_model_litellm import LiteLLMError, LiteLLMModel, LiteLLMRouterModel
 
 from smol_core.messages import ChatMessage, MessageRole, agglomerate_stream_deltas
