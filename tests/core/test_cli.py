@@ -57,3 +57,31 @@ def test_smol_doctor_reports_protections(registry, capsys):
     out = capsys.readouterr().out
     assert "Local executor protections" in out
     assert "[on ]" in out  # the language guards are always on
+
+
+class GrammarModelPlugin:
+    """A model plugin whose model decodes under a grammar, like the embedded llama.cpp default."""
+
+    model = None
+
+    @hookimpl
+    def smol_models(self):
+        import dataclasses
+
+        from smol_core.testing import ScriptedModel
+
+        def factory(model_id: str | None = None, **kwargs):
+            model = ScriptedModel(["Thought: go.\n<code>\nfinal_answer(2)\n</code>"])
+            model.capabilities = dataclasses.replace(model.capabilities, grammar=True)
+            GrammarModelPlugin.model = model
+            return model
+
+        return [ModelSpec("grammar-model", factory, "Decodes under a grammar.")]
+
+
+def test_smolagent_constrains_decoding_by_default_for_grammar_models(registry, capsys):
+    registry.register(GrammarModelPlugin(), name="grammar-plugin")
+    assert smolagent.main(["x", "--model-type", "grammar-model"]) == 0
+    assert GrammarModelPlugin.model.calls[0]["grammar"].startswith("root ::=")
+    assert smolagent.main(["x", "--model-type", "grammar-model", "--no-structured"]) == 0
+    assert "grammar" not in GrammarModelPlugin.model.calls[0]

@@ -56,7 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--verbosity-level", type=int, default=1, help="-1 silent, 0 errors, 1 steps, 2 debug."
     )
     parser.add_argument(
-        "--structured", action="store_true", help="Constrain replies to a JSON {thought, code} schema."
+        "--structured",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="Constrained decoding: every reply is a well-formed action. Default: on for models that "
+        "decode under a grammar (the embedded llama.cpp model), off otherwise.",
     )
     return parser
 
