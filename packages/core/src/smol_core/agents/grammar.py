@@ -26,10 +26,9 @@ def code_action_grammar(
     require_final_answer: bool = False,
     max_code_lines: int = 40,
 ) -> str:
-    """`Thought: <line>\\n<opening>\\n<python lines>\\n<closing>`; a code line may not start with the
-    first two characters of the closing tag (which end the block), nor start with a backtick (a
-    Markdown fence is never Python: a small model that writes one is about to invent an output), nor
-    be empty, and a block has at
+    """`Thought: <line>\\n<opening>\\n<python lines>\\n<closing>`. A code line may not start with the
+    closing tag's first character (no Python line starts with `<` or a backtick: a small model that
+    writes a tag or a Markdown fence there is about to invent an output), nor be empty, and a block has at
     most `max_code_lines` lines: a small model that starts repeating a line runs into the cap instead
     of into the token limit.
 
@@ -38,15 +37,14 @@ def code_action_grammar(
     `final_answer`, and a small model that prints a result rarely comes back to answer it. (As the last
     line, the grammar stays unambiguous after one line of look-ahead, which keeps sampling fast.)
     """
-    if len(closing) < 2:
-        raise ValueError("The closing code tag must be at least two characters long.")
-    first, second = closing[0], closing[1]
+    if not closing:
+        raise ValueError("The closing code tag must not be empty.")
+    first = closing[0]
     body = f"line{{0,{max_code_lines - 1}}} answer" if require_final_answer else f"line{{1,{max_code_lines}}}"
     rules = [
         f"root ::= {_literal(thought_prefix)} thought {_literal(chr(10) + opening + chr(10))} {body} {_literal(closing)}",
         f"thought ::= [^\\n]{{1,{max_thought_chars}}}",
-        f"line ::= ( [^{_char_class(first)}`\\n] [^\\n]* | {_literal(first)} [^{_char_class(second)}\\n] [^\\n]* ) "
-        + _literal("\n"),
+        f"line ::= [^{_char_class(first)}`\\n] [^\\n]* " + _literal("\n"),
     ]
     if require_final_answer:
         rules.append(f"answer ::= {_literal('final_answer(')} [^\\n]* {_literal(chr(10))}")
