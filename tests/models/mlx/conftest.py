@@ -11,20 +11,10 @@ import os
 from pathlib import Path
 
 import pytest
+from tiny_tokenizer import save_tiny_tokenizer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-
-CHAT_TEMPLATE = (
-    "{% if tools %}<|system|>Tools: {% for t in tools %}{{ t.function.name }} {% endfor %}<|end|>{% endif %}"
-    "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}"
-    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
-)
-CORPUS = [
-    "the quick brown fox jumps over the lazy dog",
-    "Thought: I will compute the answer with code. Observation: 4. Final answer: 4",
-    "def add(a, b): return a + b  # python code 0123456789",
-] * 20
 
 
 @pytest.fixture(scope="session")
@@ -32,26 +22,9 @@ def tiny_mlx_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import mlx.core as mx
     from mlx.utils import tree_flatten
     from mlx_lm.models import llama
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
 
     folder = tmp_path_factory.mktemp("tiny-mlx-llama")
-    specials = ["<|end|>", "<|system|>", "<|user|>", "<|assistant|>", "<pad>"]
-    raw = Tokenizer(models.BPE())
-    raw.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    raw.decoder = decoders.ByteLevel()
-    raw.train_from_iterator(
-        CORPUS,
-        trainers.BpeTrainer(
-            vocab_size=400,
-            special_tokens=specials,
-            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-            show_progress=False,
-        ),
-    )
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=raw, eos_token="<|end|>", pad_token="<pad>")
-    tokenizer.chat_template = CHAT_TEMPLATE
-    tokenizer.save_pretrained(folder)
+    tokenizer = save_tiny_tokenizer(folder)
 
     config = {
         "model_type": "llama",
