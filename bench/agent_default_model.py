@@ -8,7 +8,7 @@ tasks solved, replies that held a parseable action, and prompt / completion toke
 Seed system on the same kind of tasks: 1/30 solved (0/30 with its structured outputs); 101 of 120
 replies had no code block; about 11,700 prompt tokens per task.
 
-    hatch run python bench/agent_default_model.py [--limit N] [--modes plain,grammar] [--verbose]
+    hatch run python bench/agent_default_model.py [--limit N] [--modes plain,grammar] [--sets tasks,check]
 """
 
 from __future__ import annotations
@@ -51,6 +51,33 @@ TASKS: list[tuple[str, Any]] = [
     ("What is the sum of the even numbers in [1, 2, 3, 4, 5, 6]?", 12),
     ("Multiply every number in [1, 2, 3] by 10.", [10, 20, 30]),
     ("What is the product of the numbers in the list [2, 3, 4]?", 24),
+]
+
+# A second set of the same kinds, worded differently: the prompts, examples and grammar were tuned
+# while watching TASKS, so CHECK_TASKS shows how much of that carries over to tasks not tuned on.
+CHECK_TASKS: list[tuple[str, Any]] = [
+    ("What is 36 times 12?", 432),
+    ("What is 9876 minus 1234?", 8642),
+    ("What is 81 divided by 9?", 9),
+    ("What is 3 to the power of 4?", 81),
+    ("What is 25 plus 17 plus 8?", 50),
+    ("What is half of 250?", 125),
+    ("Reverse the string 'python'.", "nohtyp"),
+    ("Convert 'HELLO WORLD' to lower case.", "hello world"),
+    ("How many characters are in the word 'elephant'?", 8),
+    ("How many times does the letter 's' appear in 'mississippi'?", 4),
+    ("What is the last word of the sentence 'the lazy dog'?", "dog"),
+    ("Replace 'red' with 'blue' in 'a red car'.", "a blue car"),
+    ("Join the letters 'a', 'b' and 'c' with a dash.", "a-b-c"),
+    ("What is the sum of the list [10, 20, 30]?", 60),
+    ("What is the maximum of the list [3, 42, 17]?", 42),
+    ("What is the minimum of the list [8, 3, 12, 5]?", 3),
+    ("How many elements are in the list [4, 4, 4, 4, 4]?", 5),
+    ("What is the average of [10, 20, 30, 40]?", 25),
+    ("Sort the list [8, 2, 6, 4] from smallest to largest.", [2, 4, 6, 8]),
+    ("Add 1 to every number in [5, 6, 7].", [6, 7, 8]),
+    ("What is the sum of the odd numbers in [1, 2, 3, 4, 5]?", 9),
+    ("What is the product of [5, 6]?", 30),
 ]
 
 
@@ -114,46 +141,51 @@ def run_task(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--limit", type=int, default=len(TASKS))
+    parser.add_argument("--limit", type=int, default=0, help="only the first N tasks of each set")
     parser.add_argument("--modes", default="plain,grammar", help="plain and/or grammar")
+    parser.add_argument("--sets", default="tasks,check", help="tasks (tuned on) and/or check")
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
 
     model = LlamaCppModel(max_tokens=512, temperature=0.0, n_threads=args.threads or None).load()
-    tasks = TASKS[: args.limit]
+    sets = {"tasks": TASKS, "check": CHECK_TASKS}
     summary = []
     for mode in args.modes.split(","):
         structured = mode.strip() == "grammar"
-        results = []
-        for task, expected in tasks:
-            outcome = run_task(model, task, expected, structured, args.verbose)
-            results.append(outcome)
-            mark = "ok  " if outcome["solved"] else "FAIL"
-            print(
-                f"[{mode}] {mark} {task!r} -> {outcome['output']!r} "
-                f"({outcome['replies']} replies, {outcome['prompt_tokens']} prompt tokens, "
-                f"{outcome['seconds']:.1f}s){' ' + outcome['error'] if outcome['error'] else ''}",
-                flush=True,
-            )
-        summary.append((mode, results))
+        for set_name in args.sets.split(","):
+            tasks = sets[set_name.strip()][: args.limit or None]
+            results = []
+            for task, expected in tasks:
+                outcome = run_task(model, task, expected, structured, args.verbose)
+                results.append(outcome)
+                mark = "ok  " if outcome["solved"] else "FAIL"
+                print(
+                    f"[{mode}/{set_name}] {mark} {task!r} -> {outcome['output']!r} "
+                    f"({outcome['replies']} replies, {outcome['prompt_tokens']} prompt tokens, "
+                    f"{outcome['seconds']:.1f}s){' ' + outcome['error'] if outcome['error'] else ''}",
+                    flush=True,
+                )
+            summary.append((mode, set_name, results))
 
     print()
     print(
-        f"{'mode':<10}{'solved':>10}{'parsed replies':>18}{'prompt tok/task':>17}{'compl tok/task':>16}{'s/task':>9}"
+        f"{'mode':<10}{'set':<8}{'solved':>8}{'parsed replies':>16}{'prompt tok/task':>17}"
+        f"{'compl tok/task':>16}{'s/task':>8}"
     )
-    for mode, results in summary:
+    for mode, set_name, results in summary:
         solved = sum(r["solved"] for r in results)
         replies = sum(r["replies"] for r in results)
         parsed = sum(r["parsed"] for r in results)
         print(
-            f"{mode:<10}{f'{solved}/{len(results)}':>10}{f'{parsed}/{replies}':>18}"
+            f"{mode:<10}{set_name:<8}{f'{solved}/{len(results)}':>8}{f'{parsed}/{replies}':>16}"
             f"{statistics.mean(r['prompt_tokens'] for r in results):>17.0f}"
             f"{statistics.mean(r['completion_tokens'] for r in results):>16.0f}"
-            f"{statistics.mean(r['seconds'] for r in results):>9.1f}"
+            f"{statistics.mean(r['seconds'] for r in results):>8.1f}"
         )
     print(
-        "seed system (smolagents CodeAgent, same model/protocol): 1/30 plain, 0/30 structured; ~11,700 prompt tok/task"
+        "seed system (smolagents CodeAgent, same model/protocol): 1/30 plain, 0/30 structured; "
+        "~11,700 prompt tok/task"
     )
     model.close()
 

@@ -248,21 +248,101 @@ def test_structured_outputs_use_a_grammar_when_the_model_decodes_under_one():
     assert call["response_format"] is None
     # no tools to observe: the block must end by answering
     assert call["grammar"].startswith(
-        'root ::= "Thought: " thought "\\n<code>\\n" line{0,39} answer "</code>"'
+        'root ::= "Thought: " thought "\\n" "<code>\\n" line{0,38} printline? answer "</code>"'
     )
     assert '"thought"' not in agent.system_prompt  # the plain-text format stays
 
 
 def test_code_action_grammar_shape():
-    from smol_core.agents.grammar import code_action_grammar
+    from smol_core.agents.grammar import code_action_grammar, task_comment
 
     grammar = code_action_grammar("```py", "```", max_code_lines=5)
-    assert 'root ::= "Thought: " thought "\\n```py\\n" line{1,5} "```"' in grammar
-    assert 'line ::= [^<`\\n] [^\\n]* "\\n"' in code_action_grammar()
+    assert grammar.startswith('root ::= "Thought: " thought "\\n" "```py\\n" line{1,5} "```"')
+    assert "printline" not in grammar and "answer" not in grammar
     answer = code_action_grammar(require_final_answer=True, max_code_lines=5)
-    assert 'line{0,4} answer "</code>"' in answer and 'answer ::= "final_answer(" [^\\n]* "\\n"' in answer
+    assert 'line{0,3} printline? answer "</code>"' in answer
+    assert 'answer ::= "final_answer(" rest "\\n"' in answer
+    compact = code_action_grammar(
+        thought_prefix=None,
+        require_final_answer=True,
+        max_code_lines=3,
+        preamble=task_comment("Add  2\nand 2."),
+    )
+    assert compact.startswith('root ::= "<code>\\n# Add 2 and 2.\\n" line{0,1} printline? answer "</code>"')
+    assert "thought ::=" not in compact
+    assert code_action_grammar(require_final_answer=True, max_code_lines=1).startswith(
+        'root ::= "Thought: " thought "\\n" "<code>\\n" answer "</code>"'
+    )
     with pytest.raises(ValueError):
         code_action_grammar("<", "")
+    with pytest.raises(ValueError):
+        code_action_grammar(max_code_lines=0)
+
+
+def test_task_comment_is_one_bounded_line():
+    from smol_core.agents.grammar import task_comment
+
+    assert task_comment("What is\n 2 + 2?") == "# What is 2 + 2?\n"
+    long = task_comment("word " * 200, max_chars=50)
+    assert long.endswith("...\n") and len(long) <= 53 and long.count("\n") == 1
+
+
+def _small(model: ScriptedModel) -> ScriptedModel:
+    import dataclasses
+
+    model.capabilities = dataclasses.replace(model.capabilities, grammar=True, small=True)
+    return model
+
+
+def test_small_models_get_a_compact_prompt_worked_examples_and_a_short_block():
+    model = _small(
+        ScriptedModel(["<code>\n# What is the biggest value in [4, 9, 2]?\nfinal_answer(9)\n</code>"])
+    )
+    agent = CodeAgent(
+        tools=[], model=model, use_structured_outputs_internally=True, verbosity_level=LogLevel.OFF
+    )
+    with agent:
+        assert agent.run("What is the biggest value in [4, 9, 2]?") == 9
+    call = model.calls[0]
+    roles = [message.role.value for message in call["messages"]]
+    assert roles == ["system", "user", "assistant", "user", "assistant", "user", "assistant", "user"]
+    system = call["messages"][0].text
+    assert len(system) < 200 and "final_answer(result)" in system
+    # the closest example comes last, right before the task, in the reply format the grammar forces
+    closest = call["messages"][-2].text
+    assert "max(" in closest and closest.startswith("<code>\n# ")
+    assert call["grammar"].startswith(
+        'root ::= "<code>\\n# What is the biggest value in [4, 9, 2]?\\n" line{0,1} printline? answer'
+    )
+
+
+def test_small_models_with_tools_see_the_tools_and_no_answer_only_examples():
+    model = _small(ScriptedModel([code("final_answer(population('Paris'))")]))
+    agent = CodeAgent(
+        tools=[population],
+        model=model,
+        use_structured_outputs_internally=True,
+        verbosity_level=LogLevel.OFF,
+    )
+    with agent:
+        agent.run("How many people live in Paris?")
+    call = model.calls[0]
+    assert [message.role.value for message in call["messages"]] == ["system", "user"]
+    assert "def population(" in call["messages"][0].text
+    assert "line{1,20}" in call["grammar"] and "printline" not in call["grammar"]
+
+
+def test_a_custom_system_prompt_turns_the_small_model_prompting_off():
+    model = _small(ScriptedModel([code("final_answer(1)")]))
+    agent = CodeAgent(
+        tools=[],
+        model=model,
+        prompt_templates={"system_prompt": "Solve it. {{tools}}"},
+        verbosity_level=LogLevel.OFF,
+    )
+    with agent:
+        agent.run("What is 1?")
+    assert [message.role.value for message in model.calls[0]["messages"]] == ["system", "user"]
 
 
 def test_with_tools_the_grammar_lets_the_model_look_before_answering():

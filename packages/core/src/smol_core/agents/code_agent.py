@@ -7,7 +7,8 @@ from collections.abc import Callable, Generator, Iterable
 from typing import Any
 
 from smol_core.agents.events import ActionOutput
-from smol_core.agents.grammar import code_action_grammar
+from smol_core.agents.examples import select_examples
+from smol_core.agents.grammar import code_action_grammar, task_comment
 from smol_core.agents.multi_step import MultiStepAgent, StreamEvent
 from smol_core.agents.parsing import (
     extract_code_from_text,
@@ -15,12 +16,18 @@ from smol_core.agents.parsing import (
     parse_code_blobs,
     truncate_content,
 )
-from smol_core.agents.prompts import PromptTemplates, code_agent_templates, populate_template
+from smol_core.agents.prompts import (
+    COMPACT_TOOLS_SECTION,
+    PromptTemplates,
+    code_agent_templates,
+    compact_code_agent_templates,
+    populate_template,
+)
 from smol_core.agents.tool_wrappers import managed_agent_callable, tool_callable
 from smol_core.errors import AgentExecutionError, AgentGenerationError, AgentParsingError
 from smol_core.executors.base import BASE_BUILTIN_MODULES, InterpreterError, PythonExecutor
 from smol_core.memory import ActionStep, ToolCall
-from smol_core.messages import ChatMessage, ChatMessageStreamDelta, agglomerate_stream_deltas
+from smol_core.messages import ChatMessage, ChatMessageStreamDelta, MessageRole, agglomerate_stream_deltas
 from smol_core.models.base import Model
 from smol_core.monitoring import LogLevel
 from smol_core.tools.tool import Tool
@@ -72,6 +79,7 @@ class CodeAgent(MultiStepAgent):
         self.max_print_outputs_length = max_print_outputs_length
         self._use_structured_outputs_internally = use_structured_outputs_internally
         self.code_block_tags = _code_block_tags(code_block_tags)
+        self._custom_system_prompt = bool(prompt_templates and prompt_templates.get("system_prompt"))
         super().__init__(
             tools=tools,
             model=model,
@@ -98,8 +106,18 @@ class CodeAgent(MultiStepAgent):
         which keeps the plain-text format (see `agents/grammar.py`)."""
         return self._use_structured_outputs_internally and not self.model.capabilities.grammar
 
+    @property
+    def _small_model(self) -> bool:
+        """A small model with our own prompt: compact prompt, worked examples, short blocks."""
+        return self.model.capabilities.small and not self._custom_system_prompt
+
+    @property
+    def _answers_directly(self) -> bool:
+        """Nothing to observe (no tools but final_answer, no team): each block ends by answering."""
+        return set(self.tools) == {"final_answer"} and not self.managed_agents
+
     def default_prompt_templates(self) -> PromptTemplates:
-        return code_agent_templates()
+        return compact_code_agent_templates() if self._small_model else code_agent_templates()
 
     def _wants_python_interpreter_tool(self) -> bool:
         return False
@@ -121,11 +139,20 @@ class CodeAgent(MultiStepAgent):
 
     def initialize_system_prompt(self) -> str:
         tools = "\n\n".join(tool.to_code_prompt() for tool in self.tools.values())
+        opening, closing = self.code_block_tags
+        if self._small_model:  # final_answer alone is in the prompt's one sentence already
+            tools = (
+                ""
+                if self._answers_directly
+                else populate_template(
+                    COMPACT_TOOLS_SECTION,
+                    {"tools": tools, "code_block_opening_tag": opening, "code_block_closing_tag": closing},
+                )
+            )
         imports = "any module" if "*" in self.authorized_imports else ", ".join(self.authorized_imports)
         instructions = self._custom_instructions()
         if self._json_actions:
             instructions += STRUCTURED_OUTPUT_INSTRUCTIONS
-        opening, closing = self.code_block_tags
         variables: dict[str, Any] = {
             "tools": tools,
             "managed_agents": self._managed_agents_section(),
@@ -164,10 +191,7 @@ class CodeAgent(MultiStepAgent):
             extra["response_format"] = CODEAGENT_RESPONSE_FORMAT
             stop_sequences = []
         elif self._use_structured_outputs_internally:
-            extra["grammar"] = code_action_grammar(
-                *self.code_block_tags,
-                require_final_answer=set(self.tools) == {"final_answer"} and not self.managed_agents,
-            )
+            extra["grammar"] = self._action_grammar()
         try:
             if self.stream_outputs:
                 deltas: list[ChatMessageStreamDelta] = []
@@ -180,6 +204,38 @@ class CodeAgent(MultiStepAgent):
             raise AgentGenerationError(
                 f"The model failed to generate a reply: {error}", self.logger
             ) from error
+
+    def _action_grammar(self) -> str:
+        if not self._small_model:
+            return code_action_grammar(*self.code_block_tags, require_final_answer=self._answers_directly)
+        # Small models: no thought line (it mostly misreads the task), the task as the block's first
+        # line, and for tool-less agents at most one line before the answer (and a print): measured on
+        # SmolLM2-135M (bench/agent_default_model.py), every longer block drifted into wrong code.
+        return code_action_grammar(
+            *self.code_block_tags,
+            thought_prefix=None,
+            require_final_answer=self._answers_directly,
+            max_code_lines=3 if self._answers_directly else 20,
+            preamble=task_comment(self.task or ""),
+        )
+
+    def write_memory_to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
+        messages = super().write_memory_to_messages(summary_mode=summary_mode)
+        if self._small_model and self._answers_directly and not summary_mode and self.task:
+            messages[1:1] = self._worked_example_messages(self.task)
+        return messages
+
+    def _worked_example_messages(self, task: str) -> list[ChatMessage]:
+        """Earlier turns showing how tasks like this one are solved (see `agents/examples.py`)."""
+        opening, closing = self.code_block_tags
+        messages = []
+        for example in select_examples(task, count=3):
+            reply = f"{opening}\n{task_comment(example.task)}{example.code}\n{closing}"
+            messages.append(
+                ChatMessage(MessageRole.USER, [{"type": "text", "text": f"New task:\n{example.task}"}])
+            )
+            messages.append(ChatMessage(MessageRole.ASSISTANT, [{"type": "text", "text": reply}]))
+        return messages
 
     def _step_stream(self, memory_step: ActionStep) -> Generator[StreamEvent]:
         message = yield from self._generate(memory_step)

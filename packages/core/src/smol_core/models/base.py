@@ -48,6 +48,10 @@ class ModelCapabilities:
     grammar: bool = False
     """Takes `grammar=` (a GBNF grammar, as llama.cpp does): then constrained decoding can keep the
     plain-text action format that small models copy best, instead of JSON."""
+    small: bool = False
+    """A small model (some hundred million parameters) that copies patterns rather than following
+    instructions: agents give it a compact prompt, worked examples picked for the task and, under a
+    grammar, short code blocks that open with the task as a comment."""
 
 
 class Model:

@@ -11,6 +11,7 @@ key. Replies can be constrained three ways, all enforced while sampling (so they
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import queue
 import threading
@@ -63,6 +64,9 @@ class LlamaCppModel(Model):
         grammar: a GBNF grammar applied to every reply (a call's own `grammar=` wins).
         tool_calling: "grammar" (default: constrain replies to a JSON tool call, works for every model)
             or "native" (the chat template's own tool format, for models trained for it).
+        small: whether agents should treat it as a small model (`ModelCapabilities.small`: compact
+            prompt, worked examples, short code blocks). Default: GGUF files under 600 MB, such as the
+            embedded SmolLM2-135M.
         n_gpu_layers, n_batch, n_parallel, chat_template, gguf_file: passed to llama.cpp.
         **kwargs: other per-request options for llama.cpp (top_p, top_k, min_p, repeat_penalty, seed...).
     """
@@ -92,6 +96,7 @@ class LlamaCppModel(Model):
         chat_template: str | None = None,
         gguf_file: str | None = None,
         flatten_messages_as_text: bool = True,
+        small: bool | None = None,
         **kwargs: Any,
     ) -> None:
         if tool_calling not in ("grammar", "native"):
@@ -107,6 +112,8 @@ class LlamaCppModel(Model):
         self.temperature = temperature
         self.grammar = grammar
         self.tool_calling = tool_calling
+        self.small = is_small_model(self.model_path) if small is None else small
+        self.capabilities = dataclasses.replace(type(self).capabilities, small=self.small)
         self.settings = EngineSettings(
             model_path=str(self.model_path),
             n_ctx=n_ctx,
@@ -317,11 +324,23 @@ class LlamaCppModel(Model):
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
-        data.update(n_ctx=self.n_ctx, grammar=self.grammar, tool_calling=self.tool_calling)
+        data.update(n_ctx=self.n_ctx, grammar=self.grammar, tool_calling=self.tool_calling, small=self.small)
         return data
 
 
 # --- helpers ----------------------------------------------------------------------------------------
+
+
+SMALL_MODEL_FILE_BYTES = 600 * 1024 * 1024
+
+
+def is_small_model(path: Path) -> bool:
+    """GGUF files under 600 MB hold models of at most about half a billion parameters: they get the
+    agents' small-model prompts (`ModelCapabilities.small`). Pass `small=` to decide yourself."""
+    try:
+        return path.stat().st_size < SMALL_MODEL_FILE_BYTES
+    except OSError:
+        return False
 
 
 def _with_system_note(messages: list[dict[str, Any]], note: str) -> list[dict[str, Any]]:

@@ -1,0 +1,228 @@
+"""Worked examples for small models, picked for each task.
+
+A model of a few hundred million parameters does not follow instructions so much as copy the
+nearest pattern: shown how `max`, `str.count` or a list comprehension answers a task like the one at
+hand, it adapts the example; shown an unrelated one, it copies that instead. So instead of one fixed
+set of examples, agents on small models get the few worked examples whose wording is closest to the
+task (word overlap, weighted by rarity, with synonyms folded together), as earlier turns of the chat.
+
+The examples are everyday one-step computations (arithmetic, strings, lists). None of them is a
+task of `bench/agent_default_model.py`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+
+@dataclass(frozen=True)
+class WorkedExample:
+    task: str
+    code: str
+
+
+WORKED_EXAMPLES: tuple[WorkedExample, ...] = tuple(
+    WorkedExample(task, code)
+    for task, code in (
+        ("What is 7 times the sum of 3 and 4?", "result = 7 * (3 + 4)\nfinal_answer(result)"),
+        ("What is 250 plus 175?", "result = 250 + 175\nfinal_answer(result)"),
+        ("What is 90 minus 45?", "result = 90 - 45\nfinal_answer(result)"),
+        ("What is 96 divided by 8?", "result = 96 / 8\nfinal_answer(result)"),
+        ("What is 5 cubed?", "result = 5 ** 3\nfinal_answer(result)"),
+        ("What is 20 percent of 80?", "result = 80 * 20 / 100\nfinal_answer(result)"),
+        ("What is the square root of 81?", "import math\nfinal_answer(math.sqrt(81))"),
+        ("What is the remainder when 50 is divided by 6?", "result = 50 % 6\nfinal_answer(result)"),
+        ("Round 3.14159 to two decimals.", "result = round(3.14159, 2)\nfinal_answer(result)"),
+        ("How many minutes are in 3 hours?", "minutes = 3 * 60\nfinal_answer(minutes)"),
+        ("Write the word 'stressed' backwards.", "word = 'stressed'\nfinal_answer(word[::-1])"),
+        ("Make 'good morning' all capital letters.", "text = 'good morning'\nfinal_answer(text.upper())"),
+        ("Capitalize the words of 'new york city'.", "text = 'new york city'\nfinal_answer(text.title())"),
+        ("What is the length of the text 'hi there'?", "text = 'hi there'\nfinal_answer(len(text))"),
+        ("How often does 'o' occur in 'foo boo'?", "text = 'foo boo'\nfinal_answer(text.count('o'))"),
+        (
+            "How many words are in the sentence 'the sky is blue'?",
+            "sentence = 'the sky is blue'\nfinal_answer(len(sentence.split()))",
+        ),
+        (
+            "What is the second word of 'big red ball'?",
+            "words = 'big red ball'.split()\nfinal_answer(words[1])",
+        ),
+        (
+            "Put the words 'x', 'y' and 'z' together separated by spaces.",
+            "words = ['x', 'y', 'z']\nfinal_answer(' '.join(words))",
+        ),
+        (
+            "Change 'sun' to 'moon' in 'the sun is up'.",
+            "text = 'the sun is up'\nfinal_answer(text.replace('sun', 'moon'))",
+        ),
+        ("Remove the spaces around '  hello  '.", "text = '  hello  '\nfinal_answer(text.strip())"),
+        ("Does 'level' read the same backwards?", "word = 'level'\nfinal_answer(word == word[::-1])"),
+        ("What are the first three letters of 'football'?", "word = 'football'\nfinal_answer(word[:3])"),
+        (
+            "How many vowels are in the word 'education'?",
+            "word = 'education'\nfinal_answer(sum(1 for c in word if c in 'aeiou'))",
+        ),
+        ("Does 'carpet' contain 'pet'?", "text = 'carpet'\nfinal_answer('pet' in text)"),
+        ("Add up the numbers 4, 8 and 15.", "numbers = [4, 8, 15]\nfinal_answer(sum(numbers))"),
+        ("What is the highest value in [12, 5, 30]?", "numbers = [12, 5, 30]\nfinal_answer(max(numbers))"),
+        ("What is the lowest value in [12, 5, 30]?", "numbers = [12, 5, 30]\nfinal_answer(min(numbers))"),
+        ("How long is the list ['a', 'b', 'c']?", "items = ['a', 'b', 'c']\nfinal_answer(len(items))"),
+        ("What is the mean of 3, 6 and 9?", "numbers = [3, 6, 9]\nfinal_answer(sum(numbers) / len(numbers))"),
+        (
+            "Order [7, 2, 5] from largest to smallest.",
+            "numbers = [7, 2, 5]\nfinal_answer(sorted(numbers, reverse=True))",
+        ),
+        (
+            "Square each number in the list [1, 2, 3].",
+            "numbers = [1, 2, 3]\nfinal_answer([n * n for n in numbers])",
+        ),
+        (
+            "Keep only the numbers above 4 in [3, 7, 1, 9].",
+            "numbers = [3, 7, 1, 9]\nfinal_answer([n for n in numbers if n > 4])",
+        ),
+        (
+            "Multiply together the numbers 3, 5 and 2.",
+            "import math\nfinal_answer(math.prod([3, 5, 2]))",
+        ),
+        (
+            "What is the total of the numbers above 10 in [4, 11, 20]?",
+            "numbers = [4, 11, 20]\nfinal_answer(sum(n for n in numbers if n > 10))",
+        ),
+        (
+            "Which numbers in [1, 2, 2, 3, 3] are unique?",
+            "numbers = [1, 2, 2, 3, 3]\nfinal_answer(sorted(set(numbers)))",
+        ),
+        ("What is the last item of [6, 2, 8]?", "items = [6, 2, 8]\nfinal_answer(items[-1])"),
+        (
+            "What is the difference between the largest and the smallest number in [3, 7, 1]?",
+            "numbers = [3, 7, 1]\nfinal_answer(max(numbers) - min(numbers))",
+        ),
+        (
+            "What is the price of 'pear' in {'apple': 3, 'pear': 5}?",
+            "prices = {'apple': 3, 'pear': 5}\nfinal_answer(prices['pear'])",
+        ),
+    )
+)
+
+_STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "in",
+        "is",
+        "are",
+        "what",
+        "to",
+        "and",
+        "with",
+        "by",
+        "from",
+        "for",
+        "it",
+        "its",
+        "this",
+        "that",
+        "do",
+        "does",
+        "all",
+        "each",
+        "every",
+        "list",
+        "string",
+        "number",
+        "numbers",
+        "word",
+        "words",
+        "text",
+        "sentence",
+        "give",
+        "me",
+        "find",
+        "value",
+        "values",
+        "which",
+    ]
+)
+# Words that ask for the same operation, folded onto the first word of their group.
+_SYNONYM_GROUPS = (
+    "times multiply multiplied product prod",
+    "plus add added sum total adding",
+    "minus subtract subtracted difference less",
+    "divided divide division quotient half",
+    "power squared cubed square cube exponent",
+    "remainder modulo mod",
+    "percent percentage",
+    "root sqrt",
+    "round rounded decimal decimals",
+    "reverse reversed backwards backward",
+    "upper uppercase capital capitals",
+    "lower lowercase small",
+    "title capitalize capitalized",
+    "length long characters letters many count often occur occurs appear appears",
+    "first second third last index",
+    "join joined together combine separated comma dash space",
+    "replace change substitute",
+    "strip spaces trim",
+    "palindrome same",
+    "largest biggest highest maximum max greatest",
+    "smallest lowest minimum min least",
+    "average mean",
+    "sort sorted order ascending descending",
+    "even odd above below greater filter only keep",
+    "unique distinct duplicates set",
+    "every each map",
+    "contain contains include includes",
+)
+_SYNONYMS = {word: group.split()[0] for group in _SYNONYM_GROUPS for word in group.split()}
+
+
+def _terms(text: str) -> frozenset[str]:
+    terms = set()
+    for word in re.findall(r"[a-z]+", text.lower()):
+        if word in _STOP_WORDS:
+            continue
+        if word not in _SYNONYMS and word.endswith("s") and len(word) > 3:
+            word = word[:-1]
+        terms.add(_SYNONYMS.get(word, word))
+    return frozenset(terms)
+
+
+def _kind(text: str) -> str:
+    """What the task computes on: a list, a string or plain numbers."""
+    if "[" in text or "{" in text or re.search(r"\d+, \d+", text):
+        return "list"
+    return "string" if "'" in text or '"' in text else "number"
+
+
+@lru_cache(maxsize=4)
+def _index(examples: tuple[WorkedExample, ...]) -> tuple[list[frozenset[str]], dict[str, float]]:
+    terms = [_terms(example.task) for example in examples]
+    counts: dict[str, int] = {}
+    for example_terms in terms:
+        for term in example_terms:
+            counts[term] = counts.get(term, 0) + 1
+    weights = {term: math.log(1 + len(examples) / count) for term, count in counts.items()}
+    return terms, weights
+
+
+def select_examples(
+    task: str, count: int = 3, examples: tuple[WorkedExample, ...] = WORKED_EXAMPLES
+) -> list[WorkedExample]:
+    """The `count` examples closest to `task`, the closest last (nearest the task in the chat)."""
+    if count <= 0 or not examples:
+        return []
+    terms, weights = _index(examples)
+    task_terms, task_kind = _terms(task), _kind(task)
+
+    def score(position: int) -> tuple[float, int]:
+        shared = sum(weights[term] for term in task_terms & terms[position])
+        same_kind = 1.0 if _kind(examples[position].task) == task_kind else 0.0
+        return shared + same_kind, -position
+
+    ranked = sorted(range(len(examples)), key=score)
+    return [examples[position] for position in ranked[-count:]]

@@ -1,0 +1,48 @@
+"""A CodeAgent on the embedded SmolLM2-135M, in process, through the local executor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("xllamacpp")
+
+from smol_model_llamacpp import LlamaCppModel
+
+from smol_core import CodeAgent
+from smol_core.memory import ActionStep
+from smol_core.monitoring import LogLevel
+
+pytestmark = [pytest.mark.llama, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def model(embedded_gguf: Path) -> Any:
+    model = LlamaCppModel(n_ctx=4096, n_threads=2, max_tokens=256)
+    yield model.load()
+    model.close()
+
+
+def test_the_embedded_model_is_treated_as_small(model: LlamaCppModel, embedded_gguf: Path) -> None:
+    assert model.capabilities.small and model.capabilities.grammar
+    assert LlamaCppModel(embedded_gguf, small=False).capabilities.small is False
+    assert type(model).capabilities.small is False  # the class default is untouched
+
+
+@pytest.mark.parametrize(
+    ("task", "expected"), [("What is 17 times 23?", 391), ("Reverse the string 'hello'.", "olleh")]
+)
+def test_code_agent_solves_a_task_through_the_local_executor(
+    model: LlamaCppModel, task: str, expected: Any
+) -> None:
+    agent = CodeAgent(
+        tools=[], model=model, use_structured_outputs_internally=True, verbosity_level=LogLevel.OFF
+    )
+    with agent:
+        assert agent.run(task) == expected
+    step = next(s for s in agent.memory.steps if isinstance(s, ActionStep))
+    # the grammar's shape: the task as the block's first line, the block ends by answering
+    assert step.model_output is not None and step.model_output.startswith("<code>\n# ")
+    assert step.code_action is not None and step.code_action.splitlines()[-1].startswith("final_answer(")
