@@ -23,6 +23,8 @@ class LocalPythonExecutor(WorkerExecutor):
 
     additional_authorized_imports: modules beyond BASE_BUILTIN_MODULES; "pkg.*" for submodules, "*"
         for every module except the dangerous ones (os, sys, subprocess, ...), which must be named.
+        An authorized module the code uses without importing it (`math.sqrt(2)` alone) is imported
+        for it, through the same guarded import; any other undefined name still raises NameError.
     max_print_outputs_length: logs longer than this are cut, with a note.
     timeout_seconds: wall-clock limit of one action (time spent in host tools not counted); None: none.
     memory_limit_mb: the worker's address-space limit.

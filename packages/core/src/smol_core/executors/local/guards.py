@@ -342,6 +342,69 @@ def _names_are_plain(code: CodeType) -> bool:
     return True
 
 
+def code_names(code: CodeType) -> set[str]:
+    """Every name in `co_names` of the code and of its nested code objects: a cheap superset.
+
+    It holds globals and attribute names alike; `free_global_reads` then picks the globals out.
+    """
+    names: set[str] = set()
+    stack = [code]
+    while stack:
+        co = stack.pop()
+        names.update(co.co_names)
+        stack.extend(c for c in co.co_consts if type(c) is CodeType)
+    return names
+
+
+# Opcodes that read a name as a global (module level and class bodies: LOAD_NAME; functions and
+# comprehensions: LOAD_GLOBAL, whose argument is the name index shifted left by one since 3.11;
+# annotation scopes, 3.12+: LOAD_FROM_DICT_OR_GLOBALS). Absent opcodes are left out (-1 never matches).
+_LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
+_GLOBAL_READS = frozenset(
+    dis.opmap.get(name, -1) for name in ("LOAD_NAME", "LOAD_GLOBAL", "LOAD_FROM_DICT_OR_GLOBALS")
+)
+# Opcodes that bind or unbind a global: anywhere (`global x` in a function) ...
+_GLOBAL_BINDS = frozenset(dis.opmap[name] for name in ("STORE_GLOBAL", "DELETE_GLOBAL"))
+# ... and, in the module's own code only, the plain name stores (in a class body they bind class names).
+_MODULE_BINDS = frozenset(dis.opmap[name] for name in ("STORE_NAME", "DELETE_NAME"))
+_EXTENDED_ARG = dis.EXTENDED_ARG
+
+
+def free_global_reads(code: CodeType, candidates: set[str]) -> set[str]:
+    """The names among `candidates` that the code reads as globals and never binds as globals itself.
+
+    Why bytecode and not the AST: the compiler has already resolved scopes, so a parameter, a local,
+    a comprehension variable or an attribute named like a module is never mistaken for a free global.
+    Binding anywhere counts (`math = 3` after a read of `math`, `import x as math`, `except E as math`,
+    `global math` in a function never called): such a name is the code's own, not a module to supply.
+    The scan reads `co_code` directly (inline caches read as opcode 0): `dis.get_instructions` costs
+    milliseconds on a long action, this a fraction of that; code objects naming no candidate are skipped.
+    """
+    reads: set[str] = set()
+    binds: set[str] = set()
+    stack = [(code, True)]
+    while stack:
+        co, is_module = stack.pop()
+        stack.extend((c, False) for c in co.co_consts if type(c) is CodeType)
+        names = co.co_names
+        if candidates.isdisjoint(names):
+            continue
+        raw = co.co_code
+        extended = 0
+        for i in range(0, len(raw), 2):
+            op = raw[i]
+            arg = raw[i + 1] | extended
+            if op == _EXTENDED_ARG:
+                extended = arg << 8
+                continue
+            extended = 0
+            if op in _GLOBAL_READS:
+                reads.add(names[arg >> 1 if op == _LOAD_GLOBAL else arg])
+            elif op in _GLOBAL_BINDS or (is_module and op in _MODULE_BINDS):
+                binds.add(names[arg])
+    return (reads - binds) & candidates
+
+
 def compile_action(source: str, filename: str, flags: int = 0) -> CodeType:
     """Parse, check, rewrite and compile one action. Raises SyntaxError or StaticViolation."""
     tree = ast.parse(source, filename=filename)

@@ -9,6 +9,7 @@ protections that took, then serve `run`, `tools`, `vars` and `reset` until the c
 from __future__ import annotations
 
 import ast
+import builtins
 import linecache
 import os
 import sys
@@ -20,6 +21,7 @@ from typing import Any
 from ..protocol import decode, encode
 from . import audit, guards, sandbox
 from .channel import Channel, FinalAnswerSignal, ToolError
+from .policy import DANGEROUS_MODULES
 from .runtime import Guards, make_builtins
 from .specials import special_views
 from .views import Authorizer, ForbiddenImportError, SandboxViolation
@@ -73,6 +75,7 @@ class Worker:
         self.builtins = make_builtins(self.guards, self._print)
         self.tools: dict[str, Callable[..., Any]] = {}
         self.run_count = 0
+        self.auto_import_failures: dict[str, str] = {}
         self.policy: audit.AuditPolicy | None = None
         self._new_namespace()
 
@@ -125,6 +128,7 @@ class Worker:
             self.policy.trusted_compile = False
         linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
         try:
+            self._auto_import(compiled)
             if compiled.co_flags & CO_COROUTINE:
                 self._run_async(compiled)
             else:
@@ -137,13 +141,69 @@ class Worker:
                 return self._final(pending)
             return self._error(
                 "blocked" if isinstance(exc, SandboxViolation | ForbiddenImportError) else "runtime",
-                _format_runtime(exc, self.policy),
+                _format_runtime(exc, self.policy, self._missing_name_note(exc)),
             )
         pending = self.channel.pending_final()
         if pending is not None:  # final_answer's signal was swallowed by the code
             return self._final(pending)
         output = self.ns.pop(guards.LAST_VALUE_NAME, None)
         return {"op": "done", "output": encode(output), "logs": self.logs.take()}
+
+    def _auto_import(self, compiled: types.CodeType) -> None:
+        """Bind the authorized modules the code reads without importing them (`math.sqrt(2)` alone).
+
+        A name qualifies when the code reads it as a global, never binds it itself, it is not in the
+        namespace (so variables, earlier imports and tools win), not a builtin, not private, and
+        `import <name>` would be allowed. It is then imported through the code's own `__import__`
+        (the guarded import: same checks, same filtered module view) and bound like `import <name>`
+        would bind it. Nothing changes in the code, so line numbers stay the user's.
+
+        Names that do not qualify are left alone and fail as before, with NameError where the code
+        reads them. Forbidden modules (os, sys, subprocess...) are deliberately not turned into an
+        ImportError here: an ImportError raised before the code runs would fail code that reads the
+        name only in a branch it never takes or under `except NameError`, and would point at no line.
+        The NameError names the user's line, and its message says why the module is not available
+        (see `_missing_name_note`), so the model does not answer it with `import os`.
+        """
+        self.auto_import_failures = {}
+        ns, curated = self.ns, self.builtins
+        candidates = {
+            name
+            for name in guards.code_names(compiled)
+            if name.isidentifier()
+            and not name.startswith("_")
+            and name not in ns
+            and name not in curated
+            and not hasattr(builtins, name)
+            and self.auth.refusal(name) is None
+        }
+        importer = curated["__import__"]
+        for name in sorted(guards.free_global_reads(compiled, candidates)):
+            try:
+                ns[name] = importer(name, ns, None, (), 0)
+            except ModuleNotFoundError as exc:
+                if exc.name != name:  # the module exists but needs one that is missing
+                    self.auto_import_failures[name] = f"{type(exc).__name__}: {exc}"
+            except Exception as exc:  # reported with the NameError it leaves behind
+                self.auto_import_failures[name] = f"{type(exc).__name__}: {exc}"
+
+    def _missing_name_note(self, exc: BaseException) -> str | None:
+        """Why an undefined name that is also a module was not supplied, or None for other errors."""
+        name = getattr(exc, "name", None) if type(exc) is NameError else None
+        if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
+            return None
+        failed = self.auto_import_failures.get(name)
+        if failed is not None:
+            return f"the authorized module '{name}' could not be imported automatically: {failed}"
+        if name not in sys.stdlib_module_names and name not in DANGEROUS_MODULES:
+            return None
+        reason = self.auth.refusal(name)
+        if reason is None:
+            return None
+        return (
+            "only authorized modules are imported automatically, "
+            f"and import of '{name}' is not allowed; {reason}"
+        )
 
     def _run_async(self, compiled: types.CodeType) -> None:
         import asyncio
@@ -211,7 +271,9 @@ def _format_static(exc: guards.StaticViolation, code: str) -> str:
     return f"Blocked{where}: {exc}{_show_line(code, exc.lineno, exc.col)}"
 
 
-def _format_runtime(exc: BaseException, policy: audit.AuditPolicy | None = None) -> str:
+def _format_runtime(
+    exc: BaseException, policy: audit.AuditPolicy | None = None, name_note: str | None = None
+) -> str:
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith("<code #")]
     head = ""
     if frames:
@@ -232,6 +294,8 @@ def _format_runtime(exc: BaseException, policy: audit.AuditPolicy | None = None)
         last = f"ToolError: {exc}"
     elif isinstance(exc, SystemExit):
         last = f"SystemExit: the code called exit() or raised SystemExit({exc.code!r})"
+    elif name_note is not None and isinstance(exc, NameError):
+        last = f"NameError: name {exc.name!r} is not defined ({name_note})"
     else:
         last = "".join(traceback.format_exception_only(type(exc), exc)).strip()
     return head + last
