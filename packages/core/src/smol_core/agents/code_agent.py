@@ -26,7 +26,7 @@ from smol_core.agents.prompts import (
 from smol_core.agents.tool_wrappers import managed_agent_callable, tool_callable
 from smol_core.errors import AgentExecutionError, AgentGenerationError, AgentParsingError
 from smol_core.executors.base import BASE_BUILTIN_MODULES, InterpreterError, PythonExecutor
-from smol_core.memory import ActionStep, ToolCall
+from smol_core.memory import ActionStep, TaskStep, ToolCall
 from smol_core.messages import ChatMessage, ChatMessageStreamDelta, MessageRole, agglomerate_stream_deltas
 from smol_core.models.base import Model
 from smol_core.monitoring import LogLevel
@@ -228,12 +228,10 @@ class CodeAgent(MultiStepAgent):
     def _worked_example_messages(self, task: str) -> list[ChatMessage]:
         """Earlier turns showing how tasks like this one are solved (see `agents/examples.py`)."""
         opening, closing = self.code_block_tags
-        messages = []
+        messages: list[ChatMessage] = []
         for example in select_examples(task, count=3):
             reply = f"{opening}\n{task_comment(example.task)}{example.code}\n{closing}"
-            messages.append(
-                ChatMessage(MessageRole.USER, [{"type": "text", "text": f"New task:\n{example.task}"}])
-            )
+            messages += TaskStep(task=example.task).to_messages()  # worded as the real task will be
             messages.append(ChatMessage(MessageRole.ASSISTANT, [{"type": "text", "text": reply}]))
         return messages
 

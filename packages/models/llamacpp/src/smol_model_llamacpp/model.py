@@ -77,8 +77,7 @@ class LlamaCppModel(Model):
         structured_output=True,
         vision=False,
         streaming=True,
-        # `grammar=` is taken: agents may keep the plain-text action format under a GBNF grammar.
-        **({"grammar": True} if "grammar" in ModelCapabilities.__dataclass_fields__ else {}),
+        grammar=True,  # agents may keep the plain-text action format under a GBNF grammar
     )
 
     def __init__(
@@ -112,8 +111,9 @@ class LlamaCppModel(Model):
         self.temperature = temperature
         self.grammar = grammar
         self.tool_calling = tool_calling
-        self.small = is_small_model(self.model_path) if small is None else small
-        self.capabilities = dataclasses.replace(type(self).capabilities, small=self.small)
+        self.capabilities = dataclasses.replace(
+            type(self).capabilities, small=is_small_model(self.model_path) if small is None else small
+        )
         self.settings = EngineSettings(
             model_path=str(self.model_path),
             n_ctx=n_ctx,
@@ -324,7 +324,12 @@ class LlamaCppModel(Model):
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
-        data.update(n_ctx=self.n_ctx, grammar=self.grammar, tool_calling=self.tool_calling, small=self.small)
+        data.update(
+            n_ctx=self.n_ctx,
+            grammar=self.grammar,
+            tool_calling=self.tool_calling,
+            small=self.capabilities.small,
+        )
         return data
 
 
