@@ -1,4 +1,5 @@
-"""A CodeAgent on the embedded SmolLM2-135M, in process, through the local executor."""
+"""Agents on the embedded SmolLM2-135M, in process: a CodeAgent through the local executor, a
+ToolCallingAgent whose replies are held to tool calls by a JSON schema."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ pytest.importorskip("xllamacpp")
 
 from smol_model_llamacpp import LlamaCppModel
 
-from smol_core import CodeAgent
+from smol_core import CodeAgent, ToolCallingAgent, tool
 from smol_core.memory import ActionStep
 from smol_core.monitoring import LogLevel
 
@@ -46,3 +47,22 @@ def test_code_agent_solves_a_task_through_the_local_executor(
     # the grammar's shape: the task as the block's first line, the block ends by answering
     assert step.model_output is not None and step.model_output.startswith("<code>\n# ")
     assert step.code_action is not None and step.code_action.splitlines()[-1].startswith("final_answer(")
+
+
+@tool
+def get_weather(city: str) -> str:
+    """Get the current weather in a city.
+
+    Args:
+        city: the city's name, e.g. "Paris".
+    """
+    return f"Sunny, 21 degrees C in {city}"
+
+
+def test_tool_calling_agent_calls_a_tool(model: LlamaCppModel) -> None:
+    agent = ToolCallingAgent(tools=[get_weather], model=model, max_steps=2, verbosity_level=LogLevel.OFF)
+    agent.run("Is it raining in London?")
+    first = next(s for s in agent.memory.steps if isinstance(s, ActionStep))
+    assert first.tool_calls is not None
+    assert [(c.name, c.arguments) for c in first.tool_calls] == [("get_weather", {"city": "London"})]
+    assert first.observations == "Sunny, 21 degrees C in London"

@@ -11,9 +11,7 @@ pytest.importorskip("smol_model_llamacpp")
 from smol_model_llamacpp.structured import (
     complete_truncated_json,
     normalize_response_format,
-    sanitize_schema,
     schema_of_response_format,
-    tool_call_schema,
 )
 
 THOUGHT_AND_CODE = {
@@ -66,28 +64,6 @@ def test_response_format_shapes() -> None:
     assert normalize_response_format({"type": "json_object"}) == {"type": "json_object"}
     with pytest.raises(ValueError, match="Unsupported response_format"):
         schema_of_response_format({"type": "yaml"})
-
-
-def test_sanitize_schema_translates_nullable() -> None:
-    schema = {"type": "object", "properties": {"x": {"type": "string", "nullable": True, "title": "X"}}}
-    assert sanitize_schema(schema) == {"type": "object", "properties": {"x": {"type": ["string", "null"]}}}
-
-
-def test_tool_call_schema_one_and_many() -> None:
-    tool = {
-        "type": "function",
-        "function": {
-            "name": "add",
-            "parameters": {"type": "object", "properties": {"a": {"type": "integer"}}},
-        },
-    }
-    one = tool_call_schema([tool])
-    assert one["properties"]["name"] == {"const": "add"}
-    other = {"type": "function", "function": {"name": "noop", "parameters": {}}}
-    many = tool_call_schema([tool, other])
-    assert [o["properties"]["name"]["const"] for o in many["anyOf"]] == ["add", "noop"]
-    with pytest.raises(ValueError):
-        tool_call_schema([])
 
 
 @pytest.mark.parametrize(

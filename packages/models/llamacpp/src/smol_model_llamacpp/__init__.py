@@ -6,6 +6,7 @@ Importing this package is cheap; llama.cpp itself loads when a model is first us
 from __future__ import annotations
 
 from smol_core.agents.grammar import code_action_grammar
+from smol_core.models.schema_tool_calls import tool_call_schema
 from smol_model_llamacpp.embedded import (
     EMBEDDED_MODEL_ID,
     ModelFileNotFoundError,
@@ -14,7 +15,7 @@ from smol_model_llamacpp.embedded import (
 )
 from smol_model_llamacpp.model import LlamaCppModel
 from smol_model_llamacpp.server import LlamaServer
-from smol_model_llamacpp.structured import complete_truncated_json, tool_call_schema
+from smol_model_llamacpp.structured import complete_truncated_json
 
 __all__ = [
     "EMBEDDED_MODEL_ID",

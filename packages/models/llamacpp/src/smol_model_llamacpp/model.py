@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import queue
 import threading
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,8 +23,6 @@ from smol_core.messages import (
     ChatMessage,
     ChatMessageStreamDelta,
     ChatMessageToolCall,
-    ChatMessageToolCallFunction,
-    ChatMessageToolCallStreamDelta,
     MessageRole,
     TokenUsage,
     remove_content_after_stop_sequences,
@@ -37,6 +33,13 @@ from smol_core.models.base import (
     get_clean_message_list,
     get_tool_json_schema,
 )
+from smol_core.models.schema_tool_calls import (
+    tool_call_deltas,
+    tool_call_from_json,
+    tool_call_schema,
+    tools_prompt,
+    with_system_note,
+)
 from smol_model_llamacpp.embedded import resolve_model_path
 from smol_model_llamacpp.engine import Engine, EngineSettings, acquire_engine, release_engine
 from smol_model_llamacpp.structured import (
@@ -44,8 +47,6 @@ from smol_model_llamacpp.structured import (
     json_completion_suffix,
     normalize_response_format,
     schema_of_response_format,
-    tool_call_schema,
-    tools_prompt,
 )
 
 _END = object()
@@ -181,7 +182,7 @@ class LlamaCppModel(Model):
                 schema = tool_call_schema(tool_schemas)
                 request["json_schema"] = schema
                 tool_mode = True
-                clean = _with_system_note(clean, tools_prompt(tool_schemas))
+                clean = with_system_note(clean, tools_prompt(tool_schemas))
         elif response_format is not None and schema_of_response_format(response_format) is not None:
             normalized = normalize_response_format(response_format)
             request["response_format"] = normalized
@@ -237,7 +238,7 @@ class LlamaCppModel(Model):
             return ChatMessage(
                 role=MessageRole.ASSISTANT,
                 content=None,
-                tool_calls=[_tool_call_from_json(content)],
+                tool_calls=[tool_call_from_json(content)],
                 raw=result,
                 token_usage=usage,
             )
@@ -259,22 +260,8 @@ class LlamaCppModel(Model):
             messages, stop_sequences, response_format, tools_to_call_from, kwargs
         )
         if tool_mode:
-            # A tool call is only usable whole: decode it, then hand it over as one delta.
             message = self.generate(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
-            call = (message.tool_calls or [])[0]
-            yield ChatMessageStreamDelta(
-                tool_calls=[
-                    ChatMessageToolCallStreamDelta(
-                        index=0,
-                        id=call.id,
-                        type="function",
-                        function=ChatMessageToolCallFunction(
-                            call.function.name, json.dumps(call.function.arguments)
-                        ),
-                    )
-                ]
-            )
-            yield ChatMessageStreamDelta(token_usage=message.token_usage)
+            yield from tool_call_deltas(message)
             return
         request["stream"] = True
         request["stream_options"] = {"include_usage": True}
@@ -348,34 +335,9 @@ def is_small_model(path: Path) -> bool:
         return False
 
 
-def _with_system_note(messages: list[dict[str, Any]], note: str) -> list[dict[str, Any]]:
-    """Prepend `note` to the system message (or add one): the tool list for grammar tool calling."""
-    if messages and messages[0]["role"] == "system":
-        first = dict(messages[0])
-        if isinstance(first["content"], str):
-            first["content"] = f"{first['content']}\n\n{note}"
-        else:
-            first["content"] = [*first["content"], {"type": "text", "text": "\n\n" + note}]
-        return [first, *messages[1:]]
-    return [{"role": "system", "content": note}, *messages]
-
-
 def _usage(raw: dict[str, Any] | None) -> TokenUsage:
     raw = raw or {}
     return TokenUsage(int(raw.get("prompt_tokens") or 0), int(raw.get("completion_tokens") or 0))
-
-
-def _tool_call_from_json(text: str) -> ChatMessageToolCall:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        data = {}
-    return ChatMessageToolCall(
-        function=ChatMessageToolCallFunction(
-            name=str(data.get("name", "")), arguments=data.get("arguments") or {}
-        ),
-        id=f"call_{uuid.uuid4().hex[:12]}",
-    )
 
 
 def _error(error: Any, model_path: Path) -> Exception:

@@ -1,4 +1,4 @@
-"""Constrained decoding helpers: response formats, tool-call schemas, grammars, truncated JSON.
+"""Constrained decoding helpers: response formats and truncated JSON (tool-call schemas are in the core).
 
 llama.cpp constrains sampling with a grammar (GBNF, or a JSON schema that it compiles through
 LLGuidance), so a reply always follows the shape asked for. One gap remains: a reply cut by
@@ -8,9 +8,10 @@ a caller asking for JSON always gets JSON.
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
+
+from smol_core.models.schema_tool_calls import sanitize_schema
 
 # --- response formats -------------------------------------------------------------------------------
 
@@ -48,78 +49,6 @@ def normalize_response_format(response_format: dict[str, Any] | None) -> dict[st
     if response_format and response_format.get("type") == "json_schema":
         name = str((response_format.get("json_schema") or {}).get("name") or name)
     return {"type": "json_schema", "json_schema": {"name": name, "schema": sanitize_schema(schema)}}
-
-
-_DROP_KEYS = {"nullable", "title", "examples", "default"}
-
-
-def sanitize_schema(schema: Any) -> Any:
-    """A copy of a JSON schema with the keywords grammar compilers trip on removed or translated.
-
-    `nullable: true` (OpenAPI style, used by smolagents tools) becomes a `null` alternative.
-    """
-    if isinstance(schema, list):
-        return [sanitize_schema(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    result: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key in _DROP_KEYS:
-            continue
-        if key == "properties" and isinstance(value, dict):
-            result[key] = {name: sanitize_schema(sub) for name, sub in value.items()}
-        elif key in {"items", "anyOf", "oneOf", "allOf", "additionalProperties", "prefixItems"}:
-            result[key] = sanitize_schema(value)
-        else:
-            result[key] = copy.deepcopy(value)
-    if schema.get("nullable") and "type" in result:
-        kinds = result["type"] if isinstance(result["type"], list) else [result["type"]]
-        if "null" not in kinds:
-            result["type"] = [*kinds, "null"]
-    if result.get("type") == "any":
-        result.pop("type")
-    return result
-
-
-# --- tool calls through a schema ----------------------------------------------------------------------
-
-
-def tool_call_schema(tool_schemas: list[dict[str, Any]]) -> dict[str, Any]:
-    """A JSON schema whose instances are exactly the valid calls `{"name": ..., "arguments": {...}}`.
-
-    `tool_schemas` are OpenAI-style function schemas (`{"type": "function", "function": {...}}`).
-    Constraining the reply to it gives tool calling to any model, whatever its chat template.
-    """
-    options: list[dict[str, Any]] = []
-    for entry in tool_schemas:
-        function = entry.get("function", entry)
-        parameters = sanitize_schema(function.get("parameters") or {"type": "object", "properties": {}})
-        parameters.setdefault("type", "object")
-        parameters.setdefault("properties", {})
-        options.append(
-            {
-                "type": "object",
-                "properties": {"name": {"const": function["name"]}, "arguments": parameters},
-                "required": ["name", "arguments"],
-                "additionalProperties": False,
-            }
-        )
-    if not options:
-        raise ValueError("tool_call_schema needs at least one tool.")
-    return options[0] if len(options) == 1 else {"anyOf": options}
-
-
-def tools_prompt(tool_schemas: list[dict[str, Any]]) -> str:
-    """A short system note listing the tools and the reply format, for models without native tools."""
-    lines = ['You can call these tools. Reply with one JSON object {"name": <tool>, "arguments": {...}}.']
-    for entry in tool_schemas:
-        function = entry.get("function", entry)
-        arguments = ", ".join(
-            f"{name}: {spec.get('type', 'any')}"
-            for name, spec in (function.get("parameters") or {}).get("properties", {}).items()
-        )
-        lines.append(f"- {function['name']}({arguments}): {function.get('description', '').strip()}")
-    return "\n".join(lines)
 
 
 # --- truncated JSON -------------------------------------------------------------------------------------------

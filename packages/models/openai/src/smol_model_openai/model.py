@@ -15,7 +15,7 @@ from typing import Any
 
 from smol_core.errors import AgentGenerationError, SmolError
 from smol_core.messages import ChatMessage, ChatMessageStreamDelta, TokenUsage
-from smol_core.models.base import ApiModel, ModelCapabilities
+from smol_core.models.base import ApiModel, ModelCapabilities, get_tool_json_schema
 from smol_core.models.openai_format import (
     chat_request,
     message_from_response,
@@ -23,6 +23,15 @@ from smol_core.models.openai_format import (
     refuses_stop,
     stream_deltas,
 )
+from smol_core.models.schema_tool_calls import (
+    tool_call_deltas,
+    tool_call_from_json,
+    tool_call_response_format,
+    tools_prompt,
+    with_system_note,
+)
+
+TOOL_CALLING_MODES = ("native", "json_schema")
 
 
 class OpenAIServerModel(ApiModel):
@@ -37,6 +46,9 @@ class OpenAIServerModel(ApiModel):
         custom_role_conversions: e.g. `{"system": "user"}` for servers without a system role.
         flatten_messages_as_text: send each message's content as one string (for text-only servers).
         supports_stop: override whether the server accepts `stop` (otherwise guessed from model_id).
+        tool_calling: "native" (the API's `tools`), or "json_schema" for a server whose model has no tool
+            format in its chat template (small local models): the reply is held to a tool call by a
+            `response_format` JSON schema, which llama.cpp's server, vLLM and Ollama enforce.
         retry_policy: backoff settings (`RetryPolicy(max_attempts=..., base_delay=...)`).
         **kwargs: default request options (temperature, max_tokens, seed, extra_body...).
     """
@@ -57,8 +69,12 @@ class OpenAIServerModel(ApiModel):
         custom_role_conversions: dict[str, str] | None = None,
         flatten_messages_as_text: bool = False,
         supports_stop: bool | None = None,
+        tool_calling: str = "native",
         **kwargs: Any,
     ) -> None:
+        if tool_calling not in TOOL_CALLING_MODES:
+            raise ValueError(f"tool_calling must be one of {TOOL_CALLING_MODES}, got {tool_calling!r}")
+        self.tool_calling = tool_calling
         self.api_base = api_base
         self.api_key = api_key
         self.organization = organization
@@ -119,16 +135,31 @@ class OpenAIServerModel(ApiModel):
         tools_to_call_from: list[Any] | None,
         kwargs: dict[str, Any],
     ) -> dict[str, Any]:
+        through_schema = self._calls_tools_through_schema(tools_to_call_from, kwargs)
         body = chat_request(
             messages,
             role_conversions=self.custom_role_conversions,
             flatten_messages_as_text=self.flatten_messages_as_text,
             stop_sequences=stop_sequences,
             send_stop=self.supports_stop_parameter,
-            response_format=response_format,
-            tools_to_call_from=tools_to_call_from,
+            response_format=None if through_schema else response_format,
+            tools_to_call_from=None if through_schema else tools_to_call_from,
         )
+        if through_schema:
+            schemas = [get_tool_json_schema(tool) for tool in tools_to_call_from or []]
+            body["messages"] = with_system_note(body["messages"], tools_prompt(schemas))
+            body["response_format"] = tool_call_response_format(schemas)
+            kwargs = {k: v for k, v in kwargs.items() if k != "tool_choice"}
         return {"model": self.model_id, **body, **self.kwargs, **kwargs}
+
+    def _calls_tools_through_schema(
+        self, tools_to_call_from: list[Any] | None, kwargs: dict[str, Any]
+    ) -> bool:
+        return (
+            bool(tools_to_call_from)
+            and self.tool_calling == "json_schema"
+            and kwargs.get("tool_choice") != "none"
+        )
 
     def generate(
         self,
@@ -141,6 +172,7 @@ class OpenAIServerModel(ApiModel):
         request = self._completion_kwargs(
             messages, stop_sequences, response_format, tools_to_call_from, kwargs
         )
+        through_schema = self._calls_tools_through_schema(tools_to_call_from, kwargs)
         response = self._request(request)
         try:
             message = message_from_response(response, stop_sequences)
@@ -149,6 +181,9 @@ class OpenAIServerModel(ApiModel):
                 f"{self.provider_name} at {self.endpoint} sent a malformed reply: {error}"
             ) from error
         message.token_usage = message.token_usage or TokenUsage(0, 0)
+        if through_schema:
+            message.tool_calls = [tool_call_from_json(message.text)]
+            message.content = None
         return message
 
     def generate_stream(
@@ -159,6 +194,11 @@ class OpenAIServerModel(ApiModel):
         tools_to_call_from: list[Any] | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatMessageStreamDelta]:
+        if self._calls_tools_through_schema(tools_to_call_from, kwargs):
+            yield from tool_call_deltas(
+                self.generate(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
+            )
+            return
         request = self._completion_kwargs(
             messages, stop_sequences, response_format, tools_to_call_from, kwargs
         )
@@ -227,6 +267,11 @@ class OpenAIServerModel(ApiModel):
         else:
             text = f"{where} failed for {self.model_id!r}: {name}: {detail}"
         return AgentGenerationError(text)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        data["tool_calling"] = self.tool_calling
+        return data
 
 
 class AzureOpenAIServerModel(OpenAIServerModel):

@@ -1,0 +1,83 @@
+"""A ToolCallingAgent calls a tool through a real llama.cpp server, driven by the openai SDK.
+
+SmolLM2's chat template knows no tools, so the server cannot read tool calls out of its replies;
+`tool_calling="json_schema"` holds each reply to a call of one of the tools instead.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+pytest.importorskip("openai")
+
+from smol_model_openai import OpenAIServerModel
+
+from smol_core import ToolCallingAgent, tool
+from smol_core.memory import ActionStep
+from smol_core.messages import ChatMessage, MessageRole, agglomerate_stream_deltas
+from smol_core.monitoring import LogLevel
+
+pytestmark = [pytest.mark.llama, pytest.mark.slow]
+
+
+@tool
+def get_weather(city: str) -> str:
+    """Get the current weather in a city.
+
+    Args:
+        city: the city's name, e.g. "Paris".
+    """
+    return f"Sunny, 21 degrees C in {city}"
+
+
+@pytest.fixture(scope="module")
+def model(llama_server: Any) -> OpenAIServerModel:
+    return OpenAIServerModel(
+        llama_server.model_id,
+        api_base=llama_server.base_url,
+        tool_calling="json_schema",
+        max_tokens=128,
+        temperature=0,
+    )
+
+
+def test_a_reply_is_always_a_call_of_a_given_tool(model: OpenAIServerModel) -> None:
+    messages = [ChatMessage(MessageRole.USER, "Is it raining in London?")]
+    reply = model.generate(messages, tools_to_call_from=[get_weather])
+    assert reply.content is None and reply.tool_calls is not None
+    call = reply.tool_calls[0]
+    assert call.function.name == "get_weather" and isinstance(call.function.arguments, dict)
+    assert set(call.function.arguments) == {"city"}
+    assert reply.token_usage is not None and reply.token_usage.input_tokens > 0
+
+    streamed = agglomerate_stream_deltas(
+        list(model.generate_stream(messages, tools_to_call_from=[get_weather]))
+    )
+    assert streamed.tool_calls is not None
+    assert streamed.tool_calls[0].function.name == "get_weather"
+    assert json.loads(str(streamed.tool_calls[0].function.arguments)) == call.function.arguments
+
+
+def test_without_tools_the_reply_is_plain_text(model: OpenAIServerModel) -> None:
+    reply = model.generate([ChatMessage(MessageRole.USER, "Say hello.")])
+    assert reply.tool_calls is None and reply.text
+
+
+def test_tool_calling_agent_calls_a_tool_through_the_server(model: OpenAIServerModel) -> None:
+    agent = ToolCallingAgent(tools=[get_weather], model=model, max_steps=2, verbosity_level=LogLevel.OFF)
+    agent.run("Is it raining in London?")
+    first = next(step for step in agent.memory.steps if isinstance(step, ActionStep))
+    assert first.tool_calls is not None
+    assert [(c.name, c.arguments) for c in first.tool_calls] == [("get_weather", {"city": "London"})]
+    assert first.observations == "Sunny, 21 degrees C in London"  # the tool ran, its result was recorded
+    assert first.error is None
+
+
+def test_tool_calling_mode_is_checked_and_saved(llama_server: Any) -> None:
+    with pytest.raises(ValueError, match="tool_calling must be one of"):
+        OpenAIServerModel("m", api_base=llama_server.base_url, tool_calling="xml")
+    model = OpenAIServerModel("m", api_base=llama_server.base_url, tool_calling="json_schema")
+    assert OpenAIServerModel.from_dict(model.to_dict()).tool_calling == "json_schema"  # type: ignore[attr-defined]
