@@ -4,11 +4,12 @@ The same protocol as the seed system's baseline (issue 4): greedy decoding, a 51
 4 steps, no tools beyond final_answer, the local executor. Each task runs with and without
 `use_structured_outputs_internally` (for llama.cpp: the code-action GBNF grammar). Reported per mode:
 tasks solved, replies that held a parseable action, and prompt / completion tokens per task.
+`--drafts 1` turns off answer drafting (by default the agent drafts 3 answers per step and votes).
 
 Seed system on the same kind of tasks: 1/30 solved (0/30 with its structured outputs); 101 of 120
 replies had no code block; about 11,700 prompt tokens per task.
 
-    hatch run python bench/agent_default_model.py [--limit N] [--modes plain,grammar] [--sets tasks,check]
+    hatch run python bench/agent_default_model.py [--limit N] [--modes plain,grammar] [--sets tasks,check] [--drafts N]
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def _number(value: Any) -> Any:
 
 
 def run_task(
-    model: LlamaCppModel, task: str, expected: Any, structured: bool, verbose: bool
+    model: LlamaCppModel, task: str, expected: Any, structured: bool, verbose: bool, drafts: int | None = None
 ) -> dict[str, Any]:
     agent = CodeAgent(
         tools=[],
@@ -112,6 +113,7 @@ def run_task(
         max_steps=4,
         verbosity_level=1 if verbose else -1,
         use_structured_outputs_internally=structured,
+        answer_drafts=drafts,
     )
     started = time.perf_counter()
     error = None
@@ -145,6 +147,9 @@ def main() -> None:
     parser.add_argument("--modes", default="plain,grammar", help="plain and/or grammar")
     parser.add_argument("--sets", default="tasks,check", help="tasks (tuned on) and/or check")
     parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument(
+        "--drafts", type=int, default=None, help="answers drafted per step (default: the agent's)"
+    )
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
 
@@ -157,7 +162,7 @@ def main() -> None:
             tasks = sets[set_name.strip()][: args.limit or None]
             results = []
             for task, expected in tasks:
-                outcome = run_task(model, task, expected, structured, args.verbose)
+                outcome = run_task(model, task, expected, structured, args.verbose, args.drafts)
                 results.append(outcome)
                 mark = "ok  " if outcome["solved"] else "FAIL"
                 print(

@@ -7,6 +7,7 @@ import pytest
 from smol_core import ActionStep, AgentGenerationError, CodeAgent, FinalAnswerStep, LogLevel, tool
 from smol_core.errors import AgentExecutionError, AgentParsingError
 from smol_core.testing import FunctionModel, ScriptedModel
+from smol_core.testing.models import count_tokens
 
 
 def code(body: str, thought: str = "I act.") -> str:
@@ -299,7 +300,11 @@ def test_small_models_get_a_compact_prompt_worked_examples_and_a_short_block():
         ScriptedModel(["<code>\n# What is the biggest value in [4, 9, 2]?\nfinal_answer(9)\n</code>"])
     )
     agent = CodeAgent(
-        tools=[], model=model, use_structured_outputs_internally=True, verbosity_level=LogLevel.OFF
+        tools=[],
+        model=model,
+        use_structured_outputs_internally=True,
+        answer_drafts=1,
+        verbosity_level=LogLevel.OFF,
     )
     with agent:
         assert agent.run("What is the biggest value in [4, 9, 2]?") == 9
@@ -314,6 +319,75 @@ def test_small_models_get_a_compact_prompt_worked_examples_and_a_short_block():
     assert call["grammar"].startswith(
         'root ::= "<code>\\n# What is the biggest value in [4, 9, 2]?\\n" line{0,1} printline? answer'
     )
+
+
+TASK = "What is 7 times 5?"
+
+
+def _draft(line: str) -> str:
+    return f"<code>\n# {TASK}\n{line}\n</code>"
+
+
+def test_small_models_draft_three_answers_from_other_examples_and_keep_the_most_common():
+    model = _small(
+        ScriptedModel(
+            [_draft("final_answer(7 % 5)"), _draft("final_answer(7 * 5)"), _draft("final_answer(35)")]
+        )
+    )
+    agent = CodeAgent(
+        tools=[], model=model, use_structured_outputs_internally=True, verbosity_level=LogLevel.OFF
+    )
+    with agent:
+        assert agent.run(TASK) == 35
+    assert len(model.calls) == 3
+    shown = [[m.text for m in call["messages"][1:-1]] for call in model.calls]
+    assert shown[0] != shown[1] != shown[2] and shown[0] != shown[2]  # each draft saw other examples
+    step = next(s for s in agent.memory.steps if isinstance(s, ActionStep))
+    assert step.code_action is not None and step.code_action.endswith(
+        "final_answer(7 * 5)"
+    )  # the first of the two
+    assert step.token_usage is not None  # all three drafts are counted
+    assert step.token_usage.input_tokens == sum(count_tokens(c["messages"]) for c in model.calls)
+    # the next steps' context (and a saved run) show only the kept draft
+    assert [m.role.value for m in step.to_messages()] == ["assistant", "tool-response"]
+
+
+def test_drafts_that_fail_do_not_vote_and_all_failing_runs_one_reply_in_the_open():
+    model = _small(
+        ScriptedModel(
+            [
+                _draft("final_answer(undefined_name)"),
+                "no code at all",
+                _draft("final_answer(35)"),
+            ]
+        )
+    )
+    agent = CodeAgent(
+        tools=[], model=model, use_structured_outputs_internally=True, verbosity_level=LogLevel.OFF
+    )
+    with agent:
+        assert agent.run(TASK) == 35
+
+    failing = _small(
+        ScriptedModel([_draft("final_answer(undefined_name)")] * 4 + [_draft("final_answer(35)")] * 3)
+    )
+    agent = CodeAgent(
+        tools=[], model=failing, use_structured_outputs_internally=True, verbosity_level=LogLevel.OFF
+    )
+    with agent:
+        assert agent.run(TASK) == 35
+    first, second = [s for s in agent.memory.steps if isinstance(s, ActionStep)]
+    assert first.error is not None and "undefined_name" in str(first.error)  # the model is told why
+    assert second.action_output == 35
+
+
+def test_answer_drafts_setting():
+    with pytest.raises(ValueError, match="at least 1"):
+        CodeAgent(tools=[], model=ScriptedModel([]), answer_drafts=0)
+    assert CodeAgent(tools=[], model=_small(ScriptedModel([])))._drafts_per_step == 3
+    assert CodeAgent(tools=[population], model=_small(ScriptedModel([])))._drafts_per_step == 1
+    assert CodeAgent(tools=[], model=ScriptedModel([]))._drafts_per_step == 1
+    assert CodeAgent(tools=[], model=ScriptedModel([]), answer_drafts=5)._drafts_per_step == 5
 
 
 def test_small_models_with_tools_see_the_tools_and_no_answer_only_examples():

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Generator, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from smol_core.agents.events import ActionOutput
-from smol_core.agents.examples import select_examples
+from smol_core.agents.examples import example_sets
 from smol_core.agents.grammar import code_action_grammar, task_comment
 from smol_core.agents.multi_step import MultiStepAgent, StreamEvent
 from smol_core.agents.parsing import (
@@ -25,9 +27,15 @@ from smol_core.agents.prompts import (
 )
 from smol_core.agents.tool_wrappers import managed_agent_callable, tool_callable
 from smol_core.errors import AgentExecutionError, AgentGenerationError, AgentParsingError
-from smol_core.executors.base import BASE_BUILTIN_MODULES, InterpreterError, PythonExecutor
+from smol_core.executors.base import BASE_BUILTIN_MODULES, CodeOutput, InterpreterError, PythonExecutor
 from smol_core.memory import ActionStep, TaskStep, ToolCall
-from smol_core.messages import ChatMessage, ChatMessageStreamDelta, MessageRole, agglomerate_stream_deltas
+from smol_core.messages import (
+    ChatMessage,
+    ChatMessageStreamDelta,
+    MessageRole,
+    TokenUsage,
+    agglomerate_stream_deltas,
+)
 from smol_core.models.base import Model
 from smol_core.monitoring import LogLevel
 from smol_core.tools.tool import Tool
@@ -56,7 +64,13 @@ Reply with a JSON object with two keys: "thought" (a short thought) and "code" (
 
 
 class CodeAgent(MultiStepAgent):
-    """An agent whose actions are Python code, run by an executor chosen by name (`executor_type`)."""
+    """An agent whose actions are Python code, run by an executor chosen by name (`executor_type`).
+
+    Parameters are the seed system's, plus `answer_drafts`: how many answers to draft per step and
+    vote on (self-consistency). None: 3 for a small model without tools (`ModelCapabilities.small`),
+    1 otherwise. It needs `stream_outputs=False` and applies only to agents without tools, whose
+    code only computes.
+    """
 
     def __init__(
         self,
@@ -72,8 +86,13 @@ class CodeAgent(MultiStepAgent):
         use_structured_outputs_internally: bool = False,
         code_block_tags: tuple[str, str] | str | None = None,
         executor: PythonExecutor | None = None,
+        answer_drafts: int | None = None,
         **kwargs: Any,
     ) -> None:
+        if answer_drafts is not None and answer_drafts < 1:
+            raise ValueError(f"answer_drafts must be at least 1, got {answer_drafts}")
+        self.answer_drafts = answer_drafts
+        self._example_set = 0
         self.additional_authorized_imports = list(additional_authorized_imports or [])
         self.authorized_imports = sorted(set(BASE_BUILTIN_MODULES) | set(self.additional_authorized_imports))
         self.max_print_outputs_length = max_print_outputs_length
@@ -115,6 +134,14 @@ class CodeAgent(MultiStepAgent):
     def _answers_directly(self) -> bool:
         """Nothing to observe (no tools but final_answer, no team): each block ends by answering."""
         return set(self.tools) == {"final_answer"} and not self.managed_agents
+
+    @property
+    def _drafts_per_step(self) -> int:
+        """How many answers to draft per step (see `_best_draft`): by default 3 for a small model
+        that answers directly, where it was measured to help, and 1 (no drafting) otherwise."""
+        if self.answer_drafts is not None:
+            return self.answer_drafts
+        return DEFAULT_ANSWER_DRAFTS if self._small_model and self._answers_directly else 1
 
     def default_prompt_templates(self) -> PromptTemplates:
         return compact_code_agent_templates() if self._small_model else code_agent_templates()
@@ -229,29 +256,26 @@ class CodeAgent(MultiStepAgent):
         """Earlier turns showing how tasks like this one are solved (see `agents/examples.py`)."""
         opening, closing = self.code_block_tags
         messages: list[ChatMessage] = []
-        for example in select_examples(task, count=3):
+        sets = example_sets(task, sets=max(self._drafts_per_step, 1), count=3)
+        for example in sets[self._example_set % len(sets)]:
             reply = f"{opening}\n{task_comment(example.task)}{example.code}\n{closing}"
             messages += TaskStep(task=example.task).to_messages()  # worded as the real task will be
             messages.append(ChatMessage(MessageRole.ASSISTANT, [{"type": "text", "text": reply}]))
         return messages
 
     def _step_stream(self, memory_step: ActionStep) -> Generator[StreamEvent]:
+        if self._drafts_per_step > 1 and not self.stream_outputs:
+            draft = self._best_draft(memory_step)
+            if draft is not None:
+                code = self._take_reply(memory_step, draft.message)
+                yield self._tool_call_for(memory_step, code)
+                self.logger.log_code(title="Executing parsed code:", content=code, level=LogLevel.INFO)
+                yield self._take_output(memory_step, draft.output)
+                return
+            # No draft reached an answer: one more reply, run in the open so the error is recorded.
         message = yield from self._generate(memory_step)
-        text = message.text
-        opening, closing = self.code_block_tags
-        if not self._json_actions and opening in text and not text.rstrip().endswith(closing):
-            text += closing  # the stop sequence ate the closing tag: show it to the model
-        message.content = text
-        memory_step.model_output_message = message
-        memory_step.model_output = text
-        memory_step.token_usage = message.token_usage
-        self.logger.log_markdown(content=text, title="Output message of the LLM:", level=LogLevel.DEBUG)
-
-        code = self._parse_code(text)
-        memory_step.code_action = code
-        tool_call = ToolCall(name="python_interpreter", arguments=code, id=f"call_{len(self.memory.steps)}")
-        memory_step.tool_calls = [tool_call]
-        yield tool_call
+        code = self._take_reply(memory_step, message)
+        yield self._tool_call_for(memory_step, code)
 
         self.logger.log_code(title="Executing parsed code:", content=code, level=LogLevel.INFO)
         try:
@@ -267,6 +291,34 @@ class CodeAgent(MultiStepAgent):
                     "An import was blocked: if the agent needs it, add it to additional_authorized_imports."
                 )
             raise AgentExecutionError(message_text, self.logger) from error
+        yield self._take_output(memory_step, output)
+
+    def _reply_text(self, message: ChatMessage) -> str:
+        text = message.text
+        opening, closing = self.code_block_tags
+        if not self._json_actions and opening in text and not text.rstrip().endswith(closing):
+            text += closing  # the stop sequence ate the closing tag: show it to the model
+        return text
+
+    def _take_reply(self, memory_step: ActionStep, message: ChatMessage) -> str:
+        """Record the model's reply in the step; return its code (AgentParsingError if it has none)."""
+        text = self._reply_text(message)
+        message.content = text
+        memory_step.model_output_message = message
+        memory_step.model_output = text
+        memory_step.token_usage = message.token_usage
+        self.logger.log_markdown(content=text, title="Output message of the LLM:", level=LogLevel.DEBUG)
+        code = self._parse_code(text)
+        memory_step.code_action = code
+        return code
+
+    def _tool_call_for(self, memory_step: ActionStep, code: str) -> ToolCall:
+        tool_call = ToolCall(name="python_interpreter", arguments=code, id=f"call_{len(self.memory.steps)}")
+        memory_step.tool_calls = [tool_call]
+        return tool_call
+
+    def _take_output(self, memory_step: ActionStep, output: CodeOutput) -> ActionOutput:
+        """Record what the code did in the step, as the model will read it next."""
         observation = f"Execution logs:\n{output.logs}" if output.logs else ""
         rendered = truncate_content(str(output.output))
         if not output.is_final_answer:
@@ -277,7 +329,55 @@ class CodeAgent(MultiStepAgent):
         if not output.is_final_answer:
             self.logger.print(f"Out: {rendered}", level=LogLevel.INFO)
         memory_step.action_output = output.output
-        yield ActionOutput(output=output.output, is_final_answer=output.is_final_answer)
+        return ActionOutput(output=output.output, is_final_answer=output.is_final_answer)
+
+    def _best_draft(self, memory_step: ActionStep) -> _Draft | None:
+        """Draft several answers, each from other worked examples, and keep the one most reach.
+
+        Self-consistency for small models: one wrong operation (`%` for "divided by") decides a
+        greedy reply, and a different context often avoids it while a right answer tends to recur.
+        Only for agents that answer directly (no tools but final_answer): each draft is pure
+        computation ending in final_answer, so running the losing ones has no effect outside the
+        executor. Drafts that fail to parse or to run, or end without an answer, do not vote; with no
+        answer at all, None (the step then runs one reply the usual way, so the error is recorded).
+        """
+        drafts: list[_Draft] = []
+        input_tokens = output_tokens = 0
+        for index in range(self._drafts_per_step):
+            self._example_set = index
+            try:
+                message = self._generate_quietly(memory_step)
+            finally:
+                self._example_set = 0
+            if message.token_usage is not None:
+                input_tokens += message.token_usage.input_tokens
+                output_tokens += message.token_usage.output_tokens
+            try:
+                code = self._parse_code(self._reply_text(message))
+                output = self.python_executor(code)
+            except (AgentParsingError, InterpreterError):
+                continue
+            if output.is_final_answer:
+                drafts.append(_Draft(message, output, repr(output.output)))
+        if not drafts:
+            return None
+        votes = Counter(draft.key for draft in drafts)
+        winner = max(drafts, key=lambda draft: votes[draft.key])  # ties: the first drafted wins
+        self.logger.print(
+            f"Drafted {self._drafts_per_step} answers: {', '.join(d.key for d in drafts)}; kept {winner.key}",
+            level=LogLevel.INFO,
+        )
+        winner.message.token_usage = TokenUsage(input_tokens, output_tokens)
+        return winner
+
+    def _generate_quietly(self, memory_step: ActionStep) -> ChatMessage:
+        generation = self._generate(memory_step)
+        try:
+            while True:
+                next(generation)  # nothing streams here (drafting is off with stream_outputs)
+        except StopIteration as done:
+            message: ChatMessage = done.value
+            return message
 
     def _parse_code(self, text: str) -> str:
         try:
@@ -307,6 +407,16 @@ class CodeAgent(MultiStepAgent):
 
     def __enter__(self) -> CodeAgent:
         return self
+
+
+DEFAULT_ANSWER_DRAFTS = 3
+
+
+@dataclass
+class _Draft:
+    message: ChatMessage
+    output: CodeOutput
+    key: str  # what votes are counted on: the answer's repr
 
 
 def _code_block_tags(tags: tuple[str, str] | str | None) -> tuple[str, str]:

@@ -210,19 +210,41 @@ def _index(examples: tuple[WorkedExample, ...]) -> tuple[list[frozenset[str]], d
     return terms, weights
 
 
-def select_examples(
-    task: str, count: int = 3, examples: tuple[WorkedExample, ...] = WORKED_EXAMPLES
-) -> list[WorkedExample]:
-    """The `count` examples closest to `task`, the closest last (nearest the task in the chat)."""
-    if count <= 0 or not examples:
-        return []
+def rank_examples(task: str, examples: tuple[WorkedExample, ...] = WORKED_EXAMPLES) -> list[WorkedExample]:
+    """All examples, the closest to `task` first."""
     terms, weights = _index(examples)
     task_terms, task_kind = _terms(task), _kind(task)
 
     def score(position: int) -> tuple[float, int]:
         shared = sum(weights[term] for term in task_terms & terms[position])
         same_kind = 1.0 if _kind(examples[position].task) == task_kind else 0.0
-        return shared + same_kind, -position
+        return -(shared + same_kind), position
 
-    ranked = sorted(range(len(examples)), key=score)
-    return [examples[position] for position in ranked[-count:]]
+    return [examples[position] for position in sorted(range(len(examples)), key=score)]
+
+
+def select_examples(
+    task: str, count: int = 3, examples: tuple[WorkedExample, ...] = WORKED_EXAMPLES
+) -> list[WorkedExample]:
+    """The `count` examples closest to `task`, the closest last (nearest the task in the chat)."""
+    if count <= 0 or not examples:
+        return []
+    return rank_examples(task, examples)[:count][::-1]
+
+
+def example_sets(
+    task: str, sets: int, count: int = 3, examples: tuple[WorkedExample, ...] = WORKED_EXAMPLES
+) -> list[list[WorkedExample]]:
+    """`sets` different choices of `count` examples for `task`, each with its closest last.
+
+    For drafting several answers (`CodeAgent` with `answer_drafts`): under greedy decoding the same
+    prompt always gives the same reply, so each draft sees other examples. The first set is
+    `select_examples`; the second takes every other one of the closest `2 * count - 1` (fewer near
+    twins of one pattern, which a small model may copy wrongly); the next sets move further down.
+    """
+    if count <= 0 or not examples:
+        return [[] for _ in range(sets)]
+    ranked = rank_examples(task, examples)
+    choices = [ranked[:count], ranked[: 2 * count - 1 : 2]]
+    choices += [ranked[count * k : count * (k + 1)] for k in range(1, sets)]
+    return [(choice or ranked[:count])[::-1] for choice in choices[:sets]]
