@@ -429,3 +429,16 @@ def test_with_tools_the_grammar_lets_the_model_look_before_answering():
     with agent:
         assert agent.run("x") == 1
     assert 'line{1,40} "</code>"' in model.calls[0]["grammar"]
+
+
+def test_a_failed_step_shows_its_error_once_in_the_log():
+    import io
+
+    from smol_core.monitoring import AgentLogger
+
+    stream = io.StringIO()
+    model = ScriptedModel([code("len(items)"), code("final_answer(1)")])
+    agent = CodeAgent(tools=[], model=model, logger=AgentLogger(LogLevel.INFO, stream=stream))
+    with agent:
+        agent.run("x")
+    assert stream.getvalue().count("NameError: name 'items' is not defined") == 1

@@ -25,6 +25,21 @@ def test_runtime_traceback_shows_only_agent_frames(executor):
         assert host_word not in msg
 
 
+@pytest.mark.parametrize(
+    ("code", "shown", "marked"),
+    [("len(items)", "len(items)", "items"), ("a = 1\nb = a / 0", "b = a / 0", "a / 0")],
+)
+def test_traceback_carets_sit_under_the_failing_expression(executor, code, shown, marked):
+    with pytest.raises(InterpreterError) as info:
+        executor(code)
+    lines = str(info.value).splitlines()
+    row = next(i for i, line in enumerate(lines) if line.strip() == shown)
+    start = lines[row].index(marked)
+    carets = lines[row + 1]
+    assert carets[start] in "^~" and not carets[:start].strip()  # nothing marked before it...
+    assert len(carets.rstrip()) == start + len(marked)  # ...and nothing after it
+
+
 def test_error_in_function_defined_in_earlier_call(executor):
     executor("def f(x):\n    return 1 / x")
     with pytest.raises(InterpreterError) as info:

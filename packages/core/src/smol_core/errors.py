@@ -30,7 +30,10 @@ class AgentError(Exception):
     def __init__(self, message: str, logger: Any = None) -> None:
         super().__init__(message)
         self.message = message
-        if logger is not None and hasattr(logger, "log_error"):
+        # As in the seed system, an error given the agent's logger shows itself when raised; the
+        # agent loop shows the others, so that each error is printed once.
+        self.logged = logger is not None and hasattr(logger, "log_error")
+        if self.logged:
             logger.log_error(message)
 
     def dict(self) -> dict[str, str]:

@@ -276,7 +276,8 @@ class MultiStepAgent(ABC):
                 raise
             except AgentError as error:
                 action_step.error = error
-                self.logger.log_error(str(error))
+                if not getattr(error, "logged", False):  # a subclass may skip our __init__
+                    self.logger.log_error(str(error))
             finally:
                 if action_step not in self.memory.steps:
                     self._finalize_step(action_step)

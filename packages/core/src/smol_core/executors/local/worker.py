@@ -126,7 +126,10 @@ class Worker:
             return self._error("blocked", _format_static(exc, code))
         finally:
             self.policy.trusted_compile = False
-        linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+        # Every line ends with a newline, as read from a file: Python 3.11's traceback places its
+        # carets one column off on a last line without one.
+        lines = [line + "\n" for line in code.splitlines()]
+        linecache.cache[filename] = (len(code), None, lines, filename)
         try:
             self._auto_import(compiled)
             if compiled.co_flags & CO_COROUTINE:
