@@ -43,3 +43,36 @@ def llama_server(embedded_gguf: Path) -> Iterator[Any]:
     # with two, its threads wait on each other whenever one is descheduled (up to 100x slower).
     with LlamaServer(embedded_gguf, alias="smollm2", n_ctx=4096, n_threads=1) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def weather_tool() -> Any:
+    """`get_weather(city)`: the tool the end-to-end ToolCallingAgent tests expect the model to call."""
+    from smol_core import tool
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Get the current weather in a city.
+
+        Args:
+            city: the city's name, e.g. "Paris".
+        """
+        return f"Sunny, 21 degrees C in {city}"
+
+    return get_weather
+
+
+@pytest.fixture(scope="session")
+def assert_called_weather() -> Any:
+    """A check: the agent's first step called `get_weather(city)` and recorded what the tool returned."""
+    return _assert_first_step_called_weather
+
+
+def _assert_first_step_called_weather(agent: Any, city: str) -> None:
+    from smol_core.memory import ActionStep
+
+    first = next(step for step in agent.memory.steps if isinstance(step, ActionStep))
+    assert first.tool_calls is not None
+    assert [(c.name, c.arguments) for c in first.tool_calls] == [("get_weather", {"city": city})]
+    assert first.observations == f"Sunny, 21 degrees C in {city}"
+    assert first.error is None

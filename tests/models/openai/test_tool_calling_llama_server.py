@@ -15,22 +15,11 @@ pytest.importorskip("openai")
 
 from smol_model_openai import OpenAIServerModel
 
-from smol_core import ToolCallingAgent, tool
-from smol_core.memory import ActionStep
+from smol_core import ToolCallingAgent
 from smol_core.messages import ChatMessage, MessageRole, agglomerate_stream_deltas
 from smol_core.monitoring import LogLevel
 
 pytestmark = [pytest.mark.llama, pytest.mark.slow]
-
-
-@tool
-def get_weather(city: str) -> str:
-    """Get the current weather in a city.
-
-    Args:
-        city: the city's name, e.g. "Paris".
-    """
-    return f"Sunny, 21 degrees C in {city}"
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +33,9 @@ def model(llama_server: Any) -> OpenAIServerModel:
     )
 
 
-def test_a_reply_is_always_a_call_of_a_given_tool(model: OpenAIServerModel) -> None:
+def test_a_reply_is_always_a_call_of_a_given_tool(model: OpenAIServerModel, weather_tool: Any) -> None:
     messages = [ChatMessage(MessageRole.USER, "Is it raining in London?")]
-    reply = model.generate(messages, tools_to_call_from=[get_weather])
+    reply = model.generate(messages, tools_to_call_from=[weather_tool])
     assert reply.content is None and reply.tool_calls is not None
     call = reply.tool_calls[0]
     assert call.function.name == "get_weather" and isinstance(call.function.arguments, dict)
@@ -54,7 +43,7 @@ def test_a_reply_is_always_a_call_of_a_given_tool(model: OpenAIServerModel) -> N
     assert reply.token_usage is not None and reply.token_usage.input_tokens > 0
 
     streamed = agglomerate_stream_deltas(
-        list(model.generate_stream(messages, tools_to_call_from=[get_weather]))
+        list(model.generate_stream(messages, tools_to_call_from=[weather_tool]))
     )
     assert streamed.tool_calls is not None
     assert streamed.tool_calls[0].function.name == "get_weather"
@@ -66,14 +55,12 @@ def test_without_tools_the_reply_is_plain_text(model: OpenAIServerModel) -> None
     assert reply.tool_calls is None and reply.text
 
 
-def test_tool_calling_agent_calls_a_tool_through_the_server(model: OpenAIServerModel) -> None:
-    agent = ToolCallingAgent(tools=[get_weather], model=model, max_steps=2, verbosity_level=LogLevel.OFF)
+def test_tool_calling_agent_calls_a_tool_through_the_server(
+    model: OpenAIServerModel, weather_tool: Any, assert_called_weather: Any
+) -> None:
+    agent = ToolCallingAgent(tools=[weather_tool], model=model, max_steps=2, verbosity_level=LogLevel.OFF)
     agent.run("Is it raining in London?")
-    first = next(step for step in agent.memory.steps if isinstance(step, ActionStep))
-    assert first.tool_calls is not None
-    assert [(c.name, c.arguments) for c in first.tool_calls] == [("get_weather", {"city": "London"})]
-    assert first.observations == "Sunny, 21 degrees C in London"  # the tool ran, its result was recorded
-    assert first.error is None
+    assert_called_weather(agent, "London")
 
 
 def test_tool_calling_mode_is_checked_and_saved(llama_server: Any) -> None:
