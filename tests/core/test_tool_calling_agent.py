@@ -167,3 +167,44 @@ def test_interrupt_stops_before_the_next_step():
     except Exception as error:
         assert "interrupted" in str(error)
     assert len([s for s in agent.memory.steps if isinstance(s, ActionStep)]) == 1
+
+
+@tool
+def lookup(city: str) -> str:
+    """Looks up the weather.
+
+    Args:
+        city: The city.
+    """
+    return f"Sunny in {city}"
+
+
+def test_at_max_steps_the_answer_is_asked_for_as_a_final_answer_call():
+    model = ScriptedModel(
+        [
+            {"name": "lookup", "arguments": {"city": "Oslo"}},
+            {"name": "final_answer", "arguments": {"answer": "Sunny in Oslo"}},
+        ]
+    )
+    agent = ToolCallingAgent(tools=[lookup], model=model, max_steps=1, verbosity_level=LogLevel.OFF)
+    assert agent.run("Weather in Oslo?") == "Sunny in Oslo"
+    fallback = model.calls[-1]
+    (answer_tool,) = fallback["tools_to_call_from"]
+    assert answer_tool.name == "final_answer" and answer_tool.inputs["answer"]["type"] == "string"
+    assert "Weather in Oslo?" in fallback["messages"][-1].text
+
+
+def test_at_max_steps_a_structured_answer_comes_back_as_json_and_text_still_works():
+    model = ScriptedModel(
+        [
+            {"name": "lookup", "arguments": {"city": "Oslo"}},
+            {"name": "final_answer", "arguments": {"answer": [1, 2]}},
+        ]
+    )
+    agent = ToolCallingAgent(tools=[lookup], model=model, max_steps=1, verbosity_level=LogLevel.OFF)
+    assert agent.run("Numbers?") == "[1, 2]"
+
+    # a model that answers in words anyway: its text is the answer
+    model = ScriptedModel([{"name": "lookup", "arguments": {"city": "Oslo"}}, "It is sunny in Oslo."])
+    agent = ToolCallingAgent(tools=[lookup], model=model, max_steps=1, verbosity_level=LogLevel.OFF)
+    assert agent.run("Weather in Oslo?") == "It is sunny in Oslo."

@@ -395,6 +395,12 @@ class MultiStepAgent(ABC):
 
     def provide_final_answer(self, task: str) -> ChatMessage:
         """Ask the model for its best answer from the memory (used when the step budget runs out)."""
+        try:
+            return self.model.generate(self._final_answer_messages(task))
+        except Exception as error:
+            return ChatMessage(MessageRole.ASSISTANT, f"Error in generating final LLM output: {error}")
+
+    def _final_answer_messages(self, task: str) -> list[ChatMessage]:
         templates = self.prompt_templates["final_answer"]
         messages = [ChatMessage(MessageRole.SYSTEM, [{"type": "text", "text": templates["pre_messages"]}])]
         messages += self.write_memory_to_messages()[1:]
@@ -404,10 +410,7 @@ class MultiStepAgent(ABC):
                 [{"type": "text", "text": populate_template(templates["post_messages"], {"task": task})}],
             )
         )
-        try:
-            return self.model.generate(messages)
-        except Exception as error:
-            return ChatMessage(MessageRole.ASSISTANT, f"Error in generating final LLM output: {error}")
+        return messages
 
     def replay(self, detailed: bool = False) -> None:
         self.memory.replay(self.logger, detailed=detailed)

@@ -21,7 +21,7 @@ from smol_core.errors import (
     AgentToolExecutionError,
 )
 from smol_core.memory import ActionStep, ToolCall
-from smol_core.messages import ChatMessage, ChatMessageStreamDelta, agglomerate_stream_deltas
+from smol_core.messages import ChatMessage, ChatMessageStreamDelta, MessageRole, agglomerate_stream_deltas
 from smol_core.models.base import Model, parse_json_if_needed
 from smol_core.monitoring import LogLevel
 from smol_core.tools.tool import Tool
@@ -75,6 +75,29 @@ class ToolCallingAgent(MultiStepAgent):
                 "custom_instructions": self.instructions or "",
             }
         return populate_template(template, variables)
+
+    def provide_final_answer(self, task: str) -> ChatMessage:
+        """The best answer from the memory when the step budget runs out, asked for as a call of
+        `final_answer` with text where the model calls tools: the answer then comes clean, as its
+        argument. Asked for as plain text, a model that spent the run calling tools tends to write one
+        more call (or, if small, an imitation of the earlier ones) instead of an answer."""
+        if not self.model.capabilities.tool_calling:
+            return super().provide_final_answer(task)
+        try:
+            message = self.model.generate(
+                self._final_answer_messages(task), tools_to_call_from=[_TextAnswer()]
+            )
+        except Exception:
+            return super().provide_final_answer(task)
+        for call in message.tool_calls or []:
+            if call.function.name == "final_answer":
+                arguments = parse_json_if_needed(call.function.arguments)
+                answer = arguments.get("answer", arguments) if isinstance(arguments, dict) else arguments
+                text = answer if isinstance(answer, str) else json.dumps(answer, default=str)
+                return ChatMessage(
+                    MessageRole.ASSISTANT, text, raw=message.raw, token_usage=message.token_usage
+                )
+        return message if message.text else super().provide_final_answer(task)
 
     # --- one step ----------------------------------------------------------------------------
 
@@ -231,6 +254,19 @@ def _usage(target: Any) -> str:
     if isinstance(inputs, dict):
         return "It takes: " + ", ".join(f"{k} ({v.get('type')})" for k, v in inputs.items()) + "."
     return "It takes: task (string), additional_args (object, optional)."
+
+
+class _TextAnswer:
+    """`final_answer` taking text, for the answer asked for at max steps (text, as in the seed system):
+    with the tool's own "any" type, a small model fills the argument with an imitation of its calls."""
+
+    name = "final_answer"
+    description = "Gives the final answer to the task."
+    inputs = {"answer": {"type": "string", "description": "The answer to the task, in words."}}
+    output_type = "string"
+
+    def to_tool_calling_schema(self) -> dict[str, Any]:
+        return Tool.to_tool_calling_schema(self)  # type: ignore[arg-type]
 
 
 class _AgentAsTool:
