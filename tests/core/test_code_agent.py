@@ -348,6 +348,7 @@ def test_small_models_draft_three_answers_from_other_examples_and_keep_the_most_
     )  # the first of the two
     assert step.token_usage is not None  # all three drafts are counted
     assert step.token_usage.input_tokens == sum(count_tokens(c["messages"]) for c in model.calls)
+    assert step.model_input_messages == model.calls[1]["messages"]  # what the kept draft was written from
     # the next steps' context (and a saved run) show only the kept draft
     assert [m.role.value for m in step.to_messages()] == ["assistant", "tool-response"]
 

@@ -358,7 +358,7 @@ class CodeAgent(MultiStepAgent):
             except (AgentParsingError, InterpreterError):
                 continue
             if output.is_final_answer:
-                drafts.append(_Draft(message, output, repr(output.output)))
+                drafts.append(_Draft(message, output, repr(output.output), memory_step.model_input_messages))
         if not drafts:
             return None
         votes = Counter(draft.key for draft in drafts)
@@ -368,6 +368,7 @@ class CodeAgent(MultiStepAgent):
             level=LogLevel.INFO,
         )
         winner.message.token_usage = TokenUsage(input_tokens, output_tokens)
+        memory_step.model_input_messages = winner.prompt
         return winner
 
     def _generate_quietly(self, memory_step: ActionStep) -> ChatMessage:
@@ -417,6 +418,7 @@ class _Draft:
     message: ChatMessage
     output: CodeOutput
     key: str  # what votes are counted on: the answer's repr
+    prompt: list[ChatMessage] | None  # what this draft was generated from
 
 
 def _code_block_tags(tags: tuple[str, str] | str | None) -> tuple[str, str]:
