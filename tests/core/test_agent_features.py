@@ -135,6 +135,7 @@ def test_save_and_load_a_folder(tmp_path, registry):
         additional_authorized_imports=["fractions"],
         max_steps=7,
         instructions="Be brief.",
+        answer_drafts=2,
         verbosity_level=LogLevel.OFF,
     )
     agent.save(tmp_path)
@@ -145,6 +146,7 @@ def test_save_and_load_a_folder(tmp_path, registry):
     loaded = MultiStepAgent.from_folder(str(tmp_path), model=ScriptedModel([code("final_answer(double(5))")]))
     assert isinstance(loaded, CodeAgent)
     assert loaded.max_steps == 7 and loaded.additional_authorized_imports == ["fractions"]
+    assert loaded.answer_drafts == 2
     with loaded:
         assert loaded.run("x") == 10
 

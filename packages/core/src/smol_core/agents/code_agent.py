@@ -137,11 +137,14 @@ class CodeAgent(MultiStepAgent):
 
     @property
     def _drafts_per_step(self) -> int:
-        """How many answers to draft per step (see `_best_draft`): by default 3 for a small model
-        that answers directly, where it was measured to help, and 1 (no drafting) otherwise."""
+        """How many answers to draft per step (see `_best_draft`): only for agents that answer
+        directly (drafts of code that calls tools would call them several times); `answer_drafts`,
+        or by default 3 for a small model, where it was measured to help, and 1 (no drafting) else."""
+        if not self._answers_directly:
+            return 1
         if self.answer_drafts is not None:
             return self.answer_drafts
-        return DEFAULT_ANSWER_DRAFTS if self._small_model and self._answers_directly else 1
+        return DEFAULT_ANSWER_DRAFTS if self._small_model else 1
 
     def default_prompt_templates(self) -> PromptTemplates:
         return compact_code_agent_templates() if self._small_model else code_agent_templates()

@@ -50,6 +50,7 @@ def agent_to_dict(agent: Any) -> dict[str, Any]:
             executor_kwargs={k: v for k, v in agent.executor_kwargs.items() if _jsonable(v)},
             max_print_outputs_length=agent.max_print_outputs_length,
             use_structured_outputs_internally=agent._use_structured_outputs_internally,
+            answer_drafts=agent.answer_drafts,
         )
     return data
 
@@ -140,6 +141,7 @@ def agent_from_dict(agent_dict: dict[str, Any], cls: type[Any] | None = None, **
             executor_kwargs=agent_dict.get("executor_kwargs"),
             max_print_outputs_length=agent_dict.get("max_print_outputs_length"),
             use_structured_outputs_internally=agent_dict.get("use_structured_outputs_internally", False),
+            answer_drafts=agent_dict.get("answer_drafts"),
         )
     kwargs.update(overrides)
     kwargs.setdefault("tools", [])
