@@ -259,8 +259,7 @@ class CodeAgent(MultiStepAgent):
         """Earlier turns showing how tasks like this one are solved (see `agents/examples.py`)."""
         opening, closing = self.code_block_tags
         messages: list[ChatMessage] = []
-        sets = example_sets(task, sets=max(self._drafts_per_step, 1), count=3)
-        for example in sets[self._example_set % len(sets)]:
+        for example in example_sets(task, sets=self._example_set + 1, count=3)[self._example_set]:
             reply = f"{opening}\n{task_comment(example.task)}{example.code}\n{closing}"
             messages += TaskStep(task=example.task).to_messages()  # worded as the real task will be
             messages.append(ChatMessage(MessageRole.ASSISTANT, [{"type": "text", "text": reply}]))
@@ -361,7 +360,7 @@ class CodeAgent(MultiStepAgent):
             except (AgentParsingError, InterpreterError):
                 continue
             if output.is_final_answer:
-                drafts.append(_Draft(message, output, repr(output.output), memory_step.model_input_messages))
+                drafts.append(_Draft(message, output, memory_step.model_input_messages))
         if not drafts:
             return None
         votes = Counter(draft.key for draft in drafts)
@@ -420,8 +419,12 @@ DEFAULT_ANSWER_DRAFTS = 3
 class _Draft:
     message: ChatMessage
     output: CodeOutput
-    key: str  # what votes are counted on: the answer's repr
     prompt: list[ChatMessage] | None  # what this draft was generated from
+
+    @property
+    def key(self) -> str:
+        """What votes are counted on: the answer's repr."""
+        return repr(self.output.output)
 
 
 def _code_block_tags(tags: tuple[str, str] | str | None) -> tuple[str, str]:
