@@ -5,7 +5,9 @@ the observation, duration and tokens. Logs go to stderr so that the answer alone
 
 The renderer is a few lines of ANSI, not a rich-text library: rendering must cost microseconds, since
 it runs on every step, and `import smol_core` must stay fast. Colour is used only on a terminal and
-never when NO_COLOR is set.
+never when NO_COLOR is set. Everything shown that someone else wrote (the model's text, code, logs,
+observations, errors, tool and agent names) has its terminal control characters escaped first
+(`terminal.escape_controls`); only the logger's own styling codes reach the terminal raw.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import shutil
 import sys
 from enum import IntEnum
 from typing import IO, TYPE_CHECKING, Any
+
+from smol_core.terminal import escape_controls
 
 if TYPE_CHECKING:
     from smol_core.memory import ActionStep, PlanningStep
@@ -71,30 +75,36 @@ class AgentLogger:
         return min(shutil.get_terminal_size((100, 20)).columns, 120)
 
     def print(self, *objects: Any, level: LogLevel | int = LogLevel.INFO, **kwargs: Any) -> None:
+        """Print foreign objects (an observation, a tool's output): their control characters are escaped."""
         if level <= self.level:
-            print(*objects, file=self.stream)
+            self._emit(" ".join(escape_controls(str(o)) for o in objects))
+
+    def _emit(self, line: str) -> None:
+        """Write a line the logger composed itself: its parts are escaped already, its styling is not."""
+        print(line, file=self.stream)
 
     log = print
 
     def log_rule(self, title: str, level: LogLevel | int = LogLevel.INFO) -> None:
         if level > self.level:
             return
+        title = escape_controls(title)
         side = max(3, (self._width() - len(title) - 2) // 2)
-        self.print(self._style(f"{'━' * side} {title} {'━' * side}", "yellow"), level=level)
+        self._emit(self._style(f"{'━' * side} {title} {'━' * side}", "yellow"))
 
     def log_task(
         self, content: str, subtitle: str, title: str | None = None, level: LogLevel | int = LogLevel.INFO
     ) -> None:
         if level > self.level:
             return
-        heading = f"New run - {title}" if title else "New run"
-        self.print(
-            self._style(f"╭─ {heading} ", "bold", "magenta") + self._style(f"({subtitle})", "dim"),
-            level=level,
+        heading = escape_controls(f"New run - {title}" if title else "New run")
+        self._emit(
+            self._style(f"╭─ {heading} ", "bold", "magenta")
+            + self._style(f"({escape_controls(subtitle)})", "dim")
         )
-        for line in content.splitlines() or [""]:
-            self.print(self._style("│ ", "magenta") + self._style(line, "bold"), level=level)
-        self.print(self._style("╰─", "magenta"), level=level)
+        for line in escape_controls(content).splitlines() or [""]:
+            self._emit(self._style("│ ", "magenta") + self._style(line, "bold"))
+        self._emit(self._style("╰─", "magenta"))
 
     def log_markdown(
         self, content: str, title: str | None = None, level: LogLevel | int = LogLevel.INFO, style: str = ""
@@ -102,26 +112,29 @@ class AgentLogger:
         if level > self.level:
             return
         if title:
-            self.print(self._style(title, "bold"), level=level)
-        self.print(content, level=level)
+            self._emit(self._style(escape_controls(title), "bold"))
+        self._emit(escape_controls(content))
 
     def log_code(self, title: str, content: str, level: LogLevel | int = LogLevel.INFO) -> None:
         if level > self.level:
             return
-        self.print(self._style(f"─ {title} ", "dim") + self._style("─" * 20, "dim"), level=level)
-        for line in content.splitlines():
-            self.print("  " + self._style(line, "cyan"), level=level)
-        self.print(self._style("─" * 40, "dim"), level=level)
+        self._emit(self._style(f"─ {escape_controls(title)} ", "dim") + self._style("─" * 20, "dim"))
+        for line in escape_controls(content).splitlines():
+            self._emit("  " + self._style(line, "cyan"))
+        self._emit(self._style("─" * 40, "dim"))
 
     def log_messages(self, messages: list[ChatMessage], level: LogLevel | int = LogLevel.DEBUG) -> None:
         if level > self.level:
             return
         for message in messages:
             role = getattr(message.role, "value", message.role)
-            self.print(self._style(f"[{role}]", "bold") + " " + message.text, level=level)
+            self._emit(
+                self._style(escape_controls(f"[{role}]"), "bold") + " " + escape_controls(message.text)
+            )
 
     def log_error(self, message: str) -> None:
-        self.print(self._style(message, "bold", "red"), level=LogLevel.ERROR)
+        if self.level >= LogLevel.ERROR:
+            self._emit(self._style(escape_controls(message), "bold", "red"))
 
     def log_step_summary(self, step: ActionStep | PlanningStep, step_number: int | None = None) -> None:
         if self.level < LogLevel.INFO:
@@ -135,7 +148,7 @@ class AgentLogger:
         if step.token_usage is not None:
             parts.append(f"Input tokens: {step.token_usage.input_tokens:,}")
             parts.append(f"Output tokens: {step.token_usage.output_tokens:,}")
-        self.print(self._style("[" + " | ".join(parts) + "]", "dim"))
+        self._emit(self._style("[" + " | ".join(parts) + "]", "dim"))
 
     def visualize_agent_tree(self, agent: Any) -> None:
         def lines(node: Any, indent: str) -> list[str]:

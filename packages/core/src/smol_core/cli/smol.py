@@ -24,11 +24,12 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, object]]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from smol_core.errors import SmolError
+    from smol_core.terminal import escape_controls
 
     try:
         parser, runners = build_parser()
     except SmolError as error:
-        print(f"smol: {error}", file=sys.stderr)
+        print(f"smol: {escape_controls(str(error))}", file=sys.stderr)
         return 2
     args = parser.parse_args(argv)
     if not args.command:
@@ -38,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(run(args))  # type: ignore[operator]
     except SmolError as error:
-        print(f"smol {args.command}: {error}", file=sys.stderr)
+        print(f"smol {args.command}: {escape_controls(str(error))}", file=sys.stderr)
         return 2
 
 

@@ -124,6 +124,7 @@ def build_tools(names: Sequence[str]) -> list[Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from smol_core.errors import SmolError
+    from smol_core.terminal import escape_controls
 
     try:
         model = build_model(args)
@@ -132,12 +133,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         with agent:
             answer = agent.run(args.prompt, max_steps=args.max_steps)
     except SmolError as error:
-        print(f"smolagent: {error}", file=sys.stderr)
+        print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("smolagent: interrupted", file=sys.stderr)
         return 130
-    print(answer)
+    # the answer was written by the model or the sandbox: no escape sequence reaches the terminal
+    print(escape_controls(str(answer)))
     return 0
 
 
