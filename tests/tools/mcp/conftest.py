@@ -3,13 +3,14 @@ streamable HTTP), and smol's server mode (`smol mcp serve`) over stdio and HTTP.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
 
 import pytest
 from mcp import StdioServerParameters
-from mcp_servers import DEMO, SMOL_TOOLS, free_port, wait_for_port
+from mcp_servers import DEMO, SMOL_TOOLS, TOKEN, free_port, wait_for_port
 from smol_tool_mcp import MCPClient
 
 
@@ -30,8 +31,10 @@ def demo_tools(demo_client: MCPClient) -> dict[str, object]:
     return {tool.name: tool for tool in demo_client.get_tools()}
 
 
-def _serve(command: list[str], port: int) -> Iterator[str]:
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def _serve(command: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[str]:
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})}
+    )
     try:
         wait_for_port(port, process)
         yield f"http://127.0.0.1:{port}/mcp"
@@ -54,6 +57,7 @@ SMOL_SERVE = [sys.executable, "-m", "smol_core.cli.smol", "mcp", "serve"]
 
 @pytest.fixture(scope="session")
 def smol_http_url() -> Iterator[str]:
+    """`smol mcp serve` over HTTP, requiring `TOKEN` (given through SMOL_MCP_TOKEN)."""
     port = free_port()
     command = [*SMOL_SERVE, "--tools", str(SMOL_TOOLS), "--transport", "http", "--port", str(port)]
-    yield from _serve(command, port)
+    yield from _serve(command, port, env={"SMOL_MCP_TOKEN": TOKEN})

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp_servers import SMOL_TOOLS
+from mcp_servers import AUTH, SMOL_TOOLS
 from PIL import Image
 from smol_tool_mcp import MCPClient, MCPToolError, agent_as_tool, build_server
 from smol_tool_mcp.results import result_value
@@ -66,7 +66,7 @@ def test_tools_served_over_stdio_to_the_real_mcp_client():
 def test_round_trip_through_smol_http_server_and_mcp_client(smol_http_url):
     from smol_tools import city_facts, greet, multiply
 
-    with MCPClient({"url": smol_http_url, "transport": "streamable-http"}) as tools:
+    with MCPClient({"url": smol_http_url, "transport": "streamable-http", "headers": AUTH}) as tools:
         by_name = {tool.name: tool for tool in tools}
         assert by_name["multiply"](a=6, b=7) == 42
         assert by_name["divide"](a=1, b=4) == 0.25

@@ -4,6 +4,7 @@ or slow answers, and reads back what the tool sent."""
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -12,6 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+import pytest
 
 PAGES = Path(__file__).parent / "pages"
 
@@ -38,6 +41,13 @@ class Seen:
 
 
 Route = Reply | Callable[[Seen], Reply]
+
+
+def allow_address(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    """Let web tools fetch this one `host:port` (added to `SMOL_WEB_ALLOW_PRIVATE` for the test)."""
+    parts = urlsplit(url)
+    entries = os.environ.get("SMOL_WEB_ALLOW_PRIVATE", "")
+    monkeypatch.setenv("SMOL_WEB_ALLOW_PRIVATE", f"{entries},{parts.hostname}:{parts.port}".lstrip(","))
 
 
 def page(name: str, **kwargs: Any) -> Reply:

@@ -17,9 +17,11 @@ _EXPORTS = {
     "MCPToolError": "smol_tool_mcp.results",
     "MCPConnectionError": "smol_tool_mcp.connection",
     "build_server": "smol_tool_mcp.server",
-    "serve_tools": "smol_tool_mcp.server",
-    "serve_agent": "smol_tool_mcp.server",
+    "serve_tools": "smol_tool_mcp.serving",
+    "serve_agent": "smol_tool_mcp.serving",
+    "build_http_app": "smol_tool_mcp.serving",
     "agent_as_tool": "smol_tool_mcp.server",
+    "clone_agent": "smol_tool_mcp.agent_sessions",
 }
 
 __all__ = sorted(_EXPORTS)

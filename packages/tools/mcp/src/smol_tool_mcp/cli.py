@@ -6,19 +6,26 @@ import argparse
 import atexit
 import importlib
 import importlib.util
+import os
 import shlex
 import sys
 from pathlib import Path
 from typing import Any
 
 from smol_core.errors import SmolError
+from smol_tool_mcp.http_security import TOKEN_ENV
 
 
 def server_parameters_from_text(text: str) -> Any:
-    """`http(s)://...` is a streamable-HTTP server; anything else is a command to run over stdio."""
+    """`http(s)://...` is a streamable-HTTP server (sent `SMOL_MCP_TOKEN` as a bearer token when it is
+    set); anything else is a command to run over stdio."""
     text = text.strip()
     if text.startswith(("http://", "https://")):
-        return {"url": text, "transport": "streamable-http"}
+        params: dict[str, Any] = {"url": text, "transport": "streamable-http"}
+        token = os.environ.get(TOKEN_ENV)
+        if token:  # what `smol mcp serve` requires over HTTP
+            params["headers"] = {"Authorization": f"Bearer {token}"}
+        return params
     from mcp import StdioServerParameters
 
     parts = shlex.split(text)
@@ -104,6 +111,29 @@ def configure(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--path", default="/mcp", help="The HTTP endpoint's path.")
+    serve.add_argument(
+        "--token",
+        default=None,
+        help=f"HTTP: the bearer token clients must send (default: ${TOKEN_ENV}, else a new one, printed). "
+        "Required to bind a non-loopback address.",
+    )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="HOST:PORT",
+        help="HTTP: another Host header to accept (e.g. a reverse proxy's name); repeatable.",
+    )
+    serve.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="HTTP: another browser Origin to accept (e.g. https://app.example); repeatable.",
+    )
+    serve.add_argument(
+        "--max-sessions", type=int, default=32, help="With --agent-folder: at most this many client sessions."
+    )
     serve.add_argument("--name", default="smol", help="The server's name, as MCP clients see it.")
     serve.add_argument(
         "--model-type", help="With --agent-folder: run the agent on this model plugin instead."
@@ -118,27 +148,39 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from smol_tool_mcp.server import serve_agent, serve_tools
+    from smol_tool_mcp.serving import serve_agent, serve_tools
 
     common: dict[str, Any] = {
         "transport": args.transport,
         "host": args.host,
         "port": args.port,
         "path": args.path,
+        "token": args.token,
+        "allowed_hosts": args.allowed_host,
+        "allowed_origins": args.allowed_origin,
     }
     if args.transport != "stdio":
-        print(f"smol mcp: serving on http://{args.host}:{args.port}{args.path}", file=sys.stderr)
-    if args.agent_folder:
-        from smol_core.agents.multi_step import MultiStepAgent
+        from smol_tool_mcp.http_security import resolve_token
 
+        resolve_token(args.token, args.host)  # refuse a bad bind before loading anything
+    if args.agent_folder:
+        serve_agent(agent_factory=_folder_agent_factory(args), max_sessions=args.max_sessions, **common)
+        return 0
+    tools = [tool for entry in args.tools for tool in resolve_tool_entry(entry)]
+    serve_tools(tools, name=args.name, **common)
+    return 0
+
+
+def _folder_agent_factory(args: argparse.Namespace) -> Any:
+    """Each client session loads its own agent from the folder (fresh memory, executor and model)."""
+    from smol_core.agents.multi_step import MultiStepAgent
+
+    def build() -> Any:
         overrides: dict[str, Any] = {}
         if args.model_type:
             from smol_core.loading import load_model
 
             overrides["model"] = load_model(args.model_type, args.model_id)
-        agent = MultiStepAgent.from_folder(args.agent_folder, **overrides)
-        serve_agent(agent, **common)
-        return 0
-    tools = [tool for entry in args.tools for tool in resolve_tool_entry(entry)]
-    serve_tools(tools, name=args.name, **common)
-    return 0
+        return MultiStepAgent.from_folder(args.agent_folder, **overrides)
+
+    return build

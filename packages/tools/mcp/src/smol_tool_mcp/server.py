@@ -1,4 +1,4 @@
-"""Server mode: serve smol tools, or a whole agent, as an MCP server (stdio or streamable HTTP).
+"""Server mode: smol tools as an MCP server (`build_server`); `serving` runs it over stdio or HTTP.
 
 Any MCP client (Claude Desktop, an IDE, another agent framework, smol's own `MCPClient`) can then
 call them. Built on the SDK's low-level `Server` rather than `MCPServer`: a smol tool already has a
@@ -9,20 +9,16 @@ JSON description of its inputs, and `MCPServer` would re-derive one from a Pytho
 from __future__ import annotations
 
 import base64
-import contextlib
 import functools
 import inspect
 import io
 import json
-import sys
 import threading
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any
 
 from smol_core.tools.decorator import as_tool
 from smol_core.tools.tool import Tool
-
-Transport = Literal["stdio", "streamable-http", "http"]
 
 # Output types whose values travel as structured content wrapped in {"result": ...}, the MCP SDKs'
 # convention for non-object outputs (smol's MCPClient unwraps it, so a round trip keeps the type).
@@ -135,8 +131,10 @@ def build_server(tools: Iterable[Any], name: str = "smol", instructions: str | N
 
 
 def agent_as_tool(agent: Any, name: str = "run", description: str | None = None) -> Tool:
-    """One tool, `run(task)`, that runs the agent on a task and returns its final answer as text.
+    """One tool, `run(task)`, that runs this one agent on a task and returns its final answer as text.
 
+    For use inside one process (a tool of another agent). Every caller shares the agent's memory and
+    executor, so `serve_agent` does not use it: it gives each MCP session an agent of its own.
     Runs are serialized: an agent's memory belongs to one run at a time.
     """
     from smol_core.tools.decorator import FunctionTool
@@ -159,66 +157,3 @@ def agent_as_tool(agent: Any, name: str = "run", description: str | None = None)
         "task": {"type": "string", "description": "The task, stated fully: the agent sees nothing else."}
     }
     return FunctionTool(run, name=name, description=about, inputs=inputs, output_type="string")
-
-
-def serve_tools(
-    tools: Iterable[Any],
-    transport: Transport = "stdio",
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    path: str = "/mcp",
-    name: str = "smol",
-    instructions: str | None = None,
-) -> None:
-    """Serve `tools` until interrupted: over stdio, or streamable HTTP at `http://host:port/path`.
-
-    Over stdio, the process's stdout carries the protocol; the SDK diverts what tools print to stderr.
-    """
-    server = build_server(tools, name=name, instructions=instructions)
-    run_server(server, transport=transport, host=host, port=port, path=path)
-
-
-def serve_agent(
-    agent: Any,
-    transport: Transport = "stdio",
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    path: str = "/mcp",
-    tool_name: str = "run",
-    description: str | None = None,
-) -> None:
-    """Serve an agent as an MCP server with one tool, `run(task)`."""
-    tool = agent_as_tool(agent, name=tool_name, description=description)
-    serve_tools(
-        [tool],
-        transport=transport,
-        host=host,
-        port=port,
-        path=path,
-        name=getattr(agent, "name", None) or "smol",
-    )
-
-
-def run_server(
-    server: Any, transport: Transport = "stdio", host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp"
-) -> None:
-    import anyio
-
-    if transport == "stdio":
-        from mcp.server.stdio import stdio_server
-
-        async def serve_stdio() -> None:
-            # The SDK points fd 1 at stderr while serving, but Python's own stdout buffer would still
-            # flush onto the wire at exit: send what tools and agents print straight to stderr.
-            async with stdio_server() as (read_stream, write_stream):
-                with contextlib.redirect_stdout(sys.stderr):
-                    await server.run(read_stream, write_stream, server.create_initialization_options())
-
-        anyio.run(serve_stdio)
-        return
-    if transport not in ("streamable-http", "http"):
-        raise ValueError(f"Unknown transport {transport!r}: use 'stdio' or 'streamable-http' (alias 'http').")
-    import uvicorn
-
-    app = server.streamable_http_app(streamable_http_path=path, host=host)
-    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -3,6 +3,8 @@
 Rate limits (HTTP 429, and DuckDuckGo's 202 "anomaly" page), refused connections, timeouts and HTTP
 errors all become a `WebToolError` whose message says what happened and what the model can do next
 (wait, try another query or tool, check the URL). The agent shows it as the step's observation.
+So does a refused address: every fetch goes through `guarded_transport`, which only connects to
+public addresses unless the user allowed more (`address_policy`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 import httpx
 
 from smol_core.errors import AgentToolExecutionError
+from smol_tool_web.address_policy import ENV_VAR, AddressPolicy
+from smol_tool_web.guarded_transport import BlockedAddressError, guarded_client
 
 DEFAULT_USER_AGENT = (
     "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) smol-tool-web/0.1"
@@ -28,6 +32,13 @@ class RateLimitedError(WebToolError):
     """The service asked us to slow down (HTTP 429, or a 202 challenge page)."""
 
 
+class AddressRefusedError(WebToolError):
+    """The URL (or a redirect hop) points at an address web tools may not fetch (see `address_policy`)."""
+
+
+MAX_REDIRECTS = 10
+
+
 def request(
     service: str,
     method: str,
@@ -40,20 +51,37 @@ def request(
     data: dict[str, str] | None = None,
     follow_redirects: bool = True,
     rate_limit_statuses: tuple[int, ...] = (429,),
+    policy: AddressPolicy | None = None,
 ) -> httpx.Response:
-    """`service` names the site in messages ("DuckDuckGo", "the page")."""
+    """`service` names the site in messages ("DuckDuckGo", "the page").
+
+    Only public addresses are fetched unless `policy` (or `SMOL_WEB_ALLOW_PRIVATE`) allows more:
+    every hop of a redirect chain is checked before its request and again where its connection
+    opens (see `guarded_transport`), and redirects are followed here, at most `MAX_REDIRECTS`.
+    """
+    rules = (policy or AddressPolicy()).with_environment()
     sent_headers = {"User-Agent": DEFAULT_USER_AGENT, **(headers or {})}
     try:
-        response = httpx.request(
-            method,
-            url,
-            params=params,
-            headers=sent_headers,
-            json=json,
-            data=data,
-            timeout=timeout,
-            follow_redirects=follow_redirects,
-        )
+        with guarded_client(rules, timeout) as client:
+            outgoing = client.build_request(
+                method, url, params=params, headers=sent_headers, json=json, data=data
+            )
+            for _hop in range(MAX_REDIRECTS + 1):
+                _check_url(rules, outgoing.url)
+                try:
+                    response = client.send(outgoing)
+                except BlockedAddressError as error:
+                    raise _refusal(outgoing.url, error.reason) from None
+                if not (follow_redirects and response.is_redirect and response.next_request is not None):
+                    break
+                response.close()
+                outgoing = response.next_request
+            else:
+                raise WebToolError(
+                    f"{service} redirected more than {MAX_REDIRECTS} times (last to {outgoing.url}); "
+                    "the page cannot be reached."
+                )
+            response.read()
     except httpx.TimeoutException as error:
         raise WebToolError(
             f"{service} did not answer within {timeout:g} s ({url}). Try again later, or another source."
@@ -63,7 +91,7 @@ def request(
             f"Could not connect to {service} at {_origin(url)} ({error}). "
             "Check the address, or use another tool or source."
         ) from error
-    except httpx.HTTPError as error:  # protocol errors, invalid URLs, too many redirects
+    except httpx.HTTPError as error:  # protocol errors, invalid URLs
         raise WebToolError(f"Request to {service} failed: {type(error).__name__}: {error}") from error
     if response.status_code in rate_limit_statuses:
         wait = response.headers.get("Retry-After")
@@ -75,6 +103,29 @@ def request(
     if response.status_code >= 400:
         raise WebToolError(_http_error(service, response))
     return response
+
+
+def _check_url(rules: AddressPolicy, url: httpx.URL) -> None:
+    """Refuse a hop before it is sent: a scheme other than http(s), a metadata host, a non-public
+    address written into the URL (in any spelling). Host names are checked where they connect."""
+    if url.scheme not in ("http", "https"):
+        raise AddressRefusedError(
+            f"refused to fetch {url}: only http and https addresses can be fetched, not {url.scheme or 'this'}:."
+        )
+    if not url.host:
+        raise AddressRefusedError(f"refused to fetch {url}: the address names no host.")
+    port = url.port or (443 if url.scheme == "https" else 80)
+    reason = rules.refuse_name(url.host, port)
+    if reason is not None:
+        raise _refusal(url, reason)
+
+
+def _refusal(url: httpx.URL, reason: str) -> AddressRefusedError:
+    return AddressRefusedError(
+        f"refused to fetch {url}: {reason}; web tools only fetch public internet addresses. "
+        f"Use a public URL instead (the user can allow this address with allow_private_addresses= "
+        f"or {ENV_VAR})."
+    )
 
 
 def json_body(service: str, response: httpx.Response) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from smol_core.tools.tool import Tool
 from smol_tool_web._http import RateLimiter, WebToolError, json_body, request
+from smol_tool_web.address_policy import AddressPolicy, AllowSetting
 from smol_tool_web.results import SearchResult, format_results
 
 _GOOGLE_PROVIDERS = {
@@ -54,8 +55,10 @@ class GoogleSearchTool(Tool):
         api_key: str | None = None,
         base_url: str | None = None,
         timeout: float = 20.0,
+        allow_private_addresses: AllowSetting = False,
     ) -> None:
         super().__init__()
+        self.policy = AddressPolicy.parse(allow_private_addresses)
         if provider not in _GOOGLE_PROVIDERS:
             raise ValueError(f"Unknown provider {provider!r}: use one of {sorted(_GOOGLE_PROVIDERS)}.")
         endpoint, variable, self.organic_key = _GOOGLE_PROVIDERS[provider]
@@ -71,7 +74,10 @@ class GoogleSearchTool(Tool):
         if filter_year is not None:
             params["tbs"] = f"cdr:1,cd_min:01/01/{filter_year},cd_max:12/31/{filter_year}"
         service = "SerpAPI" if self.provider == "serpapi" else "Serper"
-        data = json_body(service, request(service, "GET", self.base_url, params=params, timeout=self.timeout))
+        response = request(
+            service, "GET", self.base_url, params=params, timeout=self.timeout, policy=self.policy
+        )
+        data = json_body(service, response)
         if data.get("error"):
             raise WebToolError(f"{service} refused the search: {data['error']}")
         pages = data.get(self.organic_key) or []
@@ -125,8 +131,10 @@ class ApiWebSearchTool(Tool):
         rate_limit: float | None = 1.0,
         timeout: float = 20.0,
         extract_results: Callable[[dict[str, Any]], list[SearchResult]] | None = None,
+        allow_private_addresses: AllowSetting = False,
     ) -> None:
         super().__init__()
+        self.policy = AddressPolicy.parse(allow_private_addresses)
         self.endpoint = endpoint or "https://api.search.brave.com/res/v1/web/search"
         self.api_key_name = api_key_name or "BRAVE_API_KEY"
         self.api_key = _key(api_key, self.api_key_name, "ApiWebSearchTool") if headers is None else api_key
@@ -146,6 +154,7 @@ class ApiWebSearchTool(Tool):
             params={**self.params, "q": query},
             headers={"Accept": "application/json", **self.headers},
             timeout=self.timeout,
+            policy=self.policy,
         )
         results = self._extract(json_body("The search API", response))
         if not results:

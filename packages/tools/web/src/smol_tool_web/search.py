@@ -12,6 +12,7 @@ from typing import Any, Literal
 from smol_core.tools.tool import Tool
 from smol_tool_web import duckduckgo
 from smol_tool_web._http import RateLimitedError, RateLimiter, WebToolError, request
+from smol_tool_web.address_policy import AddressPolicy, AllowSetting
 from smol_tool_web.results import SearchResult, format_results
 
 DUCKDUCKGO_LITE_URL = "https://lite.duckduckgo.com/lite/"
@@ -22,7 +23,7 @@ NO_RESULTS = "No results found for {query!r}. Try a shorter or less specific que
 
 
 def _duckduckgo(
-    url: str, query: str, timeout: float, headers: dict[str, str], lite: bool
+    url: str, query: str, timeout: float, headers: dict[str, str], lite: bool, policy: AddressPolicy
 ) -> list[SearchResult]:
     response = request(
         "DuckDuckGo",
@@ -33,6 +34,7 @@ def _duckduckgo(
         headers=headers,
         timeout=timeout,
         rate_limit_statuses=(429, 202),  # 202 + an "anomaly" page is how DuckDuckGo says "too many"
+        policy=policy,
     )
     if duckduckgo.is_anomaly_page(response.text):
         raise RateLimitedError(
@@ -60,8 +62,10 @@ class WebSearchTool(Tool):
         base_url: str | None = None,
         timeout: float = 20.0,
         rate_limit: float | None = None,
+        allow_private_addresses: AllowSetting = False,
     ) -> None:
         super().__init__()
+        self.policy = AddressPolicy.parse(allow_private_addresses)
         if engine not in ("duckduckgo", "bing"):
             raise ValueError(f"Unsupported engine {engine!r}: use 'duckduckgo' or 'bing'.")
         self.max_results = max_results
@@ -79,12 +83,17 @@ class WebSearchTool(Tool):
 
     def search(self, query: str) -> list[SearchResult]:
         if self.engine == "duckduckgo":
-            return _duckduckgo(self.base_url, query, self.timeout, {}, lite=True)
+            return _duckduckgo(self.base_url, query, self.timeout, {}, lite=True, policy=self.policy)
         return self._bing(query)
 
     def _bing(self, query: str) -> list[SearchResult]:
         response = request(
-            "Bing", "GET", self.base_url, params={"q": query, "format": "rss"}, timeout=self.timeout
+            "Bing",
+            "GET",
+            self.base_url,
+            params={"q": query, "format": "rss"},
+            timeout=self.timeout,
+            policy=self.policy,
         )
         try:
             root = ET.fromstring(response.text)
@@ -125,9 +134,11 @@ class DuckDuckGoSearchTool(Tool):
         base_url: str | None = None,
         timeout: float = 20.0,
         headers: dict[str, str] | None = None,
+        allow_private_addresses: AllowSetting = False,
         **kwargs: Any,
     ) -> None:
         super().__init__()
+        self.policy = AddressPolicy.parse(allow_private_addresses)
         self.max_results = max_results
         self.rate_limit = rate_limit
         self.base_url = base_url or DUCKDUCKGO_HTML_URL
@@ -137,7 +148,9 @@ class DuckDuckGoSearchTool(Tool):
 
     def forward(self, query: str) -> str:
         self._limiter.wait()
-        results = _duckduckgo(self.base_url, query, self.timeout, self.headers, lite=False)
+        results = _duckduckgo(
+            self.base_url, query, self.timeout, self.headers, lite=False, policy=self.policy
+        )
         if not results:
             raise WebToolError(NO_RESULTS.format(query=query))
         return format_results(results[: self.max_results], numbered=False)

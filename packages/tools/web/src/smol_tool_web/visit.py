@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from smol_core.tools.tool import Tool
 from smol_tool_web._http import WebToolError, request
+from smol_tool_web.address_policy import AddressPolicy, AllowSetting
 from smol_tool_web.page import html_to_markdown, truncate
 
 _TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript")
@@ -16,9 +17,16 @@ class VisitWebpageTool(Tool):
     output_type = "string"
 
     def __init__(
-        self, max_output_length: int = 40000, timeout: float = 20.0, headers: dict[str, str] | None = None
+        self,
+        max_output_length: int = 40000,
+        timeout: float = 20.0,
+        headers: dict[str, str] | None = None,
+        allow_private_addresses: AllowSetting = False,
     ) -> None:
+        """`allow_private_addresses`: `True`, or entries like `"127.0.0.1:8080"`, `"intranet.local"`,
+        `"10.0.0.0/8"` that the model may fetch besides public addresses (see `address_policy`)."""
         super().__init__()
+        self.policy = AddressPolicy.parse(allow_private_addresses)
         self.max_output_length = max_output_length
         self.timeout = timeout
         self.headers = dict(headers or {})
@@ -29,7 +37,9 @@ class VisitWebpageTool(Tool):
             url = "https://" + url  # models often write "example.com/page"
         elif not url.startswith(("http://", "https://")):
             raise WebToolError(f"Only http(s) pages can be visited, not {url!r}.")
-        response = request("the page", "GET", url, timeout=self.timeout, headers=self.headers)
+        response = request(
+            "the page", "GET", url, timeout=self.timeout, headers=self.headers, policy=self.policy
+        )
         content_type = response.headers.get("Content-Type", "").lower()
         body = response.text
         if "html" in content_type or (not content_type and "<html" in body[:2000].lower()):

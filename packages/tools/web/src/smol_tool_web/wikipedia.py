@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from smol_core.tools.tool import Tool
 from smol_tool_web._http import WebToolError, json_body, request
+from smol_tool_web.address_policy import AddressPolicy, AllowSetting
 from smol_tool_web.page import html_to_markdown, truncate
 
 
@@ -35,8 +36,10 @@ class WikipediaSearchTool(Tool):
         base_url: str | None = None,
         timeout: float = 20.0,
         max_output_length: int = 40000,
+        allow_private_addresses: AllowSetting = False,
     ) -> None:
         super().__init__()
+        self.policy = AddressPolicy.parse(allow_private_addresses)
         if not user_agent:
             raise ValueError("Wikipedia requires a user agent that identifies your project (user_agent=...).")
         if content_type not in ("summary", "text"):
@@ -59,6 +62,7 @@ class WikipediaSearchTool(Tool):
             params={"action": "query", "format": "json", "formatversion": "2", **params},
             headers={"User-Agent": self.user_agent},
             timeout=self.timeout,
+            policy=self.policy,
         )
         data = json_body("Wikipedia", response)
         if "error" in data:

@@ -1,0 +1,199 @@
+"""One agent per MCP client session, so that clients of a served agent are strangers to each other.
+
+An agent carries state between runs: its memory (the tasks it was given, what it saw) and, for a
+`CodeAgent`, the executor's variables. A server that handed every client the same agent would let
+one client read what another told it, or find variables another left behind. So `serve_agent`
+builds an agent per session (from a factory), keyed by the MCP session id, and drops it (releasing
+its executor) when the session ends, when it has been idle as long as the SDK keeps a session, or
+when room is needed under `max_sessions`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from smol_core.errors import SmolError
+
+AgentFactory = Callable[[], Any]
+
+# The key of the one client a stdio server (or an in-memory test server) talks to.
+SINGLE_CLIENT = "stdio"
+DEFAULT_MAX_SESSIONS = 32
+DEFAULT_IDLE_TIMEOUT = 1800.0  # the SDK's own idle timeout for a streamable-HTTP session
+
+
+class SessionLimitError(SmolError):
+    """Every session slot is taken by a client whose agent is running: try again later."""
+
+
+def session_key(ctx: Any) -> str | None:
+    """The MCP session a request belongs to: its `Mcp-Session-Id` over HTTP (the SDK has already
+    checked that the session exists and belongs to this caller), `SINGLE_CLIENT` over stdio, and
+    None for an HTTP request that belongs to no session (the stateless protocol)."""
+    request = getattr(ctx, "request", None)
+    if request is None:
+        return SINGLE_CLIENT
+    headers = getattr(request, "headers", None)
+    value = headers.get("mcp-session-id") if headers is not None else None
+    return str(value) if value else None
+
+
+def clone_agent(agent: Any) -> Any:
+    """A fresh agent built like `agent`: same model, tools, prompts and security settings, with
+    empty memory and its own executor (managed agents are cloned too).
+
+    The model and the tools are shared, not copied: they are what the host built the agent with.
+    An agent that already holds an executor object cannot be cloned faithfully (the executor may
+    be a sandbox built by hand), so it is refused: pass `agent_factory=` instead.
+    """
+    if getattr(agent, "_executor", None) is not None:
+        raise SmolError(
+            f"Cannot give each MCP client its own copy of the agent {getattr(agent, 'name', None)!r}: it "
+            "holds an executor object (it has run already, or was given executor=...). Pass "
+            "agent_factory=<a function that builds a new agent> to serve_agent instead."
+        )
+    overrides: dict[str, Any] = {
+        "model": agent.model,
+        "tools": [tool for name, tool in agent.tools.items() if name != "final_answer"],
+        "managed_agents": [clone_agent(managed) for managed in agent.managed_agents.values()] or None,
+        "final_answer_checks": list(getattr(agent, "final_answer_checks", []) or []),
+        "return_full_result": False,
+    }
+    if hasattr(agent, "executor_type"):  # a CodeAgent: its security settings come from code, not data
+        overrides.update(
+            additional_authorized_imports=list(agent.additional_authorized_imports),
+            executor_type=agent.executor_type,
+            executor_kwargs=dict(agent.executor_kwargs),
+            max_print_outputs_length=agent.max_print_outputs_length,
+        )
+    return type(agent).from_dict(agent.to_dict(), **overrides)
+
+
+def release(agent: Any) -> None:
+    """Free what an agent holds (its executor); never raises, it runs during cleanup."""
+    with contextlib.suppress(Exception):
+        agent.cleanup()
+
+
+@dataclass
+class _Session:
+    agent: Any
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    last_used: float = 0.0
+    running: int = 0
+
+
+class AgentSessions:
+    """The agents of the open sessions. Thread-safe: runs happen on worker threads."""
+
+    def __init__(
+        self,
+        factory: AgentFactory,
+        max_sessions: int = DEFAULT_MAX_SESSIONS,
+        idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if max_sessions < 1:
+            raise ValueError("max_sessions must be at least 1.")
+        self.factory = factory
+        self.max_sessions = max_sessions
+        self.idle_timeout = idle_timeout
+        self._clock = clock
+        self._sessions: dict[str, _Session] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._sessions)
+
+    def __contains__(self, key: str) -> bool:
+        with self._lock:
+            return key in self._sessions
+
+    @contextlib.contextmanager
+    def agent(self, key: str | None) -> Iterator[Any]:
+        """The session's agent, held for one run (runs of one session wait for each other).
+
+        `key=None` (a request outside any session) gets an agent of its own, dropped afterwards.
+        """
+        if key is None:
+            agent = self.factory()
+            try:
+                yield agent
+            finally:
+                release(agent)
+            return
+        session = self._checkout(key)
+        try:
+            with session.lock:
+                yield session.agent
+        finally:
+            with self._lock:
+                session.running -= 1
+                session.last_used = self._clock()
+
+    def _checkout(self, key: str) -> _Session:
+        stale: list[_Session] = []
+        try:
+            with self._lock:
+                stale = self._expire()
+                session = self._sessions.get(key)
+                if session is None:
+                    if len(self._sessions) >= self.max_sessions:
+                        stale.append(self._evict_one())
+                    session = self._sessions[key] = _Session(agent=None)
+                session.running += 1
+                session.last_used = self._clock()
+        finally:
+            for old in stale:
+                release(old.agent)
+        if session.agent is None:
+            with session.lock:  # build outside the registry lock: a factory may load a folder
+                if session.agent is None:
+                    try:
+                        session.agent = self.factory()
+                    except BaseException:
+                        with self._lock:
+                            session.running -= 1
+                            if self._sessions.get(key) is session:
+                                del self._sessions[key]
+                        raise
+        return session
+
+    def _expire(self) -> list[_Session]:
+        """Drop the sessions idle past `idle_timeout` (the SDK has ended them); caller holds the lock."""
+        if self.idle_timeout is None:
+            return []
+        deadline = self._clock() - self.idle_timeout
+        old = [k for k, s in self._sessions.items() if not s.running and s.last_used < deadline]
+        return [self._sessions.pop(k) for k in old]
+
+    def _evict_one(self) -> _Session:
+        """Make room: drop the least recently used idle session (the SDK caps live sessions at
+        `max_sessions` too, so a full table holds sessions that ended without saying so)."""
+        idle = [(s.last_used, k) for k, s in self._sessions.items() if not s.running]
+        if not idle:
+            raise SessionLimitError(
+                f"This server is running agents for its maximum of {self.max_sessions} sessions; "
+                "try again when one finishes."
+            )
+        return self._sessions.pop(min(idle)[1])
+
+    def end(self, key: str) -> None:
+        """The client ended its session: drop its agent (after its run, if one is still going)."""
+        with self._lock:
+            session = self._sessions.pop(key, None)
+        if session is not None:
+            with session.lock:
+                release(session.agent)
+
+    def close(self) -> None:
+        with self._lock:
+            sessions, self._sessions = list(self._sessions.values()), {}
+        for session in sessions:
+            release(session.agent)

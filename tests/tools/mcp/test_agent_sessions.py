@@ -1,0 +1,209 @@
+"""`AgentSessions` (one agent per MCP session: cap, idle expiry, cleanup) and `clone_agent`."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from smol_tool_mcp import clone_agent
+from smol_tool_mcp.agent_sessions import SINGLE_CLIENT, AgentSessions, SessionLimitError, session_key
+
+from smol_core import CodeAgent, LogLevel, ToolCallingAgent, tool
+from smol_core.errors import SmolError
+from smol_core.testing import ScriptedModel
+
+
+class FakeAgent:
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self.cleaned = False
+
+    def cleanup(self) -> None:
+        self.cleaned = True
+
+
+class Factory:
+    def __init__(self) -> None:
+        self.built: list[FakeAgent] = []
+
+    def __call__(self) -> FakeAgent:
+        agent = FakeAgent(len(self.built))
+        self.built.append(agent)
+        return agent
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _use(sessions: AgentSessions, key: str | None) -> FakeAgent:
+    with sessions.agent(key) as agent:
+        return agent
+
+
+def test_each_session_keeps_its_own_agent() -> None:
+    factory = Factory()
+    sessions = AgentSessions(factory)
+    a, b = _use(sessions, "a"), _use(sessions, "b")
+    assert a is not b
+    assert _use(sessions, "a") is a and _use(sessions, "b") is b
+    assert len(factory.built) == 2
+
+
+def test_a_request_outside_any_session_gets_a_throwaway_agent() -> None:
+    factory = Factory()
+    sessions = AgentSessions(factory)
+    first, second = _use(sessions, None), _use(sessions, None)
+    assert first is not second and first.cleaned and second.cleaned
+    assert len(sessions) == 0
+
+
+def test_ending_a_session_releases_its_agent() -> None:
+    sessions = AgentSessions(Factory())
+    agent = _use(sessions, "a")
+    sessions.end("a")
+    assert agent.cleaned and "a" not in sessions
+    assert _use(sessions, "a") is not agent  # a new session under the same id starts fresh
+    sessions.end("never-opened")  # ending an unknown session is harmless
+
+
+def test_the_cap_evicts_the_least_recently_used_idle_session() -> None:
+    clock = Clock()
+    sessions = AgentSessions(Factory(), max_sessions=2, clock=clock)
+    a = _use(sessions, "a")
+    clock.now += 1
+    b = _use(sessions, "b")
+    clock.now += 1
+    _use(sessions, "a")  # a is now the more recent
+    clock.now += 1
+    _use(sessions, "c")
+    assert b.cleaned and not a.cleaned
+    assert "b" not in sessions and "a" in sessions and "c" in sessions
+
+
+def test_the_cap_refuses_a_new_session_while_every_agent_is_running() -> None:
+    sessions = AgentSessions(Factory(), max_sessions=1)
+    with sessions.agent("a"):
+        with pytest.raises(SessionLimitError, match="maximum of 1 sessions"):
+            _use(sessions, "b")
+    assert _use(sessions, "b").number == 1  # once a's run is over, its slot can be taken
+
+
+def test_idle_sessions_expire() -> None:
+    clock = Clock()
+    sessions = AgentSessions(Factory(), idle_timeout=60, clock=clock)
+    old = _use(sessions, "old")
+    clock.now += 61
+    _use(sessions, "new")
+    assert old.cleaned and "old" not in sessions and "new" in sessions
+
+
+def test_runs_of_one_session_wait_for_each_other() -> None:
+    sessions = AgentSessions(Factory())
+    inside = threading.Event()
+    release = threading.Event()
+    order: list[str] = []
+
+    def first() -> None:
+        with sessions.agent("a"):
+            inside.set()
+            release.wait(10)
+            order.append("first")
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    inside.wait(10)
+    second = threading.Thread(target=lambda: (_use(sessions, "a"), order.append("second")))
+    second.start()
+    other = _use(sessions, "b")  # another session is not held up
+    order.append("other")
+    release.set()
+    thread.join(10)
+    second.join(10)
+    assert other.number == 1
+    assert order == ["other", "first", "second"]
+
+
+def test_a_factory_failure_leaves_no_half_session() -> None:
+    def broken() -> Any:
+        raise RuntimeError("no model")
+
+    sessions = AgentSessions(broken)
+    with pytest.raises(RuntimeError, match="no model"):
+        _use(sessions, "a")
+    assert len(sessions) == 0
+
+
+def test_session_key_reads_the_mcp_session_header() -> None:
+    class Request:
+        def __init__(self, headers: dict[str, str]) -> None:
+            self.headers = headers
+
+    class Ctx:
+        def __init__(self, request: Any) -> None:
+            self.request = request
+
+    assert session_key(Ctx(None)) == SINGLE_CLIENT
+    assert session_key(Ctx(Request({"mcp-session-id": "abc"}))) == "abc"
+    assert session_key(Ctx(Request({}))) is None
+
+
+@tool
+def double(x: int) -> int:
+    """Doubles a number.
+
+    Args:
+        x: The number.
+    """
+    return 2 * x
+
+
+def test_clone_agent_builds_a_fresh_agent_with_the_same_setup() -> None:
+    worker = ToolCallingAgent(
+        tools=[double],
+        model=ScriptedModel([]),
+        name="worker",
+        description="Doubles.",
+        verbosity_level=LogLevel.OFF,
+    )
+    agent = CodeAgent(
+        tools=[double],
+        model=ScriptedModel([]),
+        managed_agents=[worker],
+        additional_authorized_imports=["math"],
+        instructions="Be brief.",
+        max_steps=7,
+        verbosity_level=LogLevel.OFF,
+    )
+    agent.memory.steps.append("a step of an earlier run")  # type: ignore[arg-type]
+    copy = clone_agent(agent)
+    assert type(copy) is CodeAgent and copy is not agent
+    assert copy.model is agent.model and copy.tools["double"] is double
+    assert copy.additional_authorized_imports == ["math"]
+    assert copy.instructions == "Be brief." and copy.max_steps == 7
+    assert copy.memory is not agent.memory and copy.memory.steps == []
+    assert copy.managed_agents["worker"] is not worker
+    assert copy.managed_agents["worker"].tools["double"] is double
+
+
+def test_clone_agent_refuses_an_agent_holding_an_executor() -> None:
+    agent = CodeAgent(tools=[], model=ScriptedModel([]), verbosity_level=LogLevel.OFF)
+    agent._executor = object()  # type: ignore[assignment]
+    with pytest.raises(SmolError, match="Pass agent_factory="):
+        clone_agent(agent)
+
+
+def test_serve_agent_refuses_an_agent_it_cannot_clone_before_serving() -> None:
+    from smol_tool_mcp import serve_agent
+
+    agent = CodeAgent(tools=[], model=ScriptedModel([]), verbosity_level=LogLevel.OFF)
+    agent._executor = object()  # type: ignore[assignment]
+    with pytest.raises(SmolError, match="Pass agent_factory="):
+        serve_agent(agent, transport="http", port=1)
+    with pytest.raises(ValueError, match="needs an agent or an agent_factory"):
+        serve_agent(transport="http", port=1)
