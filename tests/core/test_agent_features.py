@@ -143,7 +143,12 @@ def test_save_and_load_a_folder(tmp_path, registry):
     assert data["class"] == "CodeAgent" and data["tools"] == ["double"]
     assert (tmp_path / "tools" / "double.py").is_file()
     json.loads((tmp_path / "prompts.yaml").read_text())
-    loaded = MultiStepAgent.from_folder(str(tmp_path), model=ScriptedModel([code("final_answer(double(5))")]))
+    # authorized imports are a security setting: the file asks, the code grants
+    loaded = MultiStepAgent.from_folder(
+        str(tmp_path),
+        model=ScriptedModel([code("final_answer(double(5))")]),
+        additional_authorized_imports=["fractions"],
+    )
     assert isinstance(loaded, CodeAgent)
     assert loaded.max_steps == 7 and loaded.additional_authorized_imports == ["fractions"]
     assert loaded.answer_drafts == 2

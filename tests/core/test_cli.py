@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from smol_core import hookimpl
 from smol_core.cli import smol, smolagent
 from smol_core.plugins.specs import ModelSpec
@@ -85,3 +87,70 @@ def test_smolagent_constrains_decoding_by_default_for_grammar_models(registry, c
     assert GrammarModelPlugin.model.calls[0]["grammar"].startswith("root ::=")
     assert smolagent.main(["x", "--model-type", "grammar-model", "--no-structured"]) == 0
     assert "grammar" not in GrammarModelPlugin.model.calls[0]
+
+
+def test_python_api_constrains_decoding_by_default_for_grammar_models_as_the_cli_does():
+    """One place decides (the agent, from the model's capabilities): `CodeAgent(...)` in Python gets
+    what `smolagent` gets, and an explicit choice wins; models without a grammar keep the seed's default."""
+    import dataclasses
+
+    from smol_core import CodeAgent
+    from smol_core.testing import ScriptedModel
+
+    def model(grammar: bool, json_actions: bool) -> ScriptedModel:
+        reply = '{"thought": "go", "code": "final_answer(2)"}' if json_actions else None
+        scripted = ScriptedModel([reply or "Thought: go.\n<code>\nfinal_answer(2)\n</code>"])
+        scripted.capabilities = dataclasses.replace(scripted.capabilities, grammar=grammar)
+        return scripted
+
+    for grammar, chosen, expected in [
+        (True, None, True),
+        (True, False, False),
+        (False, None, False),
+        (False, True, False),  # JSON {thought, code} instead: no grammar is sent to such a model
+    ]:
+        scripted = model(grammar, json_actions=bool(chosen) and not grammar)
+        agent = CodeAgent(tools=[], model=scripted, use_structured_outputs_internally=chosen)
+        with agent:
+            assert agent.run("x") == 2
+        assert ("grammar" in scripted.calls[0]) is expected, (grammar, chosen)
+        assert agent.use_structured_outputs_internally is (chosen if chosen is not None else grammar)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([""], "the task is empty"),
+        (["   "], "the task is empty"),
+        ([], "no task"),
+        (["x", "--max-steps", "-1"], "--max-steps must be at least 1"),
+        (["x", "--max-steps", "0"], "--max-steps must be at least 1"),
+        (["x", "--executor", "nosuch"], "nosuch"),
+        (["x", "--imports", "nosuchmod_smol_test"], "nosuchmod_smol_test"),
+        (["x", "--verbosity-level", "99"], "--verbosity-level"),
+        (["--task-file", "/nonexistent/task.txt"], "cannot read --task-file"),
+        (["x", "--task-file", "/nonexistent/task.txt"], "not both"),
+    ],
+)
+def test_smolagent_checks_its_arguments_before_loading_a_model(registry, capsys, argv, message):
+    """Each mistake is one line and exit status 2, before any model is built (the model here would fail)."""
+    registry.register(ScriptedModelPlugin(), name="fixed-plugin")
+    with pytest.raises(SystemExit) as exited:
+        smolagent.main([*argv, "--model-type", "no-model-is-built"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_smolagent_reads_the_task_from_stdin_or_a_file(registry, capsys, monkeypatch, tmp_path):
+    import io
+
+    registry.register(ScriptedModelPlugin(), name="fixed-plugin")
+    monkeypatch.setattr("sys.stdin", io.StringIO("5 factorial?\n" + "padding " * 50_000))
+    assert smolagent.main(["-", "--model-type", "fixed"]) == 0
+    assert capsys.readouterr().out == "120\n"
+    task = tmp_path / "task.txt"
+    task.write_text("5 factorial?")
+    assert smolagent.main(["--task-file", str(task), "--model-type", "fixed"]) == 0
+    assert capsys.readouterr().out == "120\n"

@@ -169,7 +169,11 @@ def test_agent_round_trip_through_the_hub(hub: StandInHub) -> None:
     assert saved["authorized_imports"] == ["math"] and TOKEN not in json.dumps(saved)
 
     loaded = MultiStepAgent.from_hub(
-        "alice/shouter", trust_remote_code=True, endpoint=hub.endpoint, model=ScriptedModel([FINAL])
+        "alice/shouter",
+        trust_remote_code=True,
+        endpoint=hub.endpoint,
+        model=ScriptedModel([FINAL]),
+        additional_authorized_imports=["math"],  # a security setting: the code grants it, not the file
     )
     assert isinstance(loaded, CodeAgent)
     assert (loaded.name, loaded.max_steps, loaded.additional_authorized_imports) == ("helper", 3, ["math"])

@@ -16,6 +16,7 @@ from smol_core.agents.parsing import (
     extract_code_from_text,
     fix_final_answer_code,
     parse_code_blobs,
+    reply_text,
     truncate_content,
 )
 from smol_core.agents.prompts import (
@@ -83,7 +84,7 @@ class CodeAgent(MultiStepAgent):
         executor_kwargs: dict[str, Any] | None = None,
         max_print_outputs_length: int | None = None,
         stream_outputs: bool = False,
-        use_structured_outputs_internally: bool = False,
+        use_structured_outputs_internally: bool | None = None,
         code_block_tags: tuple[str, str] | str | None = None,
         executor: PythonExecutor | None = None,
         answer_drafts: int | None = None,
@@ -120,10 +121,22 @@ class CodeAgent(MultiStepAgent):
     _repeat_tool_calls = False
 
     @property
+    def use_structured_outputs_internally(self) -> bool:
+        """Constrained decoding of every reply into a well-formed action.
+
+        None (the default) lets the model's capabilities decide: on for a model that decodes under a
+        grammar (the embedded llama.cpp model: without it a small model writes prose instead of code),
+        off otherwise, as in the seed system. This is the one place that decides, for the Python API
+        and the CLI alike; an explicit True or False always wins.
+        """
+        chosen = self._use_structured_outputs_internally
+        return bool(self.model.capabilities.grammar) if chosen is None else chosen
+
+    @property
     def _json_actions(self) -> bool:
         """Structured outputs as JSON `{thought, code}`, unless the model decodes under a grammar,
         which keeps the plain-text format (see `agents/grammar.py`)."""
-        return self._use_structured_outputs_internally and not self.model.capabilities.grammar
+        return self.use_structured_outputs_internally and not self.model.capabilities.grammar
 
     @property
     def _small_model(self) -> bool:
@@ -220,7 +233,7 @@ class CodeAgent(MultiStepAgent):
         if self._json_actions:
             extra["response_format"] = CODEAGENT_RESPONSE_FORMAT
             stop_sequences = []
-        elif self._use_structured_outputs_internally:
+        elif self.use_structured_outputs_internally:
             extra["grammar"] = self._action_grammar()
         try:
             if self.stream_outputs:
@@ -296,7 +309,7 @@ class CodeAgent(MultiStepAgent):
         yield self._take_output(memory_step, output)
 
     def _reply_text(self, message: ChatMessage) -> str:
-        text = message.text
+        text = reply_text(message)  # content that is not text is an error the model sees
         opening, closing = self.code_block_tags
         if not self._json_actions and opening in text and not text.rstrip().endswith(closing):
             text += closing  # the stop sequence ate the closing tag: show it to the model

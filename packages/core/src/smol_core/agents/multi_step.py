@@ -21,6 +21,7 @@ from smol_core.agents.prompts import (
     populate_template,
 )
 from smol_core.agents.result import RunResult
+from smol_core.agents.saved_settings import IgnoredSetting
 from smol_core.errors import AgentError, AgentGenerationError, AgentMaxStepsError
 from smol_core.memory import (
     ActionStep,
@@ -270,7 +271,8 @@ class MultiStepAgent(ABC):
                         final_answer = event.output
                         returned_final_answer = True
                         action_step.is_final_answer = True
-            except AgentGenerationError:
+            except AgentGenerationError as error:
+                action_step.error = error
                 action_step.timing.finish()
                 self.memory.steps.append(action_step)
                 raise
@@ -278,6 +280,10 @@ class MultiStepAgent(ABC):
                 action_step.error = error
                 if not getattr(error, "logged", False):  # a subclass may skip our __init__
                     self.logger.log_error(str(error))
+            except Exception as error:
+                # An error of the host's making still ends the run, but the step that failed says why.
+                action_step.error = AgentError(f"{type(error).__name__}: {error}"[:2000])
+                raise
             finally:
                 if action_step not in self.memory.steps:
                     self._finalize_step(action_step)
@@ -437,13 +443,22 @@ class MultiStepAgent(ABC):
 
     # --- export -------------------------------------------------------------------------------
 
+    # What the file or dict this agent was loaded from asked for and did not get (security settings
+    # come only from code): filled by `from_folder`, `from_dict` and `from_hub`.
+    ignored_settings: tuple[IgnoredSetting, ...] = ()
+
     def to_dict(self) -> dict[str, Any]:
+        """The agent as data: tools with their source, managed agents, prompts and settings."""
         from smol_core.agents.serialization import agent_to_dict
 
         return agent_to_dict(self)
 
     @classmethod
     def from_dict(cls, agent_dict: dict[str, Any], **kwargs: Any) -> MultiStepAgent:
+        """Rebuild an agent from `to_dict()`'s output. The dict's tools run as code (load only dicts
+        you trust, as with folders); security settings (executor, authorized imports, output limits,
+        the model's endpoint and credentials) come only from `kwargs`, never from the dict: what it
+        asked for is warned about and listed in `agent.ignored_settings`."""
         from smol_core.agents.serialization import agent_from_dict
 
         return cast(MultiStepAgent, agent_from_dict(agent_dict, cls, **kwargs))
@@ -455,6 +470,9 @@ class MultiStepAgent(ABC):
 
     @classmethod
     def from_folder(cls, folder: str, **kwargs: Any) -> MultiStepAgent:
+        """Load what `save()` wrote. `kwargs` override the saved settings and are the only source of
+        security settings, e.g. `from_folder(path, additional_authorized_imports=["numpy"])`;
+        `model_kwargs={...}` adds to the saved model's settings (its endpoint, for one)."""
         from smol_core.agents.serialization import agent_from_folder
 
         return cast(MultiStepAgent, agent_from_folder(folder, **kwargs))

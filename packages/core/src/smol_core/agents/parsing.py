@@ -3,31 +3,65 @@
 Small models are sloppy: a missing closing tag, a fence instead of a tag, code with no wrapper at
 all. The parser accepts every common shape and, when it still finds nothing, says exactly which
 format it expected, so the model can correct itself on the next step.
+
+A reply is also hostile input: every reader here runs in time linear in its length (no pattern that
+rescans the rest of the text from each candidate), JSON is read within a nesting limit
+(`smol_core.json_limits`), and content that is not text is an error the model sees.
 """
 
 from __future__ import annotations
 
 import ast
-import json
 import re
 from typing import Any
 
 from smol_core.errors import AgentParsingError
+from smol_core.json_limits import find_json_object
+from smol_core.messages import ChatMessage
 
 MAX_OBSERVATION_LENGTH = 20_000
 
 
-def _block_patterns(opening: str, closing: str) -> list[re.Pattern[str]]:
-    return [
-        re.compile(re.escape(opening) + r"\s*\n?(.*?)" + re.escape(closing), re.DOTALL),
-        re.compile(r"```(?:py|python|Python|python3)?[ \t]*\n(.*?)\n?```", re.DOTALL),
-    ]
+_FENCE = "```"
+_FENCE_HEADER = re.compile(r"(?:py|python|Python|python3)?[ \t]*\n")
+
+
+def _tagged_blocks(text: str, opening: str, closing: str) -> list[str]:
+    """Every `opening ... closing` block, found with `str.find` so the scan is linear: a pattern
+    with a lazy `.*?` would rescan to the end from each unclosed opening (quadratic)."""
+    blocks: list[str] = []
+    position = text.find(opening)
+    while position != -1:
+        start = position + len(opening)
+        end = text.find(closing, start)
+        if end == -1:
+            break  # no later opening can be closed either
+        blocks.append(text[start:end].lstrip())
+        position = text.find(opening, end + len(closing))
+    return blocks
+
+
+def _fenced_blocks(text: str) -> list[str]:
+    """Every ```py fenced block (```python, ```python3, or a bare ```), in one linear scan."""
+    blocks: list[str] = []
+    position = text.find(_FENCE)
+    while position != -1:
+        header = _FENCE_HEADER.match(text, position + len(_FENCE))
+        if header is None:
+            position = text.find(_FENCE, position + 1)
+            continue
+        end = text.find(_FENCE, header.end())
+        if end == -1:
+            break
+        blocks.append(text[header.end() : end].removesuffix("\n"))
+        position = text.find(_FENCE, end + len(_FENCE))
+    return blocks
 
 
 def extract_code_from_text(text: str, code_block_tags: tuple[str, str] = ("<code>", "</code>")) -> str | None:
     """Join every code block in the text; None if there is none."""
-    for pattern in _block_patterns(*code_block_tags):
-        blocks = [block.strip("\n") for block in pattern.findall(text) if block.strip()]
+    for found in (_tagged_blocks(text, *code_block_tags), _fenced_blocks(text)):
+        blocks = [block.strip("\n") for block in found if block.strip()]
         if blocks:
             return "\n\n".join(blocks)
     return None
@@ -56,7 +90,7 @@ def parse_code_blobs(text: str, code_block_tags: tuple[str, str] = ("<code>", "<
 def _is_python(text: str) -> bool:
     try:
         tree = ast.parse(text)
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # deep nesting overflows the parser
         return False
     return any(not isinstance(node, ast.Expr) or isinstance(node.value, ast.Call) for node in tree.body)
 
@@ -85,18 +119,40 @@ def truncate_content(content: str, max_length: int = MAX_OBSERVATION_LENGTH) -> 
 
 
 def parse_json_blob(text: str) -> tuple[dict[str, Any], str]:
-    """The first JSON object in `text`, and the text before it (the model's thought)."""
-    start = text.find("{")
-    if start == -1:
-        raise ValueError("no JSON object found")
-    decoder = json.JSONDecoder()
-    for position in range(start, len(text)):
-        if text[position] != "{":
-            continue
-        try:
-            value, _ = decoder.raw_decode(text[position:])
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            return value, text[:position]
-    raise ValueError(f"no valid JSON object found in: {text[:300]!r}")
+    """The first JSON object in `text`, and the text before it (the model's thought).
+
+    Linear in the length of the reply and bounded in depth (see `smol_core.json_limits`): raises
+    `ValueError` if there is no object, `JSONLimitError` (a `ValueError`) if it is nested too deeply.
+    """
+    value, position = find_json_object(text)
+    return value, text[:position]
+
+
+def reply_text(message: ChatMessage) -> str:
+    """The text of a model reply, or `AgentParsingError` when its content is not text.
+
+    A backend (or a hostile server behind it) can put anything in `content`; reading it as text
+    must not raise a `TypeError` out of the run, but tell the model what was wrong.
+    """
+    content = message.content
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, list) and all(_is_text_or_media_part(part) for part in content):
+        return message.text
+    raise AgentParsingError(
+        f"Your reply's content must be text, got {_describe(content)}. Reply with plain text."
+    )
+
+
+def _is_text_or_media_part(part: Any) -> bool:
+    if not isinstance(part, dict):
+        return False
+    return part.get("type") != "text" or isinstance(part.get("text", ""), str)
+
+
+def _describe(value: Any) -> str:
+    """A short, safe description of a hostile value: its type, never its (possibly huge) repr."""
+    if isinstance(value, list):
+        kinds = sorted({type(item).__name__ for item in value[:20]})
+        return f"a list of {', '.join(kinds) or 'nothing'}"
+    return f"a value of type {type(value).__name__}"

@@ -64,12 +64,16 @@ def populate_template(template: str, variables: dict[str, Any]) -> str:
 
 
 def _render_jinja(template: str, variables: dict[str, Any]) -> str:
+    """Render in Jinja2's immutable sandbox: templates come from saved agents and the Hub, and a plain
+    `Template` lets `{{ lipsum.__globals__['os'].popen('id').read() }}` run commands on the host."""
     try:
-        from jinja2 import StrictUndefined, Template
+        from jinja2 import StrictUndefined
+        from jinja2.sandbox import ImmutableSandboxedEnvironment
     except ImportError as error:  # pragma: no cover - jinja2 is a dependency
         raise ImportError("This prompt template uses Jinja2 syntax: pip install jinja2") from error
     try:
-        return str(Template(template, undefined=StrictUndefined).render(**variables))
+        environment = ImmutableSandboxedEnvironment(undefined=StrictUndefined)
+        return str(environment.from_string(template).render(**variables))
     except Exception as error:
         raise ValueError(f"Could not render the prompt template: {type(error).__name__}: {error}") from error
 

@@ -13,8 +13,14 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from smol_core.agents.saved_settings import (
+    IgnoredSetting,
+    LoadRecord,
+    agent_security_settings,
+    benign_model_settings,
+)
 from smol_core.errors import SmolError
-from smol_core.tools.serialization import tool_from_code, tool_source
+from smol_core.tools.serialization import tool_from_code, tool_source, tool_to_dict
 
 if TYPE_CHECKING:
     from smol_core.plugins.specs import ModelSpec
@@ -27,12 +33,15 @@ class AgentLoadError(SmolError, ValueError):
 
 
 def agent_to_dict(agent: Any) -> dict[str, Any]:
+    """Everything needed to rebuild `agent`: tools as their source, managed agents as nested dicts,
+    prompts and settings. Security settings are written too (a reader may want to see them), but a
+    loader applies them only when code grants them (see `saved_settings`)."""
     model = agent.model
     data: dict[str, Any] = {
         "class": type(agent).__name__,
-        "tools": [tool.name for tool in agent.tools.values() if tool.name != "final_answer"],
+        "tools": [_tool_entry(tool) for tool in agent.tools.values() if tool.name != "final_answer"],
         "model": {"class": type(model).__name__, "data": model.to_dict()},
-        "managed_agents": {name: type(a).__name__ for name, a in agent.managed_agents.items()},
+        "managed_agents": [managed.to_dict() for managed in agent.managed_agents.values()],
         "prompt_templates": agent.prompt_templates,
         "max_steps": agent.max_steps,
         "verbosity_level": int(agent.logger.level),
@@ -55,6 +64,22 @@ def agent_to_dict(agent: Any) -> dict[str, Any]:
     return data
 
 
+def _tool_entry(tool: Any) -> dict[str, Any]:
+    """The tool's dict with its source; a tool built at run time (from an MCP server, a Space...)
+    has no source to save, so its entry names it and has `code: None` (pass it as tools=[...])."""
+    try:
+        return tool_to_dict(tool)
+    except (OSError, TypeError):
+        return {
+            "name": tool.name,
+            "description": tool.description,
+            "inputs": tool.inputs,
+            "output_type": tool.output_type,
+            "code": None,
+            "requirements": [],
+        }
+
+
 def _jsonable(value: Any) -> bool:
     try:
         json.dumps(value)
@@ -67,13 +92,18 @@ def save_agent(agent: Any, output_dir: str | os.PathLike[str], relative_path: st
     root = Path(output_dir)
     root.mkdir(parents=True, exist_ok=True)
     data = agent_to_dict(agent)
-    for name, managed in agent.managed_agents.items():
-        managed.save(root / "managed_agents" / name)
+    # In a folder, tools and managed agents live in files of their own; agent.json names them.
     tools_dir = root / "tools"
     tools_dir.mkdir(exist_ok=True)
-    for tool in agent.tools.values():
-        if tool.name != "final_answer":
-            (tools_dir / f"{tool.name}.py").write_text(tool_source(tool), encoding="utf-8")
+    for entry, tool in zip(
+        data["tools"], (t for t in agent.tools.values() if t.name != "final_answer"), strict=True
+    ):
+        code = entry["code"] if entry["code"] is not None else tool_source(tool)  # raises: says why
+        (tools_dir / f"{entry['name']}.py").write_text(code, encoding="utf-8")
+    data["tools"] = [entry["name"] for entry in data["tools"]]
+    data["managed_agents"] = {name: type(a).__name__ for name, a in agent.managed_agents.items()}
+    for name, managed in agent.managed_agents.items():
+        managed.save(root / "managed_agents" / name)
     (root / "prompts.yaml").write_text(json.dumps(data["prompt_templates"], indent=2), encoding="utf-8")
     (root / AGENT_FILE).write_text(json.dumps(data, indent=2), encoding="utf-8")
     (root / "requirements.txt").write_text("\n".join(data["requirements"]) + "\n", encoding="utf-8")
@@ -96,12 +126,17 @@ def _agent_class(name: str) -> type[Any]:
     return classes[name]
 
 
-def _model_from_dict(model_info: Any) -> Any:
+def _model_from_dict(model_info: Any, record: LoadRecord, model_kwargs: dict[str, Any] | None) -> Any:
+    """The saved model, rebuilt from its benign settings only, with `model_kwargs` from code on top."""
     from smol_core.plugins.registry import get_registry
 
     if not isinstance(model_info, dict) or "class" not in model_info:
         raise AgentLoadError("agent.json: 'model' must be an object with 'class' and 'data'.")
-    class_name, data = model_info["class"], dict(model_info.get("data") or {})
+    class_name, raw = model_info["class"], model_info.get("data") or {}
+    if not isinstance(raw, dict):
+        raise AgentLoadError("agent.json: the model's 'data' must be an object.")
+    granted = model_kwargs or {}
+    data = {**benign_model_settings(raw, record, granted), **granted}
     registry = get_registry()
     for spec in cast("list[ModelSpec]", registry.specs("models")):
         target = getattr(spec.factory, "target", "")
@@ -113,64 +148,137 @@ def _model_from_dict(model_info: Any) -> Any:
     )
 
 
-def agent_from_dict(agent_dict: dict[str, Any], cls: type[Any] | None = None, **overrides: Any) -> Any:
+_BENIGN_SETTINGS = (
+    "prompt_templates",
+    "max_steps",
+    "verbosity_level",
+    "planning_interval",
+    "name",
+    "description",
+    "instructions",
+    "provide_run_summary",
+)
+_CODE_AGENT_BENIGN_SETTINGS = ("use_structured_outputs_internally", "answer_drafts")
+
+
+def agent_from_dict(
+    agent_dict: dict[str, Any],
+    cls: type[Any] | None = None,
+    *,
+    _source: str = "the agent dict",
+    _loader: str = "from_dict()",
+    **overrides: Any,
+) -> Any:
+    """Build an agent from a dict: benign settings from the dict, security settings only from
+    `overrides` (code). What the dict asked for and did not get is in `agent.ignored_settings`."""
     if not isinstance(agent_dict, dict):
         raise AgentLoadError("An agent dict must be a JSON object.")
+    record = LoadRecord(_source, _loader)
     agent_class = (
         _agent_class(agent_dict.get("class", "")) if cls is None or cls.__name__ == "MultiStepAgent" else cls
     )
-    model = overrides.pop("model", None) or _model_from_dict(agent_dict.get("model"))
+    model_kwargs = overrides.pop("model_kwargs", None)
+    code_model = overrides.pop("model", None)
+    model = code_model or _model_from_dict(agent_dict.get("model"), record, model_kwargs)
     kwargs: dict[str, Any] = {
-        key: agent_dict[key]
-        for key in (
-            "prompt_templates",
-            "max_steps",
-            "verbosity_level",
-            "planning_interval",
-            "name",
-            "description",
-            "instructions",
-            "provide_run_summary",
-        )
-        if agent_dict.get(key) is not None
+        key: agent_dict[key] for key in _BENIGN_SETTINGS if agent_dict.get(key) is not None
     }
+    security = agent_security_settings(agent_dict, overrides, record)
     if agent_class.__name__ == "CodeAgent":
+        kwargs.update(security)
         kwargs.update(
-            additional_authorized_imports=agent_dict.get("authorized_imports"),
-            executor_type=agent_dict.get("executor_type", "local"),
-            executor_kwargs=agent_dict.get("executor_kwargs"),
-            max_print_outputs_length=agent_dict.get("max_print_outputs_length"),
-            use_structured_outputs_internally=agent_dict.get("use_structured_outputs_internally", False),
-            answer_drafts=agent_dict.get("answer_drafts"),
+            {key: agent_dict[key] for key in _CODE_AGENT_BENIGN_SETTINGS if agent_dict.get(key) is not None}
         )
+    if "tools" not in overrides:
+        kwargs["tools"] = _tools_from_dict(agent_dict.get("tools") or [])
+    if "managed_agents" not in overrides:
+        managed = _managed_agents_from_dict(agent_dict.get("managed_agents"), record, code_model)
+        if managed:
+            kwargs["managed_agents"] = managed
     kwargs.update(overrides)
-    kwargs.setdefault("tools", [])
-    return agent_class(model=model, **kwargs)
+    agent = agent_class(model=model, **kwargs)
+    agent.ignored_settings = (*record.ignored, *agent.ignored_settings)
+    return agent
 
 
-def agent_from_folder(folder: str | os.PathLike[str], **overrides: Any) -> Any:
+def _tools_from_dict(entries: Any) -> list[Any]:
+    """Tools from their saved source, as `from_folder` loads them (the code runs: load dicts you trust)."""
+    if not isinstance(entries, list):
+        raise AgentLoadError("The agent dict's 'tools' must be a list.")
+    tools = []
+    for entry in entries:
+        if isinstance(entry, dict) and isinstance(entry.get("code"), str):
+            tools.append(tool_from_code(entry["code"]))
+        else:
+            name = entry.get("name") if isinstance(entry, dict) else entry
+            raise AgentLoadError(
+                f"The agent dict lists the tool {name!r} without its code: pass tools=[...] to from_dict()."
+            )
+    return tools
+
+
+def _managed_agents_from_dict(entries: Any, record: LoadRecord, model: Any) -> list[Any]:
+    """Managed agents from their nested dicts, under the same rules; `model` (from code) is shared
+    with them as `from_folder` does, else each rebuilds its own saved model."""
+    if not entries:
+        return []
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise AgentLoadError(
+            "The agent dict's 'managed_agents' must be a list of agent dicts (what to_dict() writes): "
+            "pass managed_agents=[...] to from_dict()."
+        )
+    managed = []
+    for entry in entries:
+        agent = agent_from_dict(
+            entry,
+            None,
+            _source=f"managed agent {entry.get('name')!r} of {record.source}",
+            _loader=record.loader,
+            **({"model": model} if model is not None else {}),
+        )
+        record.adopt(agent.ignored_settings)
+        managed.append(agent)
+    return managed
+
+
+def agent_from_folder(
+    folder: str | os.PathLike[str], *, _loader: str = "from_folder()", **overrides: Any
+) -> Any:
+    """Load what `save_agent` wrote. Tool files are code and run (as in the seed system); settings
+    are data, and security settings come only from `overrides` (see `saved_settings`)."""
     root = Path(folder)
     path = root / AGENT_FILE
     if not path.is_file():
         raise AgentLoadError(f"No {AGENT_FILE} in {root}: is this a folder written by agent.save()?")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
+    except (json.JSONDecodeError, RecursionError) as error:
         raise AgentLoadError(f"{path} is not valid JSON: {error}") from error
     if not isinstance(data, dict) or "class" not in data or "model" not in data:
         raise AgentLoadError(f"{path} must be a JSON object with at least 'class' and 'model'.")
     tools = []
-    for name in data.get("tools", []):
+    for name in [] if "tools" in overrides else data.get("tools") or []:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise AgentLoadError(f"agent.json lists a tool named {name!r}, which is not a tool name.")
         tool_file = root / "tools" / f"{name}.py"
         if not tool_file.is_file():
             raise AgentLoadError(f"agent.json lists the tool {name!r} but {tool_file} is missing.")
         tools.append(tool_from_code(tool_file.read_text(encoding="utf-8")))
-    managed = [
-        agent_from_folder(root / "managed_agents" / name, model=overrides.get("model"))
-        for name in data.get("managed_agents", {})
-    ]
-    if "tools" not in overrides:
-        overrides["tools"] = tools
-    if managed and "managed_agents" not in overrides:
+    nested: list[IgnoredSetting] = []
+    managed = []
+    if "managed_agents" not in overrides:
+        for name in data.get("managed_agents") or {}:
+            if not isinstance(name, str) or not name.isidentifier():
+                raise AgentLoadError(f"agent.json lists a managed agent named {name!r}, which is not a name.")
+            agent = agent_from_folder(
+                root / "managed_agents" / name,
+                _loader=f"{_loader} for the managed agent (load it with from_folder() and pass managed_agents=[...])",
+                model=overrides.get("model"),
+            )
+            nested.extend(agent.ignored_settings)
+            managed.append(agent)
         overrides["managed_agents"] = managed
-    return agent_from_dict(data, None, **overrides)
+    overrides.setdefault("tools", tools)
+    agent = agent_from_dict(data, None, _source=str(path), _loader=_loader, **overrides)
+    agent.ignored_settings = (*agent.ignored_settings, *nested)
+    return agent

@@ -11,8 +11,9 @@ from typing import Any
 
 from smol_core.agents.events import ActionOutput, ToolOutput
 from smol_core.agents.multi_step import MultiStepAgent, StreamEvent
-from smol_core.agents.parsing import parse_json_blob, truncate_content
+from smol_core.agents.parsing import parse_json_blob, reply_text, truncate_content
 from smol_core.agents.prompts import PromptTemplates, populate_template, tool_calling_agent_templates
+from smol_core.agents.tool_wrappers import managed_agent_callable
 from smol_core.errors import (
     AgentError,
     AgentGenerationError,
@@ -20,9 +21,10 @@ from smol_core.errors import (
     AgentToolCallError,
     AgentToolExecutionError,
 )
+from smol_core.json_limits import JSONLimitError, parse_arguments
 from smol_core.memory import ActionStep, ToolCall
 from smol_core.messages import ChatMessage, ChatMessageStreamDelta, MessageRole, agglomerate_stream_deltas
-from smol_core.models.base import Model, parse_json_if_needed
+from smol_core.models.base import Model
 from smol_core.monitoring import LogLevel
 from smol_core.tools.tool import Tool
 
@@ -91,7 +93,10 @@ class ToolCallingAgent(MultiStepAgent):
             return super().provide_final_answer(task)
         for call in message.tool_calls or []:
             if call.function.name == "final_answer":
-                arguments = parse_json_if_needed(call.function.arguments)
+                try:
+                    arguments = parse_arguments(call.function.arguments)
+                except JSONLimitError:
+                    return super().provide_final_answer(task)
                 answer = arguments.get("answer", arguments) if isinstance(arguments, dict) else arguments
                 text = answer if isinstance(answer, str) else json.dumps(answer, default=str)
                 return ChatMessage(
@@ -126,10 +131,20 @@ class ToolCallingAgent(MultiStepAgent):
 
     def _step_stream(self, memory_step: ActionStep) -> Generator[StreamEvent]:
         message = yield from self._generate(memory_step)
-        memory_step.model_output_message = message
-        memory_step.model_output = message.text
         memory_step.token_usage = message.token_usage
-        calls = self._read_tool_calls(message)
+        text: str | None = None
+        try:
+            text = reply_text(message)
+            calls = self._read_tool_calls(message, text)
+        except AgentError:
+            # The reply is hostile or malformed: keep only what is safe to show and to serialize.
+            memory_step.model_output_message = ChatMessage(
+                MessageRole.ASSISTANT, text, token_usage=message.token_usage
+            )
+            memory_step.model_output = text
+            raise
+        memory_step.model_output_message = message
+        memory_step.model_output = text
         memory_step.tool_calls = calls
         outputs: list[ToolOutput] = []
         yield from calls
@@ -149,15 +164,17 @@ class ToolCallingAgent(MultiStepAgent):
         else:
             yield ActionOutput(output=None, is_final_answer=False)
 
-    def _read_tool_calls(self, message: ChatMessage) -> list[ToolCall]:
+    def _read_tool_calls(self, message: ChatMessage, text: str) -> list[ToolCall]:
+        """The calls of a reply, checked: a name that is text, arguments within the JSON bounds."""
         if message.tool_calls:
             return [
-                ToolCall(tc.function.name, parse_json_if_needed(tc.function.arguments), tc.id)
+                self._checked_call(tc.function.name, tc.function.arguments, tc.id)
                 for tc in message.tool_calls
             ]
-        text = message.text
         try:
             blob, _thought = parse_json_blob(text)
+        except JSONLimitError as error:
+            raise AgentParsingError(f"Your tool call could not be read: {error}", self.logger) from error
         except ValueError as error:
             raise AgentParsingError(
                 'Your reply had no tool call. Reply with a thought, then:\nAction:\n{"name": "tool_name", "arguments": {...}}\n'
@@ -168,7 +185,26 @@ class ToolCallingAgent(MultiStepAgent):
         if not isinstance(name, str):
             raise AgentParsingError(f'The tool call needs a "name": {json.dumps(blob)[:300]}', self.logger)
         arguments = blob.get("arguments", blob.get("args", {}))
-        return [ToolCall(name, parse_json_if_needed(arguments), f"call_{len(self.memory.steps)}")]
+        return [self._checked_call(name, arguments, f"call_{len(self.memory.steps)}")]
+
+    def _checked_call(self, name: Any, arguments: Any, call_id: Any) -> ToolCall:
+        label = repr(name[:100]) if isinstance(name, str) and name else "your tool call"
+        try:
+            parsed = parse_arguments(arguments)
+        except JSONLimitError as error:
+            raise AgentToolCallError(
+                f"The arguments of {label} could not be read: {error}", self.logger
+            ) from error
+        if not isinstance(name, str) or not name:
+            raise AgentParsingError(
+                "A tool call needs the tool's name as a non-empty string, got "
+                f"{'an empty string' if name == '' else f'a value of type {type(name).__name__}'}. "
+                'Call a tool as {"name": "tool_name", "arguments": {...}}.',
+                self.logger,
+            )
+        if not isinstance(call_id, str | int) or isinstance(call_id, bool):
+            call_id = f"call_{len(self.memory.steps)}"
+        return ToolCall(name, parsed, str(call_id))
 
     def process_tool_calls(self, calls: list[ToolCall]) -> Iterable[ToolOutput]:
         """Run the calls (in parallel when there are several) and yield their outputs in order."""
@@ -218,6 +254,8 @@ class ToolCallingAgent(MultiStepAgent):
                 f"Unknown tool {tool_name!r}; the tools are: {', '.join(available)}.", self.logger
             )
         target: Any = available[tool_name]
+        if tool_name in self.managed_agents:
+            target = managed_agent_callable(target)  # the model hands over a task, never run() options
         arguments = self._substitute_state_variables(arguments)
         try:
             if isinstance(target, Tool):

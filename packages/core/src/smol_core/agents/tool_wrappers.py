@@ -38,12 +38,52 @@ def tool_callable(tool: Tool) -> Callable[..., Any]:
     return call
 
 
+MANAGED_AGENT_ARGUMENTS = ("task", "additional_args")
+
+
 def managed_agent_callable(agent: Any) -> Callable[..., Any]:
-    def call(task: str, additional_args: dict[str, Any] | None = None) -> Any:
-        if not isinstance(task, str):
-            raise TypeError(f"{agent.name}(task) takes the task as a string, got {type(task).__name__}.")
+    """A callable that runs `agent` with a task and, optionally, values to hand over: nothing else.
+
+    The model is the caller here, and `agent.__call__` passes extra keywords on to `run()`: a model
+    that could add `max_steps=10**9`, `reset=False` or `stream=True` would set the team member's
+    budget and behaviour. So only `task` and `additional_args` get through; any other argument is a
+    `TypeError` that names the two (shown to the model as the step's error).
+    """
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        task, additional_args = _managed_agent_arguments(agent.name, args, kwargs)
         return agent(task, additional_args=additional_args)
 
     call.__name__ = agent.name
     call.__doc__ = agent.description
     return call
+
+
+def _managed_agent_arguments(
+    name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[str, dict[str, Any] | None]:
+    usage = f"{name}(task: str, additional_args: dict | None = None)"
+    if len(args) > len(MANAGED_AGENT_ARGUMENTS):
+        raise TypeError(f"{usage} takes at most 2 arguments, got {len(args)}.")
+    bound = dict(zip(MANAGED_AGENT_ARGUMENTS, args, strict=False))
+    unexpected = sorted(str(key) for key in kwargs if key not in MANAGED_AGENT_ARGUMENTS)
+    if unexpected:
+        raise TypeError(
+            f"{usage} takes only a task and additional_args; it got unexpected arguments: "
+            f"{', '.join(unexpected)[:300]}. Put everything the team member needs into the task."
+        )
+    for key, value in kwargs.items():
+        if key in bound:
+            raise TypeError(f"{usage} got two values for {key!r}.")
+        bound[key] = value
+    task = bound.get("task")
+    if not isinstance(task, str):
+        raise TypeError(f"{usage} takes the task as a string, got {type(task).__name__}.")
+    additional_args = bound.get("additional_args")
+    if additional_args is not None and not isinstance(additional_args, dict):
+        raise TypeError(
+            f"{usage} takes additional_args as a dict or None, got {type(additional_args).__name__}."
+        )
+    if additional_args is not None and not all(isinstance(key, str) for key in additional_args):
+        raise TypeError(f"{usage}: the keys of additional_args must be strings.")
+    return task, additional_args

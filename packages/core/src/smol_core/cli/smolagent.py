@@ -23,7 +23,16 @@ def build_parser() -> argparse.ArgumentParser:
         prog="smolagent",
         description="Run an agent that thinks in code. With no model flags, the embedded offline model runs.",
     )
-    parser.add_argument("prompt", help="The task for the agent.")
+    parser.add_argument(
+        "prompt",
+        nargs="?",
+        help="The task for the agent; `-` reads it from standard input (or use --task-file).",
+    )
+    parser.add_argument(
+        "--task-file",
+        default=None,
+        help="Read the task from this file (for tasks too long for a command line).",
+    )
     parser.add_argument(
         "--model-type",
         default=os.environ.get("SMOL_MODEL_TYPE", DEFAULT_MODEL_TYPE),
@@ -51,9 +60,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--executor", "--executor-type", dest="executor", default="local", help="Code executor plugin."
     )
-    parser.add_argument("--max-steps", type=int, default=None, help="Step budget.")
+    parser.add_argument("--max-steps", type=int, default=None, help="Step budget (at least 1).")
     parser.add_argument(
-        "--verbosity-level", type=int, default=1, help="-1 silent, 0 errors, 1 steps, 2 debug."
+        "--verbosity-level",
+        type=int,
+        choices=[-1, 0, 1, 2],
+        default=1,
+        help="-1 silent, 0 errors, 1 steps, 2 debug.",
     )
     parser.add_argument(
         "--structured",
@@ -121,8 +134,59 @@ def build_tools(names: Sequence[str]) -> list[Any]:
     return tools
 
 
+def read_task(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
+    """The task from the argument, `-` (standard input) or `--task-file`; an empty task is refused."""
+    if args.task_file is not None and args.prompt is not None:
+        parser.error("give the task either as an argument or with --task-file, not both")
+    if args.task_file is not None:
+        try:
+            with open(args.task_file, encoding="utf-8") as handle:
+                task = handle.read()
+        except (OSError, UnicodeDecodeError) as error:
+            parser.error(f"cannot read --task-file {args.task_file!r}: {error}")
+    elif args.prompt == "-":
+        task = sys.stdin.read()
+    elif args.prompt is None:
+        parser.error("no task: give it as an argument, `-` for standard input, or --task-file PATH")
+    else:
+        task = args.prompt
+    if not task.strip():
+        parser.error("the task is empty: say what the agent should do")
+    return task
+
+
+def check_arguments(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Every argument is checked before anything heavy happens (loading a model takes seconds):
+    a mistake is one line on stderr and exit status 2, never a traceback or a run that goes nowhere."""
+    import importlib.util
+
+    from smol_core.errors import SmolError
+    from smol_core.plugins.registry import get_registry
+
+    if args.max_steps is not None and args.max_steps < 1:
+        parser.error(f"--max-steps must be at least 1, got {args.max_steps}")
+    if args.action_type == "code":
+        try:
+            get_registry().executor(args.executor)
+        except SmolError as error:
+            parser.error(str(error))
+    for module in _split(args.imports):
+        name = module.removesuffix(".*")
+        if name == "*":
+            continue
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            parser.error(f"--imports names {module!r}, which is not installed: install it or drop it")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    args.prompt = read_task(args, parser)
+    check_arguments(args, parser)
     from smol_core.errors import SmolError
     from smol_core.terminal import escape_controls
 
@@ -145,7 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _make_agent(args: argparse.Namespace, model: Any, tools: list[Any]) -> Any:
     common: dict[str, Any] = {"tools": tools, "model": model, "verbosity_level": args.verbosity_level}
-    if args.max_steps:
+    if args.max_steps is not None:
         common["max_steps"] = args.max_steps
     if args.action_type == "tool_calling":
         from smol_core.agents.tool_calling_agent import ToolCallingAgent
@@ -156,9 +220,7 @@ def _make_agent(args: argparse.Namespace, model: Any, tools: list[Any]) -> Any:
     return CodeAgent(
         additional_authorized_imports=_split(args.imports),
         executor_type=args.executor,
-        use_structured_outputs_internally=(
-            args.structured if args.structured is not None else model.capabilities.grammar
-        ),
+        use_structured_outputs_internally=args.structured,
         **common,
     )
 

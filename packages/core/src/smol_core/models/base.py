@@ -8,16 +8,15 @@ client-side; one without native tools gets tool calls parsed from text.
 
 from __future__ import annotations
 
-import json
 import logging
 import random
-import re
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from smol_core.json_limits import JSONLimitError, find_json_object, parse_arguments
 from smol_core.messages import (
     ChatMessage,
     ChatMessageStreamDelta,
@@ -182,36 +181,22 @@ def as_model(obj: Any) -> Model:
 
 
 def parse_json_if_needed(arguments: Any) -> Any:
-    if isinstance(arguments, str):
-        try:
-            return json.loads(arguments)
-        except json.JSONDecodeError:
-            return arguments
-    return arguments
-
-
-_JSON_BLOB = re.compile(r"\{.*\}", re.DOTALL)
+    """Tool-call arguments as a value: a JSON string is decoded (bounded nesting), other text stays text."""
+    return parse_arguments(arguments)
 
 
 def tool_call_from_text(
     text: str, name_key: str = "name", arguments_key: str = "arguments"
 ) -> ChatMessageToolCall:
     """Read `{"name": ..., "arguments": {...}}` from free text (models without native tool calling)."""
-    match = _JSON_BLOB.search(text or "")
-    if match is None:
-        raise ValueError(f"The reply holds no JSON tool call: {text[:200]!r}")
-    blob = match.group(0)
-    data: Any = None
-    for end in range(len(blob), 0, -1):
-        if blob[end - 1] != "}":
-            continue
-        try:
-            data = json.loads(blob[:end])
-            break
-        except json.JSONDecodeError:
-            continue
-    if not isinstance(data, dict) or name_key not in data:
-        raise ValueError(f"The reply's JSON has no {name_key!r} key: {blob[:200]!r}")
+    try:
+        data, start = find_json_object(text or "")  # linear time, bounded nesting
+    except JSONLimitError:
+        raise
+    except ValueError:
+        raise ValueError(f"The reply holds no JSON tool call: {(text or '')[:200]!r}") from None
+    if name_key not in data:
+        raise ValueError(f"The reply's JSON has no {name_key!r} key: {text[start : start + 200]!r}")
     return ChatMessageToolCall(
         function=ChatMessageToolCallFunction(name=str(data[name_key]), arguments=data.get(arguments_key, {})),
         id=f"call_{uuid.uuid4().hex[:12]}",

@@ -15,6 +15,7 @@ import json
 import uuid
 from typing import Any
 
+from smol_core.json_limits import JSONLimitError, loads_bounded
 from smol_core.messages import (
     ChatMessage,
     ChatMessageStreamDelta,
@@ -117,17 +118,26 @@ def with_system_note(messages: list[dict[str, Any]], note: str) -> list[dict[str
 
 def tool_call_from_json(text: str) -> ChatMessageToolCall:
     """The call in a schema-held reply. Unreadable text gives a call with no name, which the agent
-    reports to the model as an unknown tool (so the run goes on) rather than failing here."""
+    reports to the model as an unreadable call (so the run goes on) rather than failing here.
+
+    Reading is bounded (`smol_core.json_limits`): a reply nested too deeply keeps its text as the
+    arguments, so the agent's own bounded reading tells the model what was wrong, and no
+    `RecursionError` can come out of the model's `generate`.
+    """
+    data: Any = {}
+    too_deep = False
     try:
-        data = json.loads(text)
+        data = loads_bounded(text)
+    except JSONLimitError:
+        too_deep = True
     except json.JSONDecodeError:
-        data = {}
+        pass
     if not isinstance(data, dict):
         data = {}
+    arguments: Any = text if too_deep else data.get("arguments") or {}
+    name = data.get("name", "")
     return ChatMessageToolCall(
-        function=ChatMessageToolCallFunction(
-            name=str(data.get("name", "")), arguments=data.get("arguments") or {}
-        ),
+        function=ChatMessageToolCallFunction(name=name if isinstance(name, str) else "", arguments=arguments),
         id=f"call_{uuid.uuid4().hex[:12]}",
     )
 

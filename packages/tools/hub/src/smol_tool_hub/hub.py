@@ -212,7 +212,12 @@ def agent_from_hub(
     endpoint: str | None = None,
     **kwargs: Any,
 ) -> Any:
-    """Download an agent's Space and load it with `from_folder`; other kwargs override the saved settings."""
+    """Download an agent's Space and load it with `from_folder`; other kwargs override the saved settings.
+
+    `trust_remote_code=True` lets the repo's tool code run; it never lets the repo's agent.json set
+    security settings (executor, authorized imports, the model's endpoint...): those come only from
+    `kwargs`, and what the repo asked for is listed in `agent.ignored_settings`.
+    """
     _require_trust(trust_remote_code, "the agent", repo_id)
     from huggingface_hub import snapshot_download
 
@@ -221,4 +226,5 @@ def agent_from_hub(
     download = {key: kwargs.pop(key) for key in _DOWNLOAD_KWARGS if key in kwargs and key != "subfolder"}
     with _hub_errors(f"download the agent {repo_id!r}"):
         folder = snapshot_download(repo_id, repo_type="space", token=token, endpoint=endpoint, **download)
-    return agent_from_folder(folder, **kwargs)
+    # The repo's files are data like any saved folder's: security settings come only from kwargs.
+    return agent_from_folder(folder, _loader="from_hub()", **kwargs)
