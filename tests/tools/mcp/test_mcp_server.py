@@ -114,6 +114,28 @@ def test_a_saved_agent_served_by_smol_mcp_serve(tmp_path):
     assert results["run"].content[0].text == "42"
 
 
+def test_smol_mcp_serve_grants_a_saved_agent_imports_only_from_its_command_line(tmp_path):
+    """The folder asks for `fractions`; only `--imports fractions` on the command line grants it."""
+    agent = CodeAgent(
+        tools=[], model=ScriptedModel([]), name="calc", additional_authorized_imports=["fractions"]
+    )
+    agent.save(str(tmp_path))
+    agent_file = tmp_path / "agent.json"
+    data = json.loads(agent_file.read_text())
+    data["model"]["data"].update(
+        replies=[code("import fractions\nfinal_answer(str(fractions.Fraction(2, 4)))")], repeat_last=True
+    )
+    data["max_steps"] = 1
+    agent_file.write_text(json.dumps(data))
+    serve = [*SMOL[1:], "mcp", "serve", "--agent-folder", str(tmp_path)]
+    granted = StdioServerParameters(command=SMOL[0], args=[*serve, "--imports", "fractions"])
+    _, results = asyncio.run(_session(granted, [("run", {"task": "half"})]))
+    assert results["run"].content[0].text == "1/2"
+    asked_only = StdioServerParameters(command=SMOL[0], args=serve)
+    _, results = asyncio.run(_session(asked_only, [("run", {"task": "half"})]))
+    assert results["run"].content[0].text != "1/2"
+
+
 def test_duplicate_tool_names_are_refused():
     from smol_tools import greet
 

@@ -139,6 +139,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--model-type", help="With --agent-folder: run the agent on this model plugin instead."
     )
     serve.add_argument("--model-id", help="With --agent-folder and --model-type: the model id.")
+    # A saved folder cannot grant itself these (security settings come from code or the command line).
+    serve.add_argument(
+        "--imports",
+        nargs="*",
+        default=None,
+        help="With --agent-folder: modules the agent's code may import beyond the base set.",
+    )
+    serve.add_argument("--executor", default=None, help="With --agent-folder: the code executor plugin.")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -181,6 +189,12 @@ def _folder_agent_factory(args: argparse.Namespace) -> Any:
             from smol_core.loading import load_model
 
             overrides["model"] = load_model(args.model_type, args.model_id)
+        if args.imports is not None:
+            overrides["additional_authorized_imports"] = [
+                name for value in args.imports for name in value.replace(",", " ").split()
+            ]
+        if args.executor:
+            overrides["executor_type"] = args.executor
         return MultiStepAgent.from_folder(args.agent_folder, **overrides)
 
     return build
