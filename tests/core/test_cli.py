@@ -44,6 +44,17 @@ def test_seed_class_names_resolve_to_plugin_names(registry):
     assert smolagent.resolve_model_type("ScriptedModel") == "scripted"
 
 
+@pytest.mark.parametrize("model_type", ["scripted", "function", "ScriptedModel"])
+def test_test_doubles_are_not_offered_or_chosen_as_models(registry, capsys, model_type):
+    assert smolagent.main(["x", "--model-type", model_type]) == 2
+    err = capsys.readouterr().err
+    assert "is a test double, not a model" in err and "from smol_core.testing.models import" in err
+    assert "Traceback" not in err
+    assert "scripted" not in registry.names("models") and "function" not in registry.names("models")
+    smol.main(["plugins"])
+    assert "scripted" not in capsys.readouterr().out
+
+
 def test_smol_plugins_text_and_json(registry, capsys):
     assert smol.main(["plugins"]) in (0, 1)
     text = capsys.readouterr().out

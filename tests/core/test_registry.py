@@ -80,6 +80,11 @@ def test_name_claimed_twice_is_an_error_naming_both(make_distribution):
     with pytest.raises(PluginConflictError) as caught:
         registry.model("echo")
     assert "smol-echo-a" in str(caught.value) and "smol-echo-b" in str(caught.value)
+    # the conflict is that name's alone: every other lookup and the listing keep working
+    assert registry.executor("local") and registry.tool("final_answer")
+    assert "echo" not in registry.names("models")
+    listed = {p.name: p for p in registry.plugins()}
+    assert listed["smol-echo-a"].conflicts == ["model 'echo'"] == listed["smol-echo-b"].conflicts
     registry = PluginRegistry(environ={"SMOL_DISABLE_PLUGINS": "smol-echo-b"})
     assert registry.model("echo")
 
@@ -108,3 +113,23 @@ def test_programmatic_registration():
     assert "clock" in registry.names("tools")
     registry.unregister("clock-plugin")
     assert "clock" not in registry.names("tools")
+
+
+def test_a_conflict_leaves_the_cli_working_and_shows_in_smol_plugins(make_distribution, capsys):
+    from smol_core.cli import smol, smolagent
+    from smol_core.plugins.registry import reset_registry
+
+    make_distribution("smol-echo-c", "smol_echo_c", MODEL_PLUGIN)
+    make_distribution("smol-echo-d", "smol_echo_d", MODEL_PLUGIN)
+    previous = reset_registry(PluginRegistry(environ={}))
+    try:
+        assert smol.main(["plugins"]) == 1
+        out = capsys.readouterr().out
+        assert out.count("CONFLICT (another plugin registers the same name): model 'echo'") == 2
+        assert smol.main(["doctor"]) == 0
+        capsys.readouterr()
+        assert smolagent.main(["x", "--model-type", "echo"]) == 2
+        err = capsys.readouterr().err
+        assert "Two plugins register the model name 'echo'" in err and "Traceback" not in err
+    finally:
+        reset_registry(previous)

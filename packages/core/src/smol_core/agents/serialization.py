@@ -138,7 +138,7 @@ def _model_from_dict(model_info: Any, record: LoadRecord, model_kwargs: dict[str
     granted = model_kwargs or {}
     data = {**benign_model_settings(raw, record, granted), **granted}
     registry = get_registry()
-    for spec in cast("list[ModelSpec]", registry.specs("models")):
+    for spec in cast("list[ModelSpec]", registry.specs("models", include_test_doubles=True)):
         target = getattr(spec.factory, "target", "")
         if target.endswith(f":{class_name}") or spec.name == model_info.get("type"):
             return spec.factory(**data)

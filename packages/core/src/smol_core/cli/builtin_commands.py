@@ -28,9 +28,11 @@ def run_plugins(args: argparse.Namespace) -> int:
         print(f"{plugin.name} {plugin.version} ({plugin.distribution}, {origin})")
         for kind, names in sorted(plugin.registers.items()):
             print(f"    {kind}: {', '.join(sorted(names))}")
+        if plugin.conflicts:
+            print(f"    CONFLICT (another plugin registers the same name): {', '.join(plugin.conflicts)}")
         if plugin.error:
             print(f"    ERROR: {plugin.error}")
-    return 1 if any(p.error for p in plugins) else 0
+    return 1 if any(p.error or p.conflicts for p in plugins) else 0
 
 
 def run_doctor(args: argparse.Namespace) -> int:

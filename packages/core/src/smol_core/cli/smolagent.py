@@ -100,7 +100,7 @@ def resolve_model_type(model_type: str) -> str:
     names = registry.names("models")
     if model_type in names:
         return model_type
-    for spec in cast("list[ModelSpec]", registry.specs("models")):
+    for spec in cast("list[ModelSpec]", registry.specs("models", include_test_doubles=True)):
         target = getattr(spec.factory, "target", "")
         if target.endswith(f":{model_type}") or model_type in spec.aliases:
             return spec.name

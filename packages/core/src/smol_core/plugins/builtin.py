@@ -23,9 +23,17 @@ def smol_executors() -> Iterable[ExecutorSpec]:
 @hookimpl
 def smol_models() -> Iterable[ModelSpec]:
     return [
-        ModelSpec("scripted", lazy("smol_core.testing.models:ScriptedModel"), "Replies from a list (tests)."),
         ModelSpec(
-            "function", lazy("smol_core.testing.models:FunctionModel"), "Replies from a function (tests)."
+            "scripted",
+            lazy("smol_core.testing.models:ScriptedModel"),
+            "Replies from a list (tests).",
+            test_double=True,
+        ),
+        ModelSpec(
+            "function",
+            lazy("smol_core.testing.models:FunctionModel"),
+            "Replies from a function (tests).",
+            test_double=True,
         ),
     ]
 

@@ -47,6 +47,8 @@ class PluginInfo:
     builtin: bool = False
     error: str | None = None
     registers: dict[str, list[str]] = field(default_factory=dict)
+    conflicts: list[str] = field(default_factory=list)
+    """Names this plugin registers that another plugin registers too: unusable until one goes."""
 
 
 def _split_env(value: str | None) -> set[str]:
@@ -70,6 +72,7 @@ class PluginRegistry:
         self._external_loaded = False
         self._lock = threading.RLock()
         self._specs: dict[Kind, dict[str, tuple[Spec, str]]] | None = None
+        self._conflicts: dict[Kind, dict[str, str]] = {kind: {} for kind in KINDS}
         self._register_module(importlib.import_module(BUILTIN_PLUGIN), "smol-core", "smol-core", builtin=True)
 
     # --- loading ---------------------------------------------------------------------------------
@@ -138,11 +141,18 @@ class PluginRegistry:
     # --- resolution ------------------------------------------------------------------------------
 
     def _collect(self) -> dict[Kind, dict[str, tuple[Spec, str]]]:
+        """Every name of every kind, resolved to its spec and owner.
+
+        A name that two plugins claim is withheld, and only it: looking it up raises the conflict,
+        `smol plugins` shows it on both plugins, and every other name (and the CLI) keeps working.
+        """
         if self._specs is not None:
             return self._specs
         specs: dict[Kind, dict[str, tuple[Spec, str]]] = {kind: {} for kind in KINDS}
+        conflicts: dict[Kind, dict[str, str]] = {kind: {} for kind in KINDS}
         for info in self._plugins.values():
             info.registers = {}
+            info.conflicts = []
         for kind in KINDS:
             caller = getattr(self._pm.hook, f"smol_{kind}")
             for impl in caller.get_hookimpls():
@@ -156,50 +166,79 @@ class PluginRegistry:
                     continue
                 for record in records:
                     for key in (record.name, *getattr(record, "aliases", ())):
-                        if key in specs[kind]:
-                            _, owner = specs[kind][key]
-                            if owner == impl.plugin_name:
-                                continue
-                            raise PluginConflictError(
-                                f"Two plugins register the {kind[:-1]} name {key!r}: "
-                                f"{self._describe(owner)} and {self._describe(impl.plugin_name)}. "
-                                f"Uninstall one, or disable one with SMOL_DISABLE_PLUGINS={impl.plugin_name}."
-                            )
+                        owner = specs[kind][key][1] if key in specs[kind] else None
+                        if owner == impl.plugin_name:
+                            continue
+                        if owner is not None:
+                            conflicts[kind][key] = self._conflict_message(kind, key, owner, impl.plugin_name)
+                            for name in (owner, impl.plugin_name):
+                                self._plugins[name].conflicts.append(f"{kind[:-1]} {key!r}")
+                            continue
                         specs[kind][key] = (record, impl.plugin_name)
-                    owner_info.registers.setdefault(kind, []).append(record.name)
-        self._specs = specs
+                    if not getattr(record, "test_double", False):
+                        owner_info.registers.setdefault(kind, []).append(record.name)
+            for key in conflicts[kind]:
+                specs[kind].pop(key, None)
+        self._specs, self._conflicts = specs, conflicts
         return specs
+
+    def _conflict_message(self, kind: Kind, key: str, first: str, second: str) -> str:
+        return (
+            f"Two plugins register the {kind[:-1]} name {key!r}: {self._describe(first)} and "
+            f"{self._describe(second)}. Uninstall one, or disable one with SMOL_DISABLE_PLUGINS={second}."
+        )
+
+    def _offered(self, kind: Kind) -> dict[str, Spec]:
+        """The specs a user can choose by name: test doubles are not models anyone should pick."""
+        found = {spec.name: spec for spec, _ in self._collect()[kind].values()}
+        return {name: spec for name, spec in found.items() if not getattr(spec, "test_double", False)}
 
     def _describe(self, plugin_name: str) -> str:
         info = self._plugins.get(plugin_name)
         return f"{plugin_name!r} (distribution {info.distribution})" if info else repr(plugin_name)
 
     def names(self, kind: Kind) -> list[str]:
+        """The names a user can choose (no test doubles, no name two plugins claim)."""
         with self._lock:
             self.load_entry_points()
-            return sorted({spec.name for spec, _ in self._collect()[kind].values()})
+            return sorted(self._offered(kind))
 
-    def specs(self, kind: Kind) -> list[Spec]:
+    def specs(self, kind: Kind, include_test_doubles: bool = False) -> list[Spec]:
         with self._lock:
             self.load_entry_points()
-            unique = {spec.name: spec for spec, _ in self._collect()[kind].values()}
+            if include_test_doubles:
+                unique = {spec.name: spec for spec, _ in self._collect()[kind].values()}
+            else:
+                unique = self._offered(kind)
             return [unique[name] for name in sorted(unique)]
 
     def get(self, kind: Kind, name: str) -> Spec:
-        """The spec registered under `name`; loads third-party plugins only if the built-ins lack it."""
+        """The spec registered under `name`; loads third-party plugins only if the built-ins lack it.
+
+        A name two plugins claim raises `PluginConflictError` (for that name only); a test double
+        asked for by name raises `PluginNotFoundError` saying how to use it instead.
+        """
         with self._lock:
             found = self._collect()[kind].get(name)
             if found is None and not self._external_loaded:
                 self.load_entry_points()
                 found = self._collect()[kind].get(name)
+            if found is None and name in self._conflicts[kind]:
+                raise PluginConflictError(self._conflicts[kind][name])
             if found is None:
                 raise PluginNotFoundError(self._not_found_message(kind, name))
-            return found[0]
+            spec = found[0]
+            if getattr(spec, "test_double", False):
+                target = getattr(getattr(spec, "factory", None), "target", "smol_core.testing")
+                module, _, attribute = target.partition(":")
+                raise PluginNotFoundError(
+                    f"{name!r} is a test double, not a model: build it in Python "
+                    f"(from {module} import {attribute}). {self._installed(kind)}"
+                )
+            return spec
 
     def _not_found_message(self, kind: Kind, name: str) -> str:
-        singular = kind[:-1]
-        installed = ", ".join(self.names(kind)) or "none"
-        message = f"No {singular} named {name!r} is installed. Installed {kind}: {installed}."
+        message = f"No {kind[:-1]} named {name!r} is installed. {self._installed(kind)}"
         provider = KNOWN_PROVIDERS.get(kind, {}).get(name)
         if provider:
             message += f" {name!r} is provided by the package {provider!r}: pip install {provider}"
@@ -209,6 +248,9 @@ class PluginRegistry:
                 p.name for p in broken
             )
         return message
+
+    def _installed(self, kind: Kind) -> str:
+        return f"Installed {kind}: {', '.join(self.names(kind)) or 'none'}."
 
     def model(self, name: str) -> ModelSpec:
         return cast(ModelSpec, self.get("models", name))

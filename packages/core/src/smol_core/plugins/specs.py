@@ -42,6 +42,9 @@ class ModelSpec:
     description: str = ""
     aliases: Sequence[str] = ()
     default_model_id: str | None = None
+    test_double: bool = False
+    """A stand-in for tests (`ScriptedModel`, `FunctionModel`): saved agents that used one load again,
+    but it is never listed, offered or chosen by name as a model (`smol plugins`, `smolagent`)."""
 
 
 @dataclass(frozen=True)
