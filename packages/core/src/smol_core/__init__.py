@@ -4,10 +4,9 @@ Public names are imported on first use (PEP 562), so `import smol_core` costs a 
 a command-line tool that only lists plugins never loads the agent loop.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING, Any
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
 
 __version__ = "0.1.0"
 
@@ -20,6 +19,10 @@ _EXPORTS: dict[str, str] = {
     "ActionOutput": "smol_core.agents.events",
     "ToolOutput": "smol_core.agents.events",
     "PromptTemplates": "smol_core.agents.prompts",
+    "PlanningPromptTemplate": "smol_core.agents.prompts",
+    "ManagedAgentPromptTemplate": "smol_core.agents.prompts",
+    "FinalAnswerPromptTemplate": "smol_core.agents.prompts",
+    "EMPTY_PROMPT_TEMPLATES": "smol_core.agents.prompts",
     "populate_template": "smol_core.agents.prompts",
     # memory
     "AgentMemory": "smol_core.memory",
@@ -40,12 +43,14 @@ _EXPORTS: dict[str, str] = {
     "TokenUsage": "smol_core.messages",
     "Timing": "smol_core.messages",
     "agglomerate_stream_deltas": "smol_core.messages",
+    "get_clean_message_list": "smol_core.models.base",
     "Model": "smol_core.models.base",
     "ApiModel": "smol_core.models.base",
     "ModelCapabilities": "smol_core.models.base",
     "load_model": "smol_core.loading",
     "load_executor": "smol_core.loading",
     "load_tools": "smol_core.loading",
+    "load_tool": "smol_core.loading",
     # tools
     "Tool": "smol_core.tools.tool",
     "tool": "smol_core.tools.decorator",
@@ -53,6 +58,7 @@ _EXPORTS: dict[str, str] = {
     "PythonInterpreterTool": "smol_core.tools.base_tools",
     "UserInputTool": "smol_core.tools.base_tools",
     "ToolCollection": "smol_core.tools.collection",
+    "AUTHORIZED_TYPES": "smol_core.tools.schema",
     # executors
     "LocalPythonExecutor": "smol_core.executors.local",
     "PythonExecutor": "smol_core.executors.base",
@@ -74,36 +80,48 @@ _EXPORTS: dict[str, str] = {
     "AgentToolExecutionError": "smol_core.errors",
     "SmolError": "smol_core.errors",
     "PluginNotFoundError": "smol_core.errors",
+    "PluginConflictError": "smol_core.errors",
     # plugins
     "hookimpl": "smol_core.plugins.hookspecs",
     "ModelSpec": "smol_core.plugins.specs",
     "ExecutorSpec": "smol_core.plugins.specs",
     "ToolSpec": "smol_core.plugins.specs",
     "CommandSpec": "smol_core.plugins.specs",
+    "lazy": "smol_core.plugins.specs",
     "get_registry": "smol_core.plugins.registry",
 }
 
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module 'smol_core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+        # a smolagents name: a plugin's class when installed, else an error naming what to do
+        from smol_core.seed_names import resolve
+
+        return resolve(name)
+    value = getattr(_importlib.import_module(module), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+    return sorted([*_EXPORTS, "__version__"])
 
 
-if TYPE_CHECKING:
+if _TYPE_CHECKING:
     from smol_core.agents.code_agent import CodeAgent
     from smol_core.agents.events import ActionOutput, ToolOutput
     from smol_core.agents.multi_step import MultiStepAgent
-    from smol_core.agents.prompts import PromptTemplates, populate_template
+    from smol_core.agents.prompts import (
+        EMPTY_PROMPT_TEMPLATES,
+        FinalAnswerPromptTemplate,
+        ManagedAgentPromptTemplate,
+        PlanningPromptTemplate,
+        PromptTemplates,
+        populate_template,
+    )
     from smol_core.agents.result import RunResult
     from smol_core.agents.tool_calling_agent import ToolCallingAgent
     from smol_core.errors import (
@@ -114,6 +132,7 @@ if TYPE_CHECKING:
         AgentParsingError,
         AgentToolCallError,
         AgentToolExecutionError,
+        PluginConflictError,
         PluginNotFoundError,
         SmolError,
     )
@@ -125,7 +144,7 @@ if TYPE_CHECKING:
         PythonExecutor,
     )
     from smol_core.executors.local import LocalPythonExecutor
-    from smol_core.loading import load_executor, load_model, load_tools
+    from smol_core.loading import load_executor, load_model, load_tool, load_tools
     from smol_core.memory import (
         ActionStep,
         AgentMemory,
@@ -147,12 +166,13 @@ if TYPE_CHECKING:
         TokenUsage,
         agglomerate_stream_deltas,
     )
-    from smol_core.models.base import ApiModel, Model, ModelCapabilities
+    from smol_core.models.base import ApiModel, Model, ModelCapabilities, get_clean_message_list
     from smol_core.monitoring import AgentLogger, LogLevel, Monitor
     from smol_core.plugins.hookspecs import hookimpl
     from smol_core.plugins.registry import get_registry
-    from smol_core.plugins.specs import CommandSpec, ExecutorSpec, ModelSpec, ToolSpec
+    from smol_core.plugins.specs import CommandSpec, ExecutorSpec, ModelSpec, ToolSpec, lazy
     from smol_core.tools.base_tools import FinalAnswerTool, PythonInterpreterTool, UserInputTool
     from smol_core.tools.collection import ToolCollection
     from smol_core.tools.decorator import tool
+    from smol_core.tools.schema import AUTHORIZED_TYPES
     from smol_core.tools.tool import Tool

@@ -34,3 +34,19 @@ def load_tools(name: str, *args: Any, **kwargs: Any) -> list[Any]:
         return [made]
     tools = getattr(made, "tools", made)
     return list(tools)
+
+
+def load_tool(
+    repo_id: str,
+    model_repo_id: str | None = None,
+    token: str | None = None,
+    trust_remote_code: bool = False,
+    **kwargs: Any,
+) -> Any:
+    """A tool saved on the Hub (the seed's `load_tool`); needs smol-tool-hub and `trust_remote_code=True`,
+    since loading a tool runs its code on this machine."""
+    from smol_core.tools.tool import Tool
+
+    if model_repo_id is not None:
+        kwargs["model_repo_id"] = model_repo_id
+    return Tool.from_hub(repo_id, token=token, trust_remote_code=trust_remote_code, **kwargs)

@@ -146,6 +146,20 @@ class ChatMessage:
         data: dict[str, Any] = _plain(self)
         return data
 
+    _FIELDS = ("role", "content", "tool_calls", "raw", "token_usage")
+
+    def __getitem__(self, key: str) -> Any:
+        """`message["role"]`, as the seed's docs and older versions (which used dicts) read messages."""
+        if key not in self._FIELDS:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return getattr(self, key) if key in self._FIELDS else default
+
+    def keys(self) -> tuple[str, ...]:
+        return self._FIELDS
+
     def model_dump_json(self) -> str:
         return json.dumps(self.dict())
 

@@ -393,6 +393,15 @@ class MultiStepAgent(ABC):
         """Stop the run before its next step."""
         self.interrupt_switch = True
 
+    @property
+    def logs(self) -> list[Any]:
+        """The run's steps (`agent.memory.steps`), under the name older seed versions used."""
+        return list(self.memory.steps)
+
+    def get_succinct_logs(self) -> list[dict[str, Any]]:
+        """The steps without model inputs (`agent.memory.get_succinct_steps()`), as older seed versions named it."""
+        return self.memory.get_succinct_steps()
+
     def write_memory_to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
         messages = self.memory.system_prompt.to_messages(summary_mode=summary_mode)
         for step in self.memory.steps:

@@ -120,9 +120,15 @@ def parse_google_docstring(doc: str) -> tuple[str, dict[str, str], str | None]:
     return "\n".join(description).strip(), args, (" ".join(returns) or None)
 
 
-def function_schema(func: Callable[..., Any]) -> dict[str, Any]:
-    """name, description, inputs and output_type of a typed, documented function (the `@tool` contract)."""
-    name = func.__name__
+def function_schema(
+    func: Callable[..., Any], name: str | None = None, skip_self: bool = False
+) -> dict[str, Any]:
+    """name, description, inputs and output_type of a typed, documented function (the `@tool` contract).
+
+    `skip_self` reads a method (a `Tool` subclass's `forward`) without its first parameter; `name`
+    is the tool's name for error messages when it is not the function's.
+    """
+    name = name or func.__name__
     doc = inspect.getdoc(func)
     if not doc:
         raise DocstringParsingException(
@@ -133,9 +139,9 @@ def function_schema(func: Callable[..., Any]) -> dict[str, Any]:
         hints = typing.get_type_hints(func, include_extras=True)
     except Exception as error:
         raise TypeHintParsingException(f"Tool {name!r}: cannot read type hints ({error})") from error
-    signature = inspect.signature(func)
+    parameters = list(inspect.signature(func).parameters.values())[1 if skip_self else 0 :]
     inputs: dict[str, dict[str, Any]] = {}
-    for param in signature.parameters.values():
+    for param in parameters:
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             continue
         if param.name not in hints:

@@ -11,11 +11,12 @@ from __future__ import annotations
 import inspect
 import json
 import keyword
+import typing
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from smol_core.errors import AgentToolCallError
-from smol_core.tools.schema import AUTHORIZED_TYPES
+from smol_core.errors import AgentToolCallError, SmolError
+from smol_core.tools.schema import AUTHORIZED_TYPES, function_schema, json_type_of
 
 _PYTHON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -70,6 +71,48 @@ def validate_tool_definition(tool: Tool | type[Tool]) -> None:
         )
 
 
+def _complete_from_forward(cls: type[Tool]) -> None:
+    """Fill `inputs` and `output_type` that a subclass leaves out, from its `forward` (as `@tool` does).
+
+    Guides for the seed system show subclasses that set only `name`, `description` and `forward`:
+    rather than an AttributeError later, the missing parts are read from `forward`'s signature,
+    type hints and docstring, or a clear error says what to declare.
+    """
+    forward = cls.__dict__.get("forward")
+    has_inputs, has_output = hasattr(cls, "inputs"), hasattr(cls, "output_type")
+    if forward is None or (has_inputs and has_output) or not isinstance(getattr(cls, "name", None), str):
+        return
+    params = list(inspect.signature(forward).parameters.values())[1:]
+    if not params or has_inputs:
+        if not has_inputs:
+            cls.inputs = {}
+        if not has_output:
+            cls.output_type = _output_type_of(forward)
+        return
+    try:
+        schema = function_schema(forward, name=cls.name, skip_self=True)
+    except SmolError as error:
+        raise type(error)(
+            f"{error} (Tool {cls.name!r} declares no `inputs`: declare them as a class attribute, or "
+            "give forward() type hints and an `Args:` docstring to read them from.)"
+        ) from None
+    cls.inputs = schema["inputs"]
+    if not has_output:
+        cls.output_type = schema["output_type"]
+
+
+def _output_type_of(forward: Callable[..., Any]) -> str:
+    hint = inspect.signature(forward).return_annotation
+    if hint is inspect.Signature.empty:
+        return "any"
+    try:
+        hints = typing.get_type_hints(forward)
+        kind = json_type_of(hints.get("return", Any))["type"]
+    except Exception:
+        return "any"
+    return kind if isinstance(kind, str) else "any"
+
+
 class Tool:
     """Base class of tools. Subclass it and set `name`, `description`, `inputs`, `output_type`, `forward`.
 
@@ -93,6 +136,7 @@ class Tool:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        _complete_from_forward(cls)
         if all(
             isinstance(getattr(cls, attr, None), str | dict) for attr in ("name", "description", "inputs")
         ):

@@ -1,0 +1,84 @@
+"""Names a smolagents user imports from the top-level package, and where they live in smol.
+
+Why: moving over should be a matter of changing `from smolagents import X` to `from smol_core import X`.
+Classes that smol ships in plugin packages (models, executors, web tools, the UI) are resolved from
+the plugin when it is installed, and otherwise raise an error that names the package to install.
+Names smol deliberately does not have raise an error that names what to use instead. The table is
+static, so `import smol_core` never imports a plugin.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from smol_core.plugins.lazy import plugin_attribute
+
+# the seed's name -> (module, smol's name) where smol spells the same object differently
+ALIASES: dict[str, tuple[str, str]] = {
+    "tool_role_conversions": ("smol_core.models.base", "TOOL_ROLE_CONVERSIONS"),
+}
+
+# name -> (module, distribution)
+PLUGIN_EXPORTS: dict[str, tuple[str, str]] = {
+    "LiteLLMModel": ("smol_model_litellm", "smol-model-litellm"),
+    "LiteLLMRouterModel": ("smol_model_litellm", "smol-model-litellm"),
+    "OpenAIServerModel": ("smol_model_openai", "smol-model-openai"),
+    "OpenAIModel": ("smol_model_openai", "smol-model-openai"),
+    "AzureOpenAIServerModel": ("smol_model_openai", "smol-model-openai"),
+    "AzureOpenAIModel": ("smol_model_openai", "smol-model-openai"),
+    "InferenceClientModel": ("smol_model_hf", "smol-model-hf"),
+    "TransformersModel": ("smol_model_transformers", "smol-model-transformers"),
+    "MLXModel": ("smol_model_mlx", "smol-model-mlx"),
+    "AmazonBedrockModel": ("smol_model_bedrock", "smol-model-bedrock"),
+    "AmazonBedrockServerModel": ("smol_model_bedrock", "smol-model-bedrock"),
+    "LlamaCppModel": ("smol_model_llamacpp", "smol-model-llamacpp"),
+    "DockerExecutor": ("smol_executor_docker", "smol-executor-docker"),
+    "E2BExecutor": ("smol_executor_e2b", "smol-executor-e2b"),
+    "WasmExecutor": ("smol_executor_wasm", "smol-executor-wasm"),
+    "MCPClient": ("smol_tool_mcp", "smol-tool-mcp"),
+    "WebSearchTool": ("smol_tool_web", "smol-tool-web"),
+    "ApiWebSearchTool": ("smol_tool_web", "smol-tool-web"),
+    "DuckDuckGoSearchTool": ("smol_tool_web", "smol-tool-web"),
+    "GoogleSearchTool": ("smol_tool_web", "smol-tool-web"),
+    "VisitWebpageTool": ("smol_tool_web", "smol-tool-web"),
+    "WikipediaSearchTool": ("smol_tool_web", "smol-tool-web"),
+    "GradioUI": ("smol_ui_gradio", "smol-ui-gradio"),
+    "stream_to_gradio": ("smol_ui_gradio", "smol-ui-gradio"),
+    "launch_gradio_demo": ("smol_ui_gradio", "smol-ui-gradio"),
+}
+
+UNAVAILABLE: dict[str, str] = {
+    "ManagedAgent": "ManagedAgent was removed (as in smolagents 1.8): give the agent a name= and a "
+    "description= and pass it itself, CodeAgent(..., managed_agents=[agent]).",
+    "evaluate_python_code": "smol runs code in a sandboxed CPython worker, not an AST interpreter: use "
+    "LocalPythonExecutor(additional_authorized_imports=[...]) and call it with the code; it returns a "
+    "CodeOutput (output, logs, is_final_answer).",
+    "BASE_PYTHON_TOOLS": "smol's sandbox gives the code a curated set of real builtins, so there is no "
+    "table of Python tools to extend: pass functions as tools (tools=[...]) instead.",
+    "VLLMModel": "smol talks to vLLM through its OpenAI-compatible server: start `vllm serve MODEL` and use "
+    "OpenAIServerModel(model_id=MODEL, api_base='http://127.0.0.1:8000/v1') (pip install smol-model-openai).",
+    "BlaxelExecutor": "smol has no Blaxel executor: use executor_type='docker', 'e2b' or 'wasm'.",
+    "ModalExecutor": "smol has no Modal executor: use executor_type='docker', 'e2b' or 'wasm'.",
+    "SpeechToTextTool": "smol does not ship a speech-to-text tool (no offline Whisper model): wrap the "
+    "transcription you use in a @tool.",
+    "SafeSerializer": "smol's executors exchange JSON frames with a typed codec "
+    "(smol_core.executors.protocol), never pickle: there is no serializer to configure.",
+    "SerializationError": "smol's executors never pickle (see smol_core.executors.protocol): values that "
+    "cannot cross come back as a labelled repr instead of raising.",
+    "REMOVE_PARAMETER": "smol's models take request options as keyword arguments; to drop a default, pass "
+    "the option with the value your provider expects instead.",
+}
+
+
+def resolve(name: str) -> Any:
+    """The object a seed-system name stands for in smol; ImportError saying why when there is none."""
+    if name in ALIASES:
+        module_name, attribute = ALIASES[name]
+        return getattr(importlib.import_module(module_name), attribute)
+    if name in PLUGIN_EXPORTS:
+        module, distribution = PLUGIN_EXPORTS[name]
+        return plugin_attribute(module, name, distribution)
+    if name in UNAVAILABLE:
+        raise ImportError(f"smol_core has no {name!r}: {UNAVAILABLE[name]}", name=name)
+    raise AttributeError(f"module 'smol_core' has no attribute {name!r}")

@@ -1,0 +1,110 @@
+"""A smolagents user changes `from smolagents import X` to `from smol_core import X` and nothing else."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+import smol_core
+from smol_core import Tool
+from smol_core.errors import DocstringParsingException
+from smol_core.seed_names import PLUGIN_EXPORTS, UNAVAILABLE
+
+SEED_CORE_NAMES = [
+    "CodeAgent", "ToolCallingAgent", "MultiStepAgent", "Tool", "tool", "load_tool", "ToolCollection",
+    "PromptTemplates", "PlanningPromptTemplate", "ManagedAgentPromptTemplate", "FinalAnswerPromptTemplate",
+    "AUTHORIZED_TYPES", "get_clean_message_list", "tool_role_conversions", "ChatMessage", "MessageRole",
+    "LocalPythonExecutor", "FinalAnswerTool", "UserInputTool", "PythonInterpreterTool", "AgentLogger",
+    "LogLevel", "Monitor", "ActionStep", "TaskStep", "PlanningStep", "AgentMemory",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", SEED_CORE_NAMES)
+def test_every_seed_core_name_imports(name: str) -> None:
+    assert getattr(smol_core, name) is not None
+
+
+@pytest.mark.parametrize("name", sorted(PLUGIN_EXPORTS))
+def test_plugin_class_names_resolve_to_the_installed_plugin_or_say_what_to_install(name: str) -> None:
+    module, distribution = PLUGIN_EXPORTS[name]
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        with pytest.raises(ImportError, match=f"pip install {distribution}"):
+            getattr(smol_core, name)
+        return
+    assert getattr(smol_core, name) is getattr(importlib.import_module(module), name)
+
+
+@pytest.mark.parametrize("name", sorted(UNAVAILABLE))
+def test_names_smol_does_not_have_say_what_to_use_instead(name: str) -> None:
+    with pytest.raises(ImportError) as caught:
+        exec(f"from smol_core import {name}", {})
+    assert UNAVAILABLE[name] in str(caught.value)
+
+
+def test_the_namespace_holds_only_public_names() -> None:
+    for private in ("Any", "TYPE_CHECKING", "annotations", "importlib"):
+        assert private not in dir(smol_core) and private not in smol_core.__all__
+    with pytest.raises(ImportError, match="cannot import name 'NoSuchThing'"):
+        exec("from smol_core import NoSuchThing", {})
+    assert not hasattr(smol_core, "NoSuchThing")
+
+
+def test_chat_messages_read_like_the_seeds_dicts() -> None:
+    from smol_core import ChatMessage, MessageRole
+
+    message = ChatMessage("user", "hi")
+    assert message["role"] is MessageRole.USER and message["content"] == "hi"
+    assert message.get("tool_calls") is None and message.get("nope", 3) == 3
+    with pytest.raises(KeyError):
+        message["nope"]
+
+
+def test_agent_logs_and_succinct_logs_as_older_seed_versions_named_them() -> None:
+    from smol_core import CodeAgent
+    from smol_core.testing import ScriptedModel
+
+    agent = CodeAgent(tools=[], model=ScriptedModel(["Thought: go.\n<code>\nfinal_answer(4)\n</code>"]))
+    with agent:
+        assert agent.run("2+2") == 4
+    assert agent.logs == agent.memory.steps
+    assert agent.get_succinct_logs() == agent.memory.get_succinct_steps()
+
+
+def test_a_tool_subclass_that_declares_no_inputs_reads_them_from_forward() -> None:
+    class Hello(Tool):
+        name = "hello"
+        description = "Says hello."
+
+        def forward(self) -> str:
+            return "hi"
+
+    class Add(Tool):
+        name = "add"
+        description = "Adds two numbers."
+
+        def forward(self, a: int, b: int = 2) -> int:
+            """Adds.
+
+            Args:
+                a: The first number.
+                b: The second number.
+            """
+            return a + b
+
+    assert (Hello.inputs, Hello.output_type, Hello()()) == ({}, "string", "hi")
+    assert Add.inputs["a"] == {"type": "integer", "description": "The first number."}
+    assert Add.output_type == "integer" and Add()(a=1) == 3
+
+
+def test_a_tool_subclass_with_undocumented_arguments_and_no_inputs_is_a_clear_error() -> None:
+    with pytest.raises(DocstringParsingException, match="declares no `inputs`"):
+
+        class Bad(Tool):
+            name = "bad"
+            description = "No inputs and no docstring."
+
+            def forward(self, query):  # type: ignore[no-untyped-def]
+                return query
