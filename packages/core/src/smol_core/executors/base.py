@@ -28,6 +28,11 @@ BASE_BUILTIN_MODULES = [
 ]
 """Modules importable without asking, as in the seed system; `additional_authorized_imports` adds more."""
 
+STATE_LOST = (
+    "The sandbox worker was restarted: variables, functions, classes and imports defined by earlier "
+    "code are lost (tools and variables passed by the agent are restored). Define again what you need."
+)
+
 
 @dataclass
 class CodeOutput:
@@ -53,6 +58,15 @@ class InterpreterError(ValueError):
 
 class ExecutionTimeoutError(InterpreterError):
     """The code ran past the executor's time limit and was stopped."""
+
+
+class ProtocolViolationError(InterpreterError):
+    """The sandbox worker broke the protocol (a malformed, oversized, forged or out-of-order frame).
+
+    Treated like a worker that hung: it was killed and replaced, and the state its code built is lost;
+    the message says so, and the agent goes on. The host reads a worker's frames as hostile input
+    (see executors/frames.py), so this is the only way what a worker sends can fail a call.
+    """
 
 
 class ExecutorUnavailableError(RuntimeError):

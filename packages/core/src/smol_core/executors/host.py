@@ -10,6 +10,13 @@ Why the host never hangs: every wait on the worker has a deadline (paused while 
 it the worker is killed, the agent gets an `ExecutionTimeoutError`, and the next call starts a fresh
 worker with the tools and variables the agent sent replayed (state the code built itself is lost, and
 the error says so). Nothing from the worker is unpickled here.
+
+Why every frame is checked: the worker is hostile (code inside may write any bytes to its channel).
+Each exchange (`config`, `run`, `tools`, `vars`, `reset`) carries a fresh random `xid` that the worker
+stamps on its frames, so nothing written ahead of time passes for a later answer; frames are checked
+against a schema and the limits of `protocol_limits` (frames.py) and values decoded under a budget
+(untrusted.py). A breach kills and replaces the worker and fails the call with
+`ProtocolViolationError`: a garbling worker does no more harm than one that loops forever.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import os
+import secrets
 import threading
 import time
 from abc import abstractmethod
@@ -26,19 +33,21 @@ from typing import Any, Protocol
 
 from smol_core.executors.base import (
     BASE_BUILTIN_MODULES,
+    STATE_LOST,
     CodeOutput,
-    ExecutionTimeoutError,
     ExecutorUnavailableError,
     InterpreterError,
+    ProtocolViolationError,
     PythonExecutor,
 )
-from smol_core.executors.protocol import decode, encode
+from smol_core.executors.exchange import Exchange
+from smol_core.executors.frames import ProtocolLimits, check_frame, check_protections
+from smol_core.executors.protocol import ProtocolError, encode
 
-STATE_LOST = (
-    "The sandbox worker was restarted: variables, functions, classes and imports defined by earlier "
-    "code are lost (tools and variables passed by the agent are restored). Define again what you need."
-)
+__all__ = ["READY_TIMEOUT", "STATE_LOST", "WorkerExecutor", "WorkerLink"]
+
 READY_TIMEOUT = 60.0
+_REPLIES = {"ready": frozenset({"ready"}), "done": frozenset({"done", "error"})}
 
 
 class WorkerLink(Protocol):
@@ -73,6 +82,12 @@ class WorkerLink(Protocol):
         """After the worker died on its own: how ("exit code 1", "killed by signal 9 (likely out of memory)")."""
         ...
 
+    # Optional, found with getattr (a link without them gets the defaults):
+    #   set_frame_limits(limits: ProtocolLimits) -> None: bound the link's frame reader by these limits
+    #     (links use `FrameReader.untrusted()` by default);
+    #   has_unread() -> bool: whether the worker sent bytes not yet read as a message (checked
+    #     without waiting when an exchange ends, and between actions).
+
 
 class _AsyncTools:
     """A private event loop thread for coroutine tools, so several can run at once (asyncio.gather)."""
@@ -96,6 +111,8 @@ class WorkerExecutor(PythonExecutor):
     """
 
     worker_start_timeout: float = READY_TIMEOUT
+    protocol_limits: ProtocolLimits = ProtocolLimits()
+    """What the worker's frames may cost the host; see `ProtocolLimits`."""
 
     def __init__(
         self,
@@ -111,7 +128,8 @@ class WorkerExecutor(PythonExecutor):
         self._tools: dict[str, Callable[..., Any]] = {}
         self._variables: dict[str, Any] = {}
         self._proc: WorkerLink | None = None
-        self._awaiting: list[str] = []  # replies owed by the worker for messages already sent
+        self._awaiting: list[str] = []  # replies owed by the worker ("ready", "done"), oldest first
+        self._awaiting_xids: list[str] = []  # the exchange id of each
         self._async: _AsyncTools | None = None
         self._lock = threading.RLock()
         self._closed = False
@@ -128,8 +146,20 @@ class WorkerExecutor(PythonExecutor):
     # --- worker lifecycle ------------------------------------------------------------------
     def _start(self) -> None:
         self._proc = self._open_link()
-        self._awaiting = ["ready"]
-        self._proc.send({"op": "config", **self._worker_config()})
+        configure = getattr(self._proc, "set_frame_limits", None)
+        if configure is not None:
+            configure(self.protocol_limits)
+        xid = secrets.token_hex(8)
+        self._awaiting, self._awaiting_xids = ["ready"], [xid]
+        limits = self.protocol_limits
+        self._post(
+            {
+                "op": "config",
+                **self._worker_config(),
+                "xid": xid,
+                "frame_limits": {"max_bytes": limits.max_frame_bytes, "max_elements": limits.max_elements},
+            }
+        )
         if self._tools:
             self._send_control({"op": "tools", "tools": self._tool_specs(self._tools)})
         if self._variables:
@@ -146,37 +176,68 @@ class WorkerExecutor(PythonExecutor):
         return self._proc
 
     def _send_control(self, message: dict[str, Any]) -> None:
-        assert self._proc is not None
-        self._proc.send(message)
+        xid = secrets.token_hex(8)
+        self._post({**message, "xid": xid})
         self._awaiting.append("done")
+        self._awaiting_xids.append(xid)
+
+    def _post(self, message: dict[str, Any]) -> None:
+        """Send a message whose reply `_drain` collects: a worker gone meanwhile is reported there
+        (as a worker that failed), not as an EOFError out of `send_tools` or `reset`."""
+        assert self._proc is not None
+        with contextlib.suppress(EOFError):
+            self._proc.send(message)
+
+    def _violation(self, reason: str) -> ProtocolViolationError:
+        """The worker broke the protocol: kill and forget it, and say so (the caller raises the result)."""
+        if self._proc is not None:
+            self._proc.kill()
+        self._restart_after_failure()
+        self._awaiting, self._awaiting_xids = [], []
+        return ProtocolViolationError(
+            f"The sandbox worker broke the protocol ({reason[:300]}), so it was stopped and replaced. {STATE_LOST}"
+        )
 
     def _drain(self) -> None:
         """Collect the replies owed (ready, acks) before a new exchange."""
         proc = self._worker()
         while self._awaiting:
-            expected = self._awaiting[0]
+            allowed, xid = _REPLIES[self._awaiting[0]], self._awaiting_xids[0]
             try:
                 message = proc.read(time.monotonic() + self.worker_start_timeout)
+                assert message is not None
+                op = check_frame(message, xid, allowed)
+                protections = check_protections(message["protections"]) if op == "ready" else None
+            except ProtocolError as exc:
+                raise self._violation(str(exc)) from None
             except (TimeoutError, EOFError) as exc:
                 tail = proc.stderr_tail()
                 proc.close()
                 self._proc = None
-                self._awaiting = []
+                self._awaiting, self._awaiting_xids = [], []
                 raise ExecutorUnavailableError(
                     f"the sandbox worker failed to start ({type(exc).__name__}): {tail}"
                 ) from None
-            assert message is not None
+            except Exception as exc:  # garbled bytes the link could not read
+                raise self._violation(f"its bytes could not be read ({type(exc).__name__})") from None
             self._awaiting.pop(0)
-            if expected == "ready":
-                self.protections = [(str(n), bool(a), str(d)) for n, a, d in message.get("protections", [])]
-            elif message.get("op") == "error":
-                raise InterpreterError(str(message.get("message")))
+            self._awaiting_xids.pop(0)
+            if protections is not None:
+                self.protections = protections
+            elif op == "error":
+                raise InterpreterError(message["message"])
 
     def _report_death_between_calls(self) -> None:
         """A worker that died while idle (OOM killer, a removed container) took the code's state with it:
-        say so once, as an error observation, instead of silently running on a fresh worker."""
+        say so once, as an error observation, instead of silently running on a fresh worker. One that
+        wrote to its channel while no exchange was open broke the protocol: the same, as a violation."""
         proc = self._proc
-        if proc is None or self._closed or proc.alive():
+        if proc is None or self._closed:
+            return
+        unread = getattr(proc, "has_unread", None)
+        if not self._awaiting and unread is not None and unread():
+            raise self._violation("it sent frames while no exchange was open")
+        if proc.alive():
             return
         how = proc.exit_description()
         self._restart_after_failure()
@@ -217,6 +278,13 @@ class WorkerExecutor(PythonExecutor):
         return specs
 
     def send_variables(self, variables: dict[str, Any]) -> None:
+        """Values the user passed explicitly (`additional_args`) may cross as pickles, unlike tool results.
+
+        Why the difference: these are the user's own choice to hand to the code, so the code may read
+        all of them anyway (and a DataFrame or a custom object is more useful whole than as a repr).
+        Tool results are different: a tool is the host's, and a pickle of what it returns would carry
+        the state of host objects (clients, keys) to the code, so those cross as data or repr only.
+        """
         with self._lock:
             self._variables.update(variables)
             self._worker()
@@ -251,14 +319,15 @@ class WorkerExecutor(PythonExecutor):
             self._report_death_between_calls()
             self._drain()
             proc = self._worker()
+            xid = secrets.token_hex(8)
             try:
-                proc.send({"op": "run", "code": code_action})
+                proc.send({"op": "run", "code": code_action, "xid": xid})
             except EOFError:
                 self._restart_after_failure()
                 raise InterpreterError(f"The sandbox worker was not reachable. {STATE_LOST}") from None
-            return _Exchange(self, proc).run()
+            return Exchange(self, proc, xid).run()
 
-    # --- helpers used by _Exchange ---------------------------------------------------------
+    # --- helpers used by Exchange ---------------------------------------------------------
     def _cut(self, logs: str) -> str:
         limit = self.max_print_outputs_length
         if limit is not None and len(logs) > limit:
@@ -271,158 +340,3 @@ class WorkerExecutor(PythonExecutor):
         if self._async is None:
             self._async = _AsyncTools()
         return self._async
-
-
-class _Exchange:
-    """One `run`: reads the worker's messages, serves tool calls, enforces the deadline."""
-
-    def __init__(self, executor: WorkerExecutor, proc: WorkerLink) -> None:
-        self.ex = executor
-        self.proc = proc
-        self.logs: list[str] = []
-        self.host_final: Any = None
-        self.inflight: dict[int, Any] = {}
-        self.done_async: list[tuple[int, Any]] = []
-        self.wake_r, self.wake_w = -1, -1
-        timeout = executor.timeout_seconds
-        self.deadline = None if timeout is None else time.monotonic() + timeout
-
-    def run(self) -> CodeOutput:
-        try:
-            return self._loop()
-        finally:
-            if self.wake_r >= 0:
-                os.close(self.wake_r)
-                os.close(self.wake_w)
-
-    def _loop(self) -> CodeOutput:
-        while True:
-            try:
-                before = time.monotonic()
-                message = self.proc.read(self.deadline, self.wake_r if self.inflight else None)
-                if self.inflight and self.deadline is not None:
-                    self.deadline += time.monotonic() - before  # waiting on host tools does not count
-            except TimeoutError:
-                self._fail_worker()
-                raise self._with_logs(
-                    ExecutionTimeoutError(
-                        f"Code execution exceeded the time limit of {self.ex.timeout_seconds:g} seconds and was "
-                        f"stopped. {STATE_LOST}"
-                    )
-                ) from None
-            except EOFError:
-                raise self._with_logs(self._crash_error()) from None
-            if message is None:
-                self._deliver_async()
-                continue
-            op = message.get("op")
-            if op == "print":
-                self.logs.append(str(message.get("text", "")))
-            elif op == "tool_call":
-                self._tool_call(message)
-            elif op == "done":
-                self.logs.append(str(message.get("logs", "")))
-                return CodeOutput(decode(message.get("output")), self.ex._cut("".join(self.logs)), False)
-            elif op == "final_answer":
-                self.logs.append(str(message.get("logs", "")))
-                value = self.host_final if message.get("host_value") else decode(message.get("value"))
-                return CodeOutput(value, self.ex._cut("".join(self.logs)), True)
-            elif op == "error":
-                self.logs.append(str(message.get("logs", "")))
-                raise self._with_logs(InterpreterError(str(message.get("message"))))
-            else:
-                self._fail_worker()
-                raise InterpreterError(f"the sandbox worker sent an unexpected message {op!r}. {STATE_LOST}")
-
-    def _with_logs(self, error: InterpreterError) -> InterpreterError:
-        error.logs = self.ex._cut("".join(self.logs))
-        return error
-
-    def _fail_worker(self) -> None:
-        self.proc.kill()
-        self.ex._restart_after_failure()
-
-    def _crash_error(self) -> InterpreterError:
-        how = self.proc.exit_description()
-        tail = self.proc.stderr_tail()
-        self.ex._restart_after_failure()
-        detail = f"\nWorker stderr:\n{tail}" if tail else ""
-        return InterpreterError(
-            f"The sandbox worker process died ({how}) while running the code. {STATE_LOST}{detail}"
-        )
-
-    # --- tools -----------------------------------------------------------------------------
-    def _tool_call(self, message: dict[str, Any]) -> None:
-        call_id = int(message["id"])
-        name = str(message.get("name"))
-        fn = self.ex._tools.get(name)
-        try:
-            args = decode(message.get("args", []))
-            kwargs = decode(message.get("kwargs", {}))
-        except Exception as exc:
-            self._reply(call_id, ok=False, error=f"arguments could not be decoded: {exc}")
-            return
-        if fn is None:
-            self._reply(call_id, ok=False, error=f"no tool named {name!r}")
-            return
-        if inspect.iscoroutinefunction(fn) and name != "final_answer":
-            self._start_async(call_id, fn, args, kwargs)
-            return
-        started = time.monotonic()
-        try:
-            result = fn(*args, **kwargs)
-            if inspect.isawaitable(result):
-                result = asyncio.run_coroutine_threadsafe(
-                    _await(result), self.ex._async_runner().loop
-                ).result()
-        except Exception as exc:
-            self._reply(call_id, ok=False, error=f"{type(exc).__name__}: {exc}")
-            return
-        finally:
-            if self.deadline is not None:
-                self.deadline += time.monotonic() - started
-        if name == "final_answer":
-            self.host_final = result
-            self.proc.send({"op": "tool_result", "id": call_id, "ok": True, "final": True})
-        else:
-            self._reply(call_id, ok=True, value=result)
-
-    def _reply(self, call_id: int, ok: bool, value: Any = None, error: str | None = None) -> None:
-        payload: dict[str, Any] = {"op": "tool_result", "id": call_id, "ok": ok}
-        if ok:
-            payload["value"] = encode(value, allow_pickle=True)
-        else:
-            payload["error"] = error
-        self.proc.send(payload)
-
-    def _start_async(
-        self, call_id: int, fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]
-    ) -> None:
-        if self.wake_r < 0:
-            self.wake_r, self.wake_w = os.pipe()
-        runner = self.ex._async_runner()
-        future = asyncio.run_coroutine_threadsafe(fn(*args, **kwargs), runner.loop)
-        self.inflight[call_id] = future
-
-        def wake(_: Any, call_id: int = call_id) -> None:
-            self.done_async.append((call_id, future))
-            with contextlib.suppress(OSError):
-                os.write(self.wake_w, b"x")
-
-        future.add_done_callback(wake)
-
-    def _deliver_async(self) -> None:
-        with contextlib.suppress(OSError):
-            os.read(self.wake_r, 4096)
-        while self.done_async:
-            call_id, future = self.done_async.pop(0)
-            self.inflight.pop(call_id, None)
-            exc = future.exception()
-            if exc is not None:
-                self._reply(call_id, ok=False, error=f"{type(exc).__name__}: {exc}")
-            else:
-                self._reply(call_id, ok=True, value=future.result())
-
-
-async def _await(awaitable: Any) -> Any:
-    return await awaitable

@@ -5,8 +5,9 @@ code). Every frame is a 4-byte big-endian length followed by a UTF-8 JSON object
 cannot hold travel through a small tagged codec (`{"__smol__": tag, ...}`): bytes, tuples, sets,
 complex numbers, dates and times, Decimal and Fraction, numpy arrays (raw bytes of non-object dtypes),
 pandas frames and series, PIL images (PNG bytes). Anything else crosses as a labelled repr
-(`UnserializableValue`). The host → worker direction may fall back to pickle (the worker trusts its
-host); the host-side decoder refuses pickle outright.
+(`UnserializableValue`). The host → worker direction may fall back to pickle for values the user
+passed (the worker trusts its host); `decode` refuses pickle unless asked, and the host decodes
+worker values with executors/untrusted.py instead (exact types, budgets, deadline).
 
 This module is stdlib-only on purpose: the same file runs inside the worker, and later inside Docker,
 E2B or WebAssembly workers. numpy, pandas and PIL are used only when already imported.
@@ -14,6 +15,13 @@ E2B or WebAssembly workers. numpy, pandas and PIL are used only when already imp
 Messages (field `op`):
   host → worker: `config`, `run` (code), `tools` (names, async flags), `vars`, `tool_result`, `reset`.
   worker → host: `ready`, `print` (a log chunk), `tool_call`, `final_answer`, `error`, `done`.
+Each host → worker exchange carries a fresh random `xid`; the worker stamps it on every frame it sends
+for that exchange, so frames written ahead of time cannot pass for the answer to a later one.
+
+Two directions, two sets of limits. The worker trusts its host, so what it reads is bounded only by
+`MAX_FRAME_BYTES`. The host trusts nothing the worker writes: its readers use `FrameReader.untrusted()`
+(`UNTRUSTED_FRAME_BYTES`, `UNTRUSTED_ELEMENTS`, checked before a frame is parsed), and the worker
+applies the same limits to what it sends, so a legitimate worker is refused politely, never killed.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ import datetime as _dt
 import json
 import os
 import pickle
+import re
 import struct
 import sys
 from decimal import Decimal
@@ -32,15 +41,28 @@ from typing import Any
 
 TAG = "__smol__"
 MAX_FRAME_BYTES = 512 * 1024 * 1024
+"""Host → worker frames (the worker trusts its host: big `additional_args` may cross)."""
+UNTRUSTED_FRAME_BYTES = 16 * 1024 * 1024
+"""Worker → host frames: a frame, its text and the objects parsed from it stay within tens of MB."""
+UNTRUSTED_ELEMENTS = 1_000_000
+"""Worker → host frames: JSON values per frame (each costs the host a Python object)."""
+UNTRUSTED_IMAGE_PIXELS = 1 << 23
+"""Worker → host images (about a 4K screen); a bigger image crosses as its repr."""
+UNTRUSTED_NUMBER_DIGITS = 4300
+"""Digits of a Decimal or a Fraction term the host accepts; beyond, the value crosses as its repr."""
+UNTRUSTED_EXPONENT = 10_000
 MAX_DEPTH = 200
 _HEADER = struct.Struct(">I")
 
 __all__ = [
     "MAX_FRAME_BYTES",
     "TAG",
+    "UNTRUSTED_ELEMENTS",
+    "UNTRUSTED_FRAME_BYTES",
     "FrameReader",
     "ProtocolError",
     "UnserializableValue",
+    "count_elements",
     "decode",
     "decode_message",
     "encode",
@@ -173,16 +195,32 @@ def _encode_special(value: Any, allow_pickle: bool, depth: int, seen: set[int]) 
     if isinstance(value, _dt.timedelta):
         return _tagged("timedelta", days=value.days, seconds=value.seconds, us=value.microseconds)
     if isinstance(value, Decimal):
+        if value.is_finite() and (
+            abs(value.adjusted()) > UNTRUSTED_EXPONENT
+            or len(value.as_tuple().digits) > UNTRUSTED_NUMBER_DIGITS
+        ):
+            return _tagged(
+                "repr", type=_type_name(value), repr="<a Decimal beyond the exponent or digit limits>"
+            )
         return _tagged("decimal", s=str(value))
     if isinstance(value, Fraction):
+        if max(value.numerator.bit_length(), value.denominator.bit_length()) > UNTRUSTED_NUMBER_DIGITS * 3:
+            return _tagged("repr", type=_type_name(value), repr="<a Fraction beyond the digit limit>")
         return _tagged("fraction", s=str(value))
-    module = type(value).__module__.split(".", 1)[0]
-    if module == "numpy" and "numpy" in sys.modules:
+    # Library types are recognised by their real classes, never by the `__module__` a class claims:
+    # a class that says it is numpy's must not get numpy's treatment (nor have its `save` called).
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.ndarray | np.generic):
         return _encode_numpy(value, allow_pickle, depth, seen)
-    if module == "pandas" and "pandas" in sys.modules:
+    pd = sys.modules.get("pandas")
+    if pd is not None and isinstance(value, pd.DataFrame | pd.Series | pd.Timestamp | pd.Timedelta):
         return _encode_pandas(value, allow_pickle, depth, seen)
-    if module == "PIL" and hasattr(value, "save") and hasattr(value, "mode"):
+    pil = sys.modules.get("PIL.Image")
+    if pil is not None and isinstance(value, pil.Image):
         import io
+
+        if value.width * value.height > UNTRUSTED_IMAGE_PIXELS:
+            return _tagged("repr", type=_type_name(value), repr=_safe_repr(value))
 
         buf = io.BytesIO()
         try:
@@ -356,48 +394,107 @@ def _astype(series: Any, dtype: str) -> Any:
         return series
 
 
-def encode_message(message: dict[str, Any]) -> bytes:
-    """One frame: 4-byte length + compact JSON. `message` must already hold encoded values."""
+# A JSON string, matched without backtracking (possessive), so that its commas and brackets are skipped.
+_JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
+
+
+def count_elements(body: bytes, limit: int) -> int:
+    """The JSON values in `body`, counted as commas plus opening brackets outside strings.
+
+    Why before parsing: each value costs the reader a Python object (a `{}` of 3 bytes becomes 64),
+    so a frame's size alone does not bound the memory its parse takes. The count is an upper bound
+    (a container in a list counts twice: its bracket and its comma), the same on both sides, so the
+    worker refuses exactly what the host would. The cheap count (strings included) decides most
+    frames; only one above `limit` is counted again with its strings skipped.
+    """
+    rough = body.count(b",") + body.count(b"[") + body.count(b"{") + 1
+    if rough <= limit:
+        return rough
+    inside = 0
+    for n, match in enumerate(_JSON_STRING.finditer(body)):
+        if n > limit:  # each string is a value too: past `limit` of them, the frame is over anyway
+            return n
+        text = match.group()
+        inside += text.count(b",") + text.count(b"[") + text.count(b"{")
+    return rough - inside
+
+
+def encode_message(
+    message: dict[str, Any], max_bytes: int = MAX_FRAME_BYTES, max_elements: int | None = None
+) -> bytes:
+    """One frame: 4-byte length + compact JSON. `message` must already hold encoded values.
+
+    The limits are the receiver's: a worker passes the host's (`UNTRUSTED_*`), so that a message the
+    host would refuse is refused here, as a `ProtocolError` the worker can report.
+    """
     body = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
-    if len(body) > MAX_FRAME_BYTES:
-        raise ProtocolError(f"message of {len(body)} bytes exceeds the {MAX_FRAME_BYTES}-byte frame limit")
+    if len(body) > max_bytes:
+        raise ProtocolError(f"message of {len(body)} bytes exceeds the {max_bytes}-byte frame limit")
+    if max_elements is not None and count_elements(body, max_elements) > max_elements:
+        raise ProtocolError(f"message holds more than {max_elements} values, the limit of one frame")
     return _HEADER.pack(len(body)) + body
 
 
 def decode_message(body: bytes) -> dict[str, Any]:
+    """Parse one frame's body; every failure (bad UTF-8 or JSON, nesting, huge ints) is a ProtocolError."""
     try:
         message = json.loads(body.decode("utf-8", "surrogatepass"))
-    except ValueError as exc:
-        raise ProtocolError(f"malformed frame: {exc}") from None
-    if type(message) is not dict or "op" not in message:
+    except (ValueError, RecursionError, MemoryError) as exc:
+        # ValueError covers bad JSON, bad UTF-8 and ints past Python's digit limit.
+        raise ProtocolError(f"malformed frame: {type(exc).__name__}: {str(exc)[:200]}") from None
+    if type(message) is not dict or type(message.get("op")) is not str:
         raise ProtocolError("a frame must be a JSON object with an 'op' field")
     return message
 
 
 class FrameReader:
-    """Accumulates bytes from a stream and yields complete messages (works with partial reads)."""
+    """Accumulates bytes from a stream and yields complete messages (works with partial reads).
 
-    def __init__(self) -> None:
+    `max_frame_bytes` is checked on the header, before the body is buffered; `max_elements` (None: no
+    limit) before the body is parsed. Hosts use `FrameReader.untrusted()`.
+    """
+
+    def __init__(self, max_frame_bytes: int = MAX_FRAME_BYTES, max_elements: int | None = None) -> None:
         self._buf = bytearray()
+        self.max_frame_bytes = max_frame_bytes
+        self.max_elements = max_elements
+
+    @classmethod
+    def untrusted(cls) -> FrameReader:
+        """A reader for frames from a worker: the host's default limits."""
+        return cls(UNTRUSTED_FRAME_BYTES, UNTRUSTED_ELEMENTS)
+
+    @property
+    def buffered(self) -> int:
+        """Bytes received that do not yet make a whole frame."""
+        return len(self._buf)
 
     def feed(self, data: bytes) -> list[dict[str, Any]]:
         self._buf += data
         out: list[dict[str, Any]] = []
         while len(self._buf) >= 4:
             (size,) = _HEADER.unpack_from(self._buf)
-            if size > MAX_FRAME_BYTES:
-                raise ProtocolError(f"incoming frame of {size} bytes exceeds the limit")
+            if size > self.max_frame_bytes:
+                raise ProtocolError(
+                    f"incoming frame of {size} bytes exceeds the {self.max_frame_bytes}-byte limit"
+                )
             if len(self._buf) < 4 + size:
                 break
-            body = bytes(self._buf[4 : 4 + size])
+            with memoryview(self._buf) as view:  # one copy of the body, not two
+                body = bytes(view[4 : 4 + size])
             del self._buf[: 4 + size]
+            limit = self.max_elements
+            if limit is not None and count_elements(body, limit) > limit:
+                raise ProtocolError(f"incoming frame holds more than {limit} values")
             out.append(decode_message(body))
         return out
 
 
-def write_message(fd: int, message: dict[str, Any]) -> None:
-    """Write one frame fully to a file descriptor (pipe or socket)."""
-    data = memoryview(encode_message(message))
+def write_message(
+    fd: int, message: dict[str, Any], max_bytes: int = MAX_FRAME_BYTES, max_elements: int | None = None
+) -> None:
+    """Write one frame fully to a file descriptor (pipe or socket), within the receiver's limits."""
+    data = memoryview(encode_message(message, max_bytes, max_elements))
     while data:
         n = os.write(fd, data)
         data = data[n:]

@@ -13,9 +13,12 @@ import select
 import socket
 import struct
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smol_core.executors.protocol import FrameReader, encode_message
+
+if TYPE_CHECKING:
+    from smol_core.executors.frames import ProtocolLimits
 
 _HEADER = struct.Struct(">BxxxI")
 _STDERR_KEEP = 16_384
@@ -50,7 +53,7 @@ class ContainerLink:
         self.sock: socket.socket = getattr(attached, "_sock", attached)
         self.sock.setblocking(True)
         self._demux = _Demux()
-        self._reader = FrameReader()
+        self._reader = FrameReader.untrusted()  # the worker is hostile: bounded frames
         self._pending: list[dict[str, Any]] = []
         self._stderr = bytearray()
         self._eof = False
@@ -71,6 +74,14 @@ class ContainerLink:
             if readable and not self.sock.recv(1, socket.MSG_PEEK):
                 self._eof = True
         return not self._eof
+
+    def set_frame_limits(self, limits: ProtocolLimits) -> None:
+        """Bound what is read from the worker by the executor's limits (before anything was read)."""
+        self._reader = limits.reader()
+
+    def has_unread(self) -> bool:
+        """Whether bytes the worker sent are already here beyond its last message (out of turn)."""
+        return bool(self._pending) or self._reader.buffered > 0
 
     def send_raw(self, data: bytes) -> None:
         try:

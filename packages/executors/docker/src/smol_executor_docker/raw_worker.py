@@ -4,6 +4,7 @@ Why it exists: the container's walls (no network, read-only root, unprivileged u
 limits) must hold even when the guards inside are bypassed. Tests run attack code through this loop
 (`DockerExecutor(unguarded_for_tests=True)`) and check the walls directly. Never for untrusted code.
 The value of the last `result = ...` assignment is returned; values cross as JSON or as their repr.
+Every frame echoes the exchange id the host sent (`xid`), as the real worker's channel does.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ def _read(n):
         parts.append(chunk)
         n -= len(chunk)
     return b"".join(parts)
+xid = None
 def _send(message):
-    body = json.dumps(message, default=repr).encode()
+    body = json.dumps({**message, "xid": xid}, default=repr).encode()
     data = len(body).to_bytes(4, "big") + body
     while data:
         data = data[os.write(1, data):]
@@ -28,6 +30,7 @@ namespace = {"__name__": "__main__"}
 while True:
     message = json.loads(_read(int.from_bytes(_read(4), "big")))
     op = message.get("op")
+    xid = message.get("xid")
     if op == "config":
         _send({"op": "ready", "pid": os.getpid(), "protections": [["language guards", False, "unguarded test loop"]]})
     elif op == "run":

@@ -18,9 +18,12 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smol_core.executors.protocol import FrameReader, ProtocolError, encode_message
+
+if TYPE_CHECKING:
+    from smol_core.executors.frames import ProtocolLimits
 
 RELAY_SOURCE = Path(__file__).with_name("relay.py").read_text("utf-8")
 FRAME_PREFIX = "smol:"
@@ -49,13 +52,16 @@ class E2BLink:
         self._killed = False
         self._exit: str | None = None
         self._stderr: deque[str] = deque(maxlen=64)
+        self._reader = FrameReader.untrusted()  # the worker is hostile: bounded frames
+        self._broken: str | None = None  # why the stream broke the protocol, for read() to raise
+        self._taken = threading.Condition(self._lock)  # read() took messages: the pump may go on
+        self._backlog = 0  # stream bytes received since the host last emptied `_pending`
         self._thread = threading.Thread(target=self._pump, name=f"smol-e2b-{self._pid}", daemon=True)
         self._thread.start()
         self._send_bytes(bundle)
 
     # --- the reader thread -----------------------------------------------------------------
     def _pump(self) -> None:
-        reader = FrameReader()
         partial = ""
         try:
             for stdout, stderr, _pty in self._handle:
@@ -65,19 +71,25 @@ class E2BLink:
                     continue
                 lines = (partial + stdout).split("\n")
                 partial = lines.pop()
+                if (
+                    len(partial) > 2 * self._reader.max_frame_bytes + 64
+                ):  # base64 of the largest frame, and more
+                    raise ProtocolError("a line of the worker's stream is longer than any frame")
                 messages = []
                 for line in lines:
                     if line.startswith(FRAME_PREFIX):
-                        messages += reader.feed(base64.b64decode(line[len(FRAME_PREFIX) :]))
+                        messages += self._reader.feed(base64.b64decode(line[len(FRAME_PREFIX) :]))
                     elif line.strip():
-                        self._stderr.append(line + "\n")  # a profile script's chatter, not ours
+                        self._stderr.append(line[:2000] + "\n")  # a profile script's chatter, not ours
                 if messages:
                     with self._lock:
                         self._pending.extend(messages)
                     self._wake()
+                self._hold_back(len(stdout))
             self._exit = self._exit_code()
         except (ProtocolError, ValueError) as exc:
             self._exit = f"a garbled stream ({exc})"
+            self._broken = f"a garbled stream: {str(exc)[:200]}"
         except Exception as exc:
             self._exit = f"the sandbox command stream failed ({type(exc).__name__}: {exc})"
         finally:
@@ -87,6 +99,19 @@ class E2BLink:
             self._wake()
             if closed:
                 self._close_pipe()
+
+    def _hold_back(self, received: int) -> None:
+        """Stop reading while the host has not taken what came: memory stays within about two frames.
+
+        Why: this thread reads as fast as the stream delivers, and a worker that writes frames
+        without waiting for answers would otherwise fill the host's memory with parsed messages.
+        Waiting here leaves the rest in the stream (the SDK reads it on demand), as a pipe would.
+        """
+        with self._taken:
+            self._backlog += received
+            limit = 2 * self._reader.max_frame_bytes + (1 << 20)
+            while self._pending and self._backlog > limit and not self._closed and not self._killed:
+                self._taken.wait(0.2)
 
     def _exit_code(self) -> str:
         try:
@@ -127,8 +152,14 @@ class E2BLink:
         fds = [self._wake_r] if wake_fd is None else [self._wake_r, wake_fd]
         while True:
             with self._lock:
+                if self._broken is not None:
+                    raise ProtocolError(self._broken)
                 if self._pending:
-                    return self._pending.popleft()
+                    message = self._pending.popleft()
+                    if not self._pending:
+                        self._backlog = 0
+                        self._taken.notify_all()
+                    return message
                 if self._ended:
                     raise EOFError(f"the sandbox worker ended: {self._exit}")
             timeout = None if deadline is None else deadline - time.monotonic()
@@ -143,6 +174,15 @@ class E2BLink:
 
     def alive(self) -> bool:
         return not (self._ended or self._killed)
+
+    def set_frame_limits(self, limits: ProtocolLimits) -> None:
+        """Bound what is read from the worker by the executor's limits (before it sends anything)."""
+        self._reader = limits.reader()
+
+    def has_unread(self) -> bool:
+        """Whether messages the worker sent are waiting beyond its last one (out of turn)."""
+        with self._lock:
+            return bool(self._pending) or self._broken is not None or self._reader.buffered > 0
 
     def kill(self) -> None:
         if self._killed or self._ended:

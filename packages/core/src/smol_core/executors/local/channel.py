@@ -4,6 +4,11 @@ Why its own module: tool calls from the code are synchronous (block until the ho
 asynchronous (many in flight at once under `asyncio.gather`). Both share one byte stream, so the same
 reader serves blocking reads and an event-loop reader callback; results that arrive for another call
 are parked until their caller asks. Stdlib-only.
+
+Why frames carry an `xid`: the host opens each exchange with a fresh random id and refuses any frame
+that does not carry it, so frames written ahead of time (by code that reached this channel) cannot
+pass for the answer to a later exchange. The channel stamps the open exchange's id on all it sends,
+and refuses to send what the host would refuse (its frame limits, told in `config`).
 """
 
 from __future__ import annotations
@@ -12,7 +17,16 @@ import itertools
 import os
 from typing import Any
 
-from ..protocol import FrameReader, decode, encode, read_message, write_message
+from ..protocol import (
+    UNTRUSTED_ELEMENTS,
+    UNTRUSTED_FRAME_BYTES,
+    FrameReader,
+    ProtocolError,
+    decode,
+    encode,
+    read_message,
+    write_message,
+)
 
 
 class ToolError(Exception):
@@ -39,13 +53,47 @@ class Channel:
         self._waiters: dict[int, Any] = {}
         self._loops_reading: set[int] = set()
         self.final_called: FinalAnswerSignal | None = None
+        self.xid: str | None = None  # the open exchange's id, stamped on every frame sent
+        self.max_bytes = UNTRUSTED_FRAME_BYTES
+        self.max_elements: int | None = UNTRUSTED_ELEMENTS
+
+    def open_exchange(self, message: dict[str, Any]) -> None:
+        """A message from the host opens an exchange: answer it under its id (none if it has none)."""
+        xid = message.get("xid")
+        self.xid = xid if type(xid) is str else None
+
+    def set_limits(self, limits: Any) -> None:
+        """The host's frame limits, from `config` (absent: the defaults, which are the host's own)."""
+        if type(limits) is dict:
+            if type(limits.get("max_bytes")) is int:
+                self.max_bytes = limits["max_bytes"]
+            if type(limits.get("max_elements")) is int:
+                self.max_elements = limits["max_elements"]
 
     def pending_final(self) -> FinalAnswerSignal | None:
         """The final answer given during this run, even if the code swallowed its signal."""
         return self.final_called
 
     def send(self, message: dict[str, Any]) -> None:
-        write_message(self.out_fd, message)
+        """One frame, stamped with the open exchange's id; ProtocolError if the host would refuse it."""
+        if self.xid is not None:
+            message = {**message, "xid": self.xid}
+        write_message(self.out_fd, message, self.max_bytes, self.max_elements)
+
+    def send_reply(self, message: dict[str, Any]) -> None:
+        """An exchange's last frame; if the host would refuse it (too big), an error that says so instead."""
+        try:
+            self.send(message)
+        except ProtocolError as exc:
+            self.send(
+                {
+                    "op": "error",
+                    "kind": "too_large",
+                    "message": f"The result (with what was printed) is too large to return: {exc}. "
+                    "Return or print a smaller part of it.",
+                    "logs": "",
+                }
+            )
 
     def recv(self) -> dict[str, Any]:
         return read_message(self.in_fd, self._reader, self._pending)

@@ -18,9 +18,12 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from smol_core.executors.protocol import FrameReader, write_message
+
+if TYPE_CHECKING:
+    from smol_core.executors.frames import ProtocolLimits
 
 _SRC_ROOT = str(Path(__file__).resolve().parents[3])
 
@@ -69,7 +72,7 @@ class WorkerProcess:
         assert self.popen.stdin is not None and self.popen.stdout is not None
         self.in_fd = self.popen.stdin.fileno()
         self.out_fd = self.popen.stdout.fileno()
-        self._reader = FrameReader()
+        self._reader = FrameReader.untrusted()
         self._pending: list[dict[str, Any]] = []
         self.killed_by_us = False
 
@@ -86,8 +89,36 @@ class WorkerProcess:
         except (BrokenPipeError, OSError) as exc:
             raise EOFError(f"worker pipe closed: {exc}") from None
 
+    def set_frame_limits(self, limits: ProtocolLimits) -> None:
+        """Bound what is read from this worker by the executor's limits (before anything was read)."""
+        self._reader = limits.reader()
+
+    def has_unread(self) -> bool:
+        """Whether the worker sent anything not yet taken as a message: parsed, buffered or in the pipe.
+
+        Asked without waiting when an exchange ends and between actions, when a well-behaved worker
+        has nothing more to say, so anything there is a frame written out of turn.
+        """
+        if self._pending or self._reader.buffered:
+            return True
+        try:
+            ready, _, _ = select.select([self.out_fd], [], [], 0)
+        except (OSError, ValueError):
+            return False
+        if not ready:
+            return False
+        # Readable at end of file too (a worker that exited has sent nothing): read to tell. A byte
+        # read here is lost, which does not matter: it is a violation, and the worker is killed for it.
+        try:
+            return bool(os.read(self.out_fd, 1))
+        except OSError:
+            return False
+
     def read(self, deadline: float | None, wake_fd: int | None = None) -> dict[str, Any] | None:
-        """Next message; None when `wake_fd` became readable; TimeoutError past `deadline`."""
+        """Next message; None when `wake_fd` became readable; TimeoutError past `deadline`.
+
+        The reader's limits apply before a frame is buffered or parsed: ProtocolError when broken.
+        """
         fds = [self.out_fd] if wake_fd is None else [self.out_fd, wake_fd]
         while not self._pending:
             timeout = None if deadline is None else deadline - time.monotonic()

@@ -1,0 +1,20 @@
+"""The hostile-worker kit against the local executor: its pipe link and the shared host driver."""
+
+from __future__ import annotations
+
+from smol_core.executors.host import WorkerLink
+from smol_core.executors.local import LocalPythonExecutor
+from smol_core.executors.local.process import WorkerProcess
+from smol_core.testing import HostileWorkerConformance, standin_argv
+
+
+class _StandInLocalExecutor(LocalPythonExecutor):
+    """The local executor exactly, except that each worker it starts is the hostile stand-in."""
+
+    def _open_link(self) -> WorkerLink:
+        return WorkerProcess(standin_argv())
+
+
+class TestLocalExecutorSurvivesAHostileWorker(HostileWorkerConformance):
+    def make_hostile_executor(self, timeout_seconds: float) -> LocalPythonExecutor:
+        return _StandInLocalExecutor(timeout_seconds=timeout_seconds)
