@@ -24,6 +24,13 @@ _EXPORTS: dict[str, str] = {
     "FinalAnswerPromptTemplate": "smol_core.agents.prompts",
     "EMPTY_PROMPT_TEMPLATES": "smol_core.agents.prompts",
     "populate_template": "smol_core.agents.prompts",
+    # agent output types
+    "AgentType": "smol_core.agent_types",
+    "AgentText": "smol_core.agent_types",
+    "AgentImage": "smol_core.agent_types",
+    "AgentAudio": "smol_core.agent_types",
+    "handle_agent_input_types": "smol_core.agent_types",
+    "handle_agent_output_types": "smol_core.agent_types",
     # memory
     "AgentMemory": "smol_core.memory",
     "ActionStep": "smol_core.memory",
@@ -47,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "Model": "smol_core.models.base",
     "ApiModel": "smol_core.models.base",
     "ModelCapabilities": "smol_core.models.base",
+    "ModelRequest": "smol_core.models.request",
     "load_model": "smol_core.loading",
     "load_executor": "smol_core.loading",
     "load_tools": "smol_core.loading",
@@ -81,6 +89,7 @@ _EXPORTS: dict[str, str] = {
     "SmolError": "smol_core.errors",
     "PluginNotFoundError": "smol_core.errors",
     "PluginConflictError": "smol_core.errors",
+    "ModelAPIError": "smol_core.errors",
     # plugins
     "hookimpl": "smol_core.plugins.hookspecs",
     "ModelSpec": "smol_core.plugins.specs",
@@ -111,6 +120,14 @@ def __dir__() -> list[str]:
 
 
 if _TYPE_CHECKING:
+    from smol_core.agent_types import (
+        AgentAudio,
+        AgentImage,
+        AgentText,
+        AgentType,
+        handle_agent_input_types,
+        handle_agent_output_types,
+    )
     from smol_core.agents.code_agent import CodeAgent
     from smol_core.agents.events import ActionOutput, ToolOutput
     from smol_core.agents.multi_step import MultiStepAgent
@@ -132,6 +149,7 @@ if _TYPE_CHECKING:
         AgentParsingError,
         AgentToolCallError,
         AgentToolExecutionError,
+        ModelAPIError,
         PluginConflictError,
         PluginNotFoundError,
         SmolError,
@@ -167,6 +185,7 @@ if _TYPE_CHECKING:
         agglomerate_stream_deltas,
     )
     from smol_core.models.base import ApiModel, Model, ModelCapabilities, get_clean_message_list
+    from smol_core.models.request import ModelRequest
     from smol_core.monitoring import AgentLogger, LogLevel, Monitor
     from smol_core.plugins.hookspecs import hookimpl
     from smol_core.plugins.registry import get_registry

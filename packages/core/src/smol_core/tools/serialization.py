@@ -20,6 +20,12 @@ from tool import {class_name}
 tool = {class_name}()
 launch_gradio_demo(tool)
 """
+# a `@tool` function's module already holds the tool object itself: calling it would run the tool
+_FUNCTION_APP_TEMPLATE = """from smol_ui_gradio import launch_gradio_demo
+from tool import {name} as tool
+
+launch_gradio_demo(tool)
+"""
 
 
 def tool_source(tool: Tool) -> str:
@@ -75,7 +81,9 @@ def save_tool(
     if make_gradio_app:
         with open(os.path.join(output_dir, "app.py"), "w", encoding="utf-8") as f:
             f.write(
-                _APP_TEMPLATE.format(class_name=tool.name if _is_function_tool(tool) else type(tool).__name__)
+                _FUNCTION_APP_TEMPLATE.format(name=tool.name)
+                if _is_function_tool(tool)
+                else _APP_TEMPLATE.format(class_name=type(tool).__name__)
             )
 
 

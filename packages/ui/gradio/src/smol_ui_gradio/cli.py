@@ -1,0 +1,72 @@
+"""`smol ui`: the chat page for the agent that `smolagent`'s flags describe, or for a saved agent.
+
+The model, tool, executor and import flags are `smolagent`'s own (copied from its parser), so a
+command line moves between the two by changing the program name and dropping the task.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+_SKIPPED = {"help", "prompt", "task_file"}  # the page asks for the task itself
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    from smol_core.cli.smolagent import build_parser
+
+    for action in build_parser()._actions:
+        if action.dest not in _SKIPPED:
+            parser._add_action(action)
+    parser.add_argument(
+        "--agent-folder", default=None, help="Open a folder written by agent.save() instead of building one."
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="Address to serve on (default: 127.0.0.1).")
+    parser.add_argument(
+        "--port", type=int, default=None, help="Port (default: Gradio's, 7860 or the next free)."
+    )
+    parser.add_argument(
+        "--file-upload-folder", default=None, help="Accept uploads and keep them here (default: no uploads)."
+    )
+    parser.add_argument(
+        "--reset-agent-memory",
+        action="store_true",
+        help="Forget earlier tasks at each new one (default: remember them until Reset).",
+    )
+    parser.set_defaults(_ui_parser=parser)
+
+
+def build_agent(args: argparse.Namespace) -> Any:
+    """The agent: loaded from `--agent-folder`, or built from the smolagent flags."""
+    if args.agent_folder:
+        from smol_core.agents.multi_step import MultiStepAgent
+
+        return MultiStepAgent.from_folder(args.agent_folder)
+    from smol_core.cli.smolagent import _make_agent, _split, build_model, build_tools, check_arguments
+
+    check_arguments(args, args._ui_parser)
+    return _make_agent(args, build_model(args), build_tools(_split(args.tools)))
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from smol_core.errors import SmolError
+    from smol_core.terminal import escape_controls
+    from smol_ui_gradio.ui import GradioUI
+
+    try:
+        agent = build_agent(args)
+    except SmolError as error:
+        print(f"smol ui: {escape_controls(str(error))}", file=sys.stderr)
+        return 2
+    ui = GradioUI(
+        agent, file_upload_folder=args.file_upload_folder, reset_agent_memory=args.reset_agent_memory
+    )
+    try:
+        ui.launch(server_name=args.host, server_port=args.port)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        agent.cleanup()
+    return 0
