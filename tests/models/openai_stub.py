@@ -1,14 +1,16 @@
 """A scripted OpenAI-compatible server on 127.0.0.1 for what a 135M model cannot be made to do on cue.
 
 The real llama.cpp server covers the ordinary paths; this one answers exactly what a test scripts
-(a tool call, a 429, a 400 refusing `stop`, a stream of tool-call pieces) and records each request,
-so the client's handling of those replies is tested deterministically.
+(a tool call, a 429 with `Retry-After`, a 400 refusing `stop`, a stream of tool-call pieces, a body
+cut short, a dropped connection, a server that never answers) and records each request and when it
+came, so the client's handling of those replies is tested deterministically.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -46,16 +48,37 @@ def chunk(delta: dict[str, Any] | None = None, usage: dict[str, int] | None = No
 class Error:
     status: int
     message: str
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Truncated:
+    """A 200 whose body stops halfway: `Content-Length` promises more, then the connection closes."""
+
+    reply: dict[str, Any] = field(default_factory=lambda: completion())
+
+
+@dataclass
+class Dropped:
+    """The connection closes after the request is read, with no answer at all."""
+
+
+@dataclass
+class Silent:
+    """The request is read and never answered (until the stub closes)."""
 
 
 @dataclass
 class Stub:
     replies: list[Any] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
     url: str = ""
     server: ThreadingHTTPServer | None = None
+    closing: threading.Event = field(default_factory=threading.Event)
 
     def close(self) -> None:
+        self.closing.set()
         if self.server is not None:
             self.server.shutdown()
             self.server.server_close()
@@ -71,21 +94,39 @@ def start_stub(*replies: Any) -> Stub:
 
         def do_POST(self) -> None:
             stub.requests.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            stub.times.append(time.monotonic())
             reply = stub.replies.pop(0) if stub.replies else completion()
             if isinstance(reply, Error):
-                self._send(
-                    reply.status, "application/json", json.dumps({"error": {"message": reply.message}})
-                )
+                body = json.dumps({"error": {"message": reply.message}})
+                self._send(reply.status, "application/json", body, reply.headers)
+            elif isinstance(reply, Truncated):
+                data = json.dumps(reply.reply).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data) + 100))
+                self.end_headers()
+                self.wfile.write(data[: len(data) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+            elif isinstance(reply, Dropped):
+                self.close_connection = True
+            elif isinstance(reply, Silent):
+                stub.closing.wait(60)
+                self.close_connection = True
             elif isinstance(reply, list):
                 events = "".join(f"data: {json.dumps(c)}\n\n" for c in reply) + "data: [DONE]\n\n"
                 self._send(200, "text/event-stream", events)
             else:
                 self._send(200, "application/json", json.dumps(reply))
 
-        def _send(self, status: int, content_type: str, text: str) -> None:
+        def _send(
+            self, status: int, content_type: str, text: str, headers: dict[str, str] | None = None
+        ) -> None:
             data = text.encode()
             self.send_response(status)
             self.send_header("Content-Type", content_type)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)

@@ -245,3 +245,20 @@ def test_alias_capabilities_and_secrets(client_kwargs):
     assert exported["model_id"] == "us.amazon.nova-lite-v1:0" and "secret" not in json.dumps(
         exported, default=str
     )
+
+
+def test_a_500_is_a_model_api_error_naming_status_model_and_provider(bedrock, client_kwargs):
+    from smol_core.errors import ModelAPIError
+
+    bedrock.reply(*[Failure(500, "InternalServerException", "it broke")] * 3)
+    with pytest.raises(ModelAPIError) as caught:
+        make(client_kwargs).generate([ChatMessage(role="user", content="go")])
+    error = caught.value
+    assert len(bedrock.requests) == 3  # retried until the attempts ran out
+    assert (error.status, error.model_id, error.provider, error.retryable) == (
+        500,
+        "us.amazon.nova-lite-v1:0",
+        "Amazon Bedrock",
+        True,
+    )
+    assert "status 500" in str(error) and "nova-lite" in str(error)

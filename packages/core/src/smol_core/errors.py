@@ -64,6 +64,32 @@ class AgentGenerationError(AgentError):
     """The model failed to produce a reply (after retries). Raised to the caller: the run stops."""
 
 
+class ModelAPIError(SmolError, AgentGenerationError):
+    """A model behind an API failed for good: refused the request, or still failing after the retries.
+
+    Every model plugin raises it (or a subclass naming its provider), so callers can branch on the
+    facts rather than parse messages: `status` (the HTTP status, None when no answer came), `model_id`,
+    `provider` and `retryable` (whether trying again later may help: a 429, a 5xx, a dropped
+    connection, a time-out; not a 401 or a 400). It is a `SmolError`, an error of the host's making;
+    it stays an `AgentGenerationError` too, so code written for the seed system keeps catching it.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        model_id: str | None = None,
+        provider: str | None = None,
+        retryable: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.model_id = model_id
+        self.provider = provider
+        self.retryable = retryable
+
+
 class DocstringParsingException(SmolError):
     """A function given as a tool lacks a description of one of its arguments."""
 

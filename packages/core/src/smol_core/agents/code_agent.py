@@ -8,6 +8,7 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from smol_core.agent_types import AgentImage, handle_agent_output_types
 from smol_core.agents.events import ActionOutput
 from smol_core.agents.examples import example_sets
 from smol_core.agents.grammar import code_action_grammar, task_comment
@@ -111,6 +112,7 @@ class CodeAgent(MultiStepAgent):
         if (
             stream_outputs
             and type(self.model).generate_stream is Model.generate_stream
+            and type(self.model).request_stream is Model.request_stream
             and not self.model.capabilities.streaming
         ):
             raise ValueError("stream_outputs=True needs a model that can stream.")
@@ -217,7 +219,9 @@ class CodeAgent(MultiStepAgent):
     def _prepare_run(self) -> None:
         executor = self.python_executor
         executor.send_variables(self.state)
-        callables: dict[str, Any] = {name: tool_callable(tool) for name, tool in self.tools.items()}
+        callables: dict[str, Any] = {
+            name: tool_callable(tool, self.tool_timeout_seconds) for name, tool in self.tools.items()
+        }
         callables.update({name: managed_agent_callable(agent) for name, agent in self.managed_agents.items()})
         executor.send_tools(callables)
 
@@ -343,6 +347,9 @@ class CodeAgent(MultiStepAgent):
             self.logger.log_markdown(title="Execution logs:", content=output.logs, level=LogLevel.INFO)
         if not output.is_final_answer:
             self.logger.print(f"Out: {rendered}", level=LogLevel.INFO)
+        shown = handle_agent_output_types(output.output)
+        if not output.is_final_answer and isinstance(shown, AgentImage):
+            memory_step.observations_images = [shown.to_raw()]  # a vision model sees the image next step
         memory_step.action_output = output.output
         return ActionOutput(output=output.output, is_final_answer=output.is_final_answer)
 

@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Iterable
 from typing import Any, Literal, cast
 
+from smol_core.agent_types import handle_agent_output_types
 from smol_core.agents.events import ActionOutput
 from smol_core.agents.prompts import (
     EMPTY_PROMPT_TEMPLATES,
@@ -38,6 +39,7 @@ from smol_core.models.base import Model, as_model
 from smol_core.monitoring import AgentLogger, LogLevel, Monitor
 from smol_core.tools.base_tools import TOOL_MAPPING, FinalAnswerTool
 from smol_core.tools.decorator import as_tool
+from smol_core.tools.time_limit import DEFAULT_TOOL_TIMEOUT_SECONDS
 from smol_core.tools.tool import Tool
 
 StreamEvent = Any
@@ -65,8 +67,11 @@ class MultiStepAgent(ABC):
         final_answer_checks: list[FinalAnswerCheck] | None = None,
         return_full_result: bool = False,
         logger: AgentLogger | None = None,
+        tool_timeout_seconds: float | None = DEFAULT_TOOL_TIMEOUT_SECONDS,
     ) -> None:
         self.model = as_model(model)
+        # how long one tool call may take (a tool's own `timeout_seconds` wins); None: no limit
+        self.tool_timeout_seconds = tool_timeout_seconds
         self.prompt_templates: PromptTemplates = merge_templates(
             self.default_prompt_templates(), dict(prompt_templates) if prompt_templates else None
         )
@@ -292,7 +297,8 @@ class MultiStepAgent(ABC):
             self.step_number += 1
         if not returned_final_answer:
             final_answer = self._handle_max_steps_reached(task)
-        final_step = FinalAnswerStep(output=final_answer)
+        # a str, image or audio answer becomes an agent type that displays (notebook, UI) and saves
+        final_step = FinalAnswerStep(output=handle_agent_output_types(final_answer))
         self.step_callbacks.callback(final_step, agent=self)
         yield final_step
 

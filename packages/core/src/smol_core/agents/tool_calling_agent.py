@@ -9,6 +9,7 @@ from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from smol_core.agent_types import AgentImage, handle_agent_input_types, handle_agent_output_types
 from smol_core.agents.events import ActionOutput, ToolOutput
 from smol_core.agents.multi_step import MultiStepAgent, StreamEvent
 from smol_core.agents.parsing import parse_json_blob, reply_text, truncate_content
@@ -26,6 +27,7 @@ from smol_core.memory import ActionStep, ToolCall
 from smol_core.messages import ChatMessage, ChatMessageStreamDelta, MessageRole, agglomerate_stream_deltas
 from smol_core.models.base import Model
 from smol_core.monitoring import LogLevel
+from smol_core.tools.time_limit import call_with_time_limit, tool_time_limit
 from smol_core.tools.tool import Tool
 
 _PLAIN_TYPES = (str, int, float, bool, type(None), list, dict, tuple)
@@ -152,6 +154,9 @@ class ToolCallingAgent(MultiStepAgent):
             outputs.append(output)
             yield output
         memory_step.observations = "\n".join(o.observation for o in outputs)
+        images = [o.output.to_raw() for o in outputs if isinstance(o.output, AgentImage)]
+        if images:  # a vision model sees what the tools returned in its next step
+            memory_step.observations_images = images
         final = [o for o in outputs if o.is_final_answer]
         if final:
             if len(calls) > 1:
@@ -259,13 +264,21 @@ class ToolCallingAgent(MultiStepAgent):
         arguments = self._substitute_state_variables(arguments)
         try:
             if isinstance(target, Tool):
-                if isinstance(arguments, dict):
-                    result = target(sanitize_inputs_outputs=True, **arguments)
-                else:
-                    result = target(arguments, sanitize_inputs_outputs=True)
-                if inspect.isawaitable(result):
-                    result = asyncio.run(_await(result))
-                return result
+                tool, limit = target, tool_time_limit(target, self.tool_timeout_seconds)
+
+                def run_tool() -> Any:
+                    if isinstance(arguments, dict):
+                        _, kwargs = handle_agent_input_types(**arguments)
+                        result = tool(sanitize_inputs_outputs=True, **kwargs)
+                    else:
+                        (raw,), _ = handle_agent_input_types(arguments)
+                        result = tool(raw, sanitize_inputs_outputs=True)
+                    if inspect.isawaitable(result):
+                        result = asyncio.run(_await(result))
+                    # an image or audio result displays (UI, notebook) and reaches the model as an image
+                    return handle_agent_output_types(result, tool.output_type)
+
+                return call_with_time_limit(run_tool, limit, tool_name)
             if isinstance(arguments, dict):
                 return target(**arguments)
             return target(arguments)

@@ -1,7 +1,8 @@
 """`Model`: what the agent loop asks of every language model.
 
 A model takes provider-neutral `ChatMessage`s and returns one, with token usage. Plugins subclass
-`Model` (or `ApiModel` for remote services) and translate to their provider. Capabilities are
+`Model` (or `ApiModel` for remote services, which holds the request/retry/parse skeleton they share)
+and translate a `ModelRequest` to their provider. Capabilities are
 declared, not guessed, so the agent adapts: a model without `stop` support gets its reply cut
 client-side; one without native tools gets tool calls parsed from text.
 """
@@ -9,13 +10,13 @@ client-side; one without native tools gets tool calls parsed from text.
 from __future__ import annotations
 
 import logging
-import random
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
+from smol_core.errors import ModelAPIError
 from smol_core.json_limits import JSONLimitError, find_json_object, parse_arguments
 from smol_core.messages import (
     ChatMessage,
@@ -26,6 +27,29 @@ from smol_core.messages import (
     TokenUsage,
     remove_content_after_stop_sequences,
 )
+from smol_core.models.request import ModelRequest
+from smol_core.models.retry import RetryPolicy, attempts_made, error_status, is_retryable_error
+
+__all__ = [
+    "TOOL_ROLE_CONVERSIONS",
+    "ApiModel",
+    "CallableModel",
+    "Model",
+    "ModelCapabilities",
+    "ModelRequest",
+    "RetryPolicy",
+    "StopSequenceFilter",
+    "as_model",
+    "encode_image_base64",
+    "error_status",
+    "get_clean_message_list",
+    "get_tool_json_schema",
+    "get_tool_json_schemas",
+    "is_retryable_error",
+    "parse_json_if_needed",
+    "tool_call_from_text",
+    "tool_calls_in",
+]
 
 logger = logging.getLogger("smol_core.models")
 
@@ -54,7 +78,12 @@ class ModelCapabilities:
 
 
 class Model:
-    """Base class of language models. Subclasses implement `generate` (and `generate_stream` if they can)."""
+    """Base class of language models.
+
+    Subclasses implement `request` (and `request_stream` if they can stream): the seed's `generate(...)`
+    call, which agents and users make, arrives there as one `ModelRequest`. A subclass that overrides
+    `generate` itself, as in the seed system, is answered by it instead.
+    """
 
     capabilities = ModelCapabilities()
 
@@ -84,7 +113,14 @@ class Model:
         tools_to_call_from: list[Any] | None = None,
         **kwargs: Any,
     ) -> ChatMessage:
-        raise NotImplementedError(f"{type(self).__name__} must implement generate().")
+        """The seed system's call. It becomes one `ModelRequest`, which `request` answers.
+
+        Subclasses implement `request` (and `request_stream` if they can stream); one that still
+        overrides `generate` the seed's way keeps working, and `request` then calls it.
+        """
+        return self.request(
+            ModelRequest.from_call(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
+        )
 
     def generate_stream(
         self,
@@ -94,8 +130,20 @@ class Model:
         tools_to_call_from: list[Any] | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatMessageStreamDelta]:
+        """The seed system's streaming call, answered by `request_stream`."""
+        return self.request_stream(
+            ModelRequest.from_call(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
+        )
+
+    def request(self, request: ModelRequest) -> ChatMessage:
+        """Answer one request: what a model plugin implements."""
+        if type(self).generate is not Model.generate:  # a model written the seed's way
+            return self.generate(**request.to_call())
+        raise NotImplementedError(f"{type(self).__name__} must implement request() (or generate()).")
+
+    def request_stream(self, request: ModelRequest) -> Iterator[ChatMessageStreamDelta]:
         """Stream the reply. The default yields the whole reply at once, so every model can stream."""
-        message = self.generate(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
+        message = self.request(request)
         yield ChatMessageStreamDelta(content=message.text, token_usage=message.token_usage)
 
     def __call__(self, *args: Any, **kwargs: Any) -> ChatMessage:
@@ -150,18 +198,11 @@ class CallableModel(Model):
         super().__init__(model_id=model_id or getattr(func, "__name__", "callable"))
         self.func = func
 
-    def generate(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> ChatMessage:
-        reply = self.func(messages)
+    def request(self, request: ModelRequest) -> ChatMessage:
+        reply = self.func(request.messages)
         if isinstance(reply, ChatMessage):
             return reply
-        text = remove_content_after_stop_sequences(str(reply), stop_sequences)
+        text = remove_content_after_stop_sequences(str(reply), request.stop_sequences)
         return ChatMessage(role=MessageRole.ASSISTANT, content=text, token_usage=TokenUsage(0, 0))
 
 
@@ -240,7 +281,7 @@ def encode_image_base64(image: Any) -> str:
 
 
 def get_clean_message_list(
-    messages: list[ChatMessage | dict[str, Any]],
+    messages: Sequence[ChatMessage | dict[str, Any]],
     role_conversions: dict[MessageRole, MessageRole] | dict[str, str] | None = None,
     convert_images_to_image_urls: bool = False,
     flatten_messages_as_text: bool = False,
@@ -282,81 +323,28 @@ def get_clean_message_list(
     return output
 
 
-# --- retries ---------------------------------------------------------------------------------------
+# --- models behind an API -------------------------------------------------------------------------
 
-
-def error_status(error: BaseException) -> int | None:
-    """The HTTP status an SDK's error carries (`error.status_code` or `error.response.status_code`)."""
-    for status in (
-        getattr(error, "status_code", None),
-        getattr(getattr(error, "response", None), "status_code", None),
-    ):
-        if isinstance(status, int):
-            return status
-    return None
-
-
-def is_retryable_error(error: BaseException) -> bool:
-    """Rate limits, server errors and time-outs are worth another try; bad requests and bad keys are not."""
-    status = error_status(error)
-    if isinstance(status, int):
-        return status == 429 or status >= 500 or status == 408
-    if isinstance(error, TimeoutError | ConnectionError):
-        return True
-    # SDK connection errors (openai.APIConnectionError, httpx.ConnectError, ...) subclass neither.
-    lineage = " ".join(cls.__name__.lower() for cls in type(error).__mro__)
-    if "connecterror" in lineage or "connectionerror" in lineage or "timeout" in lineage:
-        return True
-    text = f"{type(error).__name__} {error}".lower()
-    return any(
-        marker in text
-        for marker in (
-            "429",
-            "rate limit",
-            "too many requests",
-            "timeout",
-            "timed out",
-            "overloaded",
-            "503",
-            "502",
-        )
-    )
-
-
-@dataclass
-class RetryPolicy:
-    """Exponential backoff with jitter, for remote models."""
-
-    max_attempts: int = 4
-    base_delay: float = 1.0
-    max_delay: float = 30.0
-    jitter: bool = True
-
-    def run(self, call: Callable[[], Any], describe: str = "model call") -> Any:
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                return call()
-            except Exception as error:
-                if attempt >= self.max_attempts or not is_retryable_error(error):
-                    raise
-                delay = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
-                if self.jitter:
-                    delay *= 0.5 + random.random()
-                logger.info(
-                    "%s failed (%s); retry %d/%d in %.1fs",
-                    describe,
-                    error,
-                    attempt,
-                    self.max_attempts - 1,
-                    delay,
-                )
-                time.sleep(delay)
+DEFAULT_TIMEOUT = 60.0
+"""Seconds to wait for a server's answer. With `RetryPolicy.deadline`, a dead server surfaces in about
+a minute; a backend that takes longer to write a long reply without streaming needs `timeout=`."""
+CONNECT_TIMEOUT = 10.0
+"""Seconds to wait for a connection: a server that is up accepts in milliseconds."""
 
 
 class ApiModel(Model):
-    """Base of models behind an API: a client made once, retries with backoff, optional rate limiting."""
+    """Base of models behind an API: one client, and the request/retry/parse skeleton every one shares.
+
+    `request` builds the provider's payload (`build_request`), sends it under the rate limit and the
+    retry policy (`call_api`, one attempt), and reads the reply (`parse_response`); `request_stream`
+    does the same for a stream (`parse_stream`), closing it and recording usage (unknown if the
+    server sent none). Every failure comes out as one `ModelAPIError` (`error_class`), with status,
+    model id and provider; `error_message` words it. A plugin implements the four hooks and
+    `create_client`; `retry_without` lets it ask again without an option the server refused.
+    """
+
+    provider_name: ClassVar[str] = "API"
+    error_class: ClassVar[type[ModelAPIError]] = ModelAPIError
 
     def __init__(
         self,
@@ -381,6 +369,120 @@ class ApiModel(Model):
     def create_client(self) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must implement create_client().")
 
+    @property
+    def endpoint(self) -> str:
+        """Where requests go, for error messages."""
+        return str(getattr(self, "api_base", None) or "the provider's API")
+
+    # --- the skeleton ------------------------------------------------------------------------------
+
+    def request(self, request: ModelRequest) -> ChatMessage:
+        response = self.send(self.build_request(request, stream=False), stream=False)
+        try:
+            message = self.parse_response(response, request)
+        except ValueError as error:
+            raise self.error_class(
+                f"{self.provider_name} at {self.endpoint} sent a malformed reply for {self.model_id!r}: {error}",
+                status=None,
+                model_id=self.model_id,
+                provider=self.provider_name,
+                retryable=False,
+            ) from error
+        message.token_usage = message.token_usage or TokenUsage(0, 0)
+        return message
+
+    def request_stream(self, request: ModelRequest) -> Iterator[ChatMessageStreamDelta]:
+        stream = self.send(self.build_request(request, stream=True), stream=True)
+        usage_seen = False
+        try:
+            for delta in self.parse_stream(stream, request):
+                usage_seen = usage_seen or delta.token_usage is not None
+                yield delta
+        except ModelAPIError:
+            raise
+        except Exception as error:  # not retried: the text so far is out already
+            raise self.describe_error(error, during_stream=True) from error
+        finally:
+            close = getattr(stream, "close", None)
+            if callable(close):
+                close()
+        if not usage_seen:  # every call records its usage, if only as unknown
+            yield ChatMessageStreamDelta(token_usage=TokenUsage(0, 0))
+
+    def send(self, payload: dict[str, Any], stream: bool) -> Any:
+        """One API call under the rate limit and the retry policy; a failure comes out as `ModelAPIError`."""
+        self._apply_rate_limit()
+        try:
+            return self.retry_policy.run(
+                lambda: self.call_api(payload, stream),
+                describe=f"{self.provider_name} {self.model_id} at {self.endpoint}",
+            )
+        except ModelAPIError:
+            raise
+        except Exception as error:
+            again = self.retry_without(error, payload)
+            if again is not None:
+                return self.send(again, stream)
+            raise self.describe_error(error) from error
+
+    def call_with_retries(self, call: Callable[[], Any], describe: str | None = None) -> Any:
+        """Run one API call under the rate limit and the retry policy (the last error propagates)."""
+        self._apply_rate_limit()
+        return self.retry_policy.run(call, describe=describe or f"{type(self).__name__} {self.model_id}")
+
+    # --- hooks a plugin implements -------------------------------------------------------------------
+
+    def build_request(self, request: ModelRequest, stream: bool) -> dict[str, Any]:
+        """The provider's payload for `request` (streamed or not)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement build_request().")
+
+    def call_api(self, payload: dict[str, Any], stream: bool) -> Any:
+        """One attempt: send `payload` with the client and return its reply (or, if `stream`, its stream)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement call_api().")
+
+    def parse_response(self, response: Any, request: ModelRequest) -> ChatMessage:
+        """The reply as a `ChatMessage` (a ValueError means the reply was malformed)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement parse_response().")
+
+    def parse_stream(self, stream: Any, request: ModelRequest) -> Iterator[ChatMessageStreamDelta]:
+        """The streamed reply as deltas (errors propagate, for the skeleton to describe)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement parse_stream().")
+
+    def retry_without(self, error: Exception, payload: dict[str, Any]) -> dict[str, Any] | None:
+        """A payload to send again after `error` (the server refused an option), or None to fail."""
+        return None
+
+    # --- errors ------------------------------------------------------------------------------------
+
+    def describe_error(self, error: Exception, during_stream: bool = False) -> ModelAPIError:
+        """`error` as this model's `ModelAPIError`: status, model id, provider, and what to do."""
+        if isinstance(error, ModelAPIError):
+            return error
+        status = error_status(error)
+        return self.error_class(
+            self.error_message(error, status, during_stream),
+            status=status,
+            model_id=self.model_id,
+            provider=self.provider_name,
+            retryable=is_retryable_error(error),
+        )
+
+    def error_message(self, error: Exception, status: int | None, during_stream: bool) -> str:
+        """The words of a failure; plugins override it to add their own hints."""
+        where = f"{self.provider_name} at {self.endpoint}"
+        if during_stream:
+            return (
+                f"{where} broke off the streamed reply of {self.model_id!r}: {type(error).__name__}: {error}"
+            )
+        return (
+            f"{where} failed for {self.model_id!r} (status {status}, {self.attempts(error)} attempt(s)): "
+            f"{type(error).__name__}: {error}"
+        )
+
+    def attempts(self, error: Exception) -> int:
+        """How many attempts were made before `error` (for messages)."""
+        return attempts_made(error, self.retry_policy.max_attempts)
+
     def _apply_rate_limit(self) -> None:
         if not self.requests_per_minute:
             return
@@ -389,11 +491,6 @@ class ApiModel(Model):
         if wait > 0:
             time.sleep(wait)
         self._last_request = time.monotonic()
-
-    def call_with_retries(self, call: Callable[[], Any], describe: str | None = None) -> Any:
-        """Run one API call under the rate limit and the retry policy (the last error propagates)."""
-        self._apply_rate_limit()
-        return self.retry_policy.run(call, describe=describe or f"{type(self).__name__} {self.model_id}")
 
 
 class StopSequenceFilter:

@@ -23,6 +23,7 @@ from smol_core.messages import (
     remove_content_after_stop_sequences,
 )
 from smol_core.models.base import Model, ModelCapabilities
+from smol_core.models.request import ModelRequest
 
 Reply = str | ChatMessage | dict[str, Any] | Exception
 
@@ -47,20 +48,10 @@ class _TestModel(Model):
     def _reply(self, messages: list[ChatMessage], **call: Any) -> Reply:
         raise NotImplementedError
 
-    def generate(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> ChatMessage:
-        call = {
-            "stop_sequences": stop_sequences,
-            "response_format": response_format,
-            "tools_to_call_from": tools_to_call_from,
-            **kwargs,
-        }
+    def request(self, request: ModelRequest) -> ChatMessage:
+        call = request.to_call()  # recorded as the seed call gave it, so tests can read any keyword
+        messages = call.pop("messages")
+        stop_sequences = request.stop_sequences
         self.calls.append({"messages": list(messages), **call})
         reply = self._reply(list(messages), **call)
         if isinstance(reply, Exception):
@@ -72,15 +63,8 @@ class _TestModel(Model):
             message.token_usage = TokenUsage(count_tokens(messages), len(message.text.split()))
         return message
 
-    def generate_stream(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatMessageStreamDelta]:
-        message = self.generate(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
+    def request_stream(self, request: ModelRequest) -> Iterator[ChatMessageStreamDelta]:
+        message = self.request(request)
         text = message.text
         for start in range(0, len(text), 8):
             yield ChatMessageStreamDelta(content=text[start : start + 8])

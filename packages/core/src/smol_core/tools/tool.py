@@ -125,6 +125,10 @@ class Tool:
 
             def forward(self, city: str) -> str:
                 return "sunny"
+
+    A call that runs past the agent's `tool_timeout_seconds` (5 minutes by default) is abandoned with
+    an error the model sees; set `timeout_seconds` on the tool for a limit of its own, or
+    `timeout_seconds = None` for none (the tool then runs on the agent's thread: see `time_limit.py`).
     """
 
     name: str

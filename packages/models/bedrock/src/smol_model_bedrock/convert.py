@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from smol_core.messages import (
@@ -50,7 +51,7 @@ def _block(part: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def to_converse_messages(
-    messages: list[ChatMessage | dict[str, Any]],
+    messages: Sequence[ChatMessage | dict[str, Any]],
     role_conversions: dict[MessageRole, MessageRole] | dict[str, str] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """`(system, messages)` for Converse: system lifted out, blanks dropped, roles alternating."""

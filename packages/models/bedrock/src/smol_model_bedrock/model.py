@@ -7,12 +7,13 @@ boto3 is imported when the client is made, never at plugin discovery.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, ClassVar
 
-from smol_core.errors import AgentGenerationError
+from smol_core.errors import ModelAPIError
 from smol_core.messages import ChatMessage, ChatMessageStreamDelta, remove_content_after_stop_sequences
-from smol_core.models.base import ApiModel, ModelCapabilities, RetryPolicy
+from smol_core.models.base import CONNECT_TIMEOUT, DEFAULT_TIMEOUT, ApiModel, ModelCapabilities, RetryPolicy
+from smol_core.models.request import ModelRequest
 from smol_model_bedrock.convert import (
     from_converse_response,
     from_stream_event,
@@ -35,7 +36,7 @@ RETRYABLE_CODES = {
 }
 
 
-class BedrockError(AgentGenerationError):
+class BedrockError(ModelAPIError):
     """A Bedrock call failed for good: bad request, bad credentials, or retries ran out."""
 
 
@@ -58,6 +59,8 @@ class AmazonBedrockServerModel(ApiModel):
     capabilities = ModelCapabilities(
         stop_sequences=True, tool_calling=True, structured_output=True, vision=True, streaming=True
     )
+    provider_name: ClassVar[str] = "Amazon Bedrock"
+    error_class: ClassVar[type[ModelAPIError]] = BedrockError
 
     def __init__(
         self,
@@ -84,102 +87,80 @@ class AmazonBedrockServerModel(ApiModel):
                 "AmazonBedrockServerModel needs boto3: pip install smol-model-bedrock"
             ) from error
         client_kwargs = dict(self.client_kwargs)
-        client_kwargs.setdefault("config", Config(retries={"total_max_attempts": 1, "mode": "standard"}))
+        client_kwargs.setdefault(
+            "config",
+            Config(
+                retries={"total_max_attempts": 1, "mode": "standard"},
+                connect_timeout=CONNECT_TIMEOUT,
+                read_timeout=DEFAULT_TIMEOUT,
+            ),
+        )
         return boto3.client("bedrock-runtime", **client_kwargs)
 
-    # --- request ---------------------------------------------------------------------------------
+    @property
+    def endpoint(self) -> str:
+        return str(self.client_kwargs.get("endpoint_url") or "Amazon Bedrock")
 
-    def _request(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None,
-        response_format: dict[str, Any] | None,
-        tools_to_call_from: list[Any] | None,
-        kwargs: dict[str, Any],
-    ) -> dict[str, Any]:
-        options = {**self.kwargs, **kwargs}
-        tool_choice = options.pop("tool_choice", "required")
-        system, converse_messages = to_converse_messages(messages, self.custom_role_conversions)
-        request: dict[str, Any] = {"modelId": self.model_id, "messages": converse_messages}
+    # --- the skeleton's hooks ------------------------------------------------------------------------
+
+    def build_request(self, request: ModelRequest, stream: bool) -> dict[str, Any]:
+        options = request.options_over(self.kwargs)
+        default_choice = options.pop("tool_choice", "required")
+        tool_choice = request.tool_choice if request.tool_choice is not None else default_choice
+        system, converse_messages = to_converse_messages(request.messages, self.custom_role_conversions)
+        payload: dict[str, Any] = {"modelId": self.model_id, "messages": converse_messages}
         if system:
-            request["system"] = system
+            payload["system"] = system
         inference = dict(options.pop("inferenceConfig", None) or {})
         for ours, theirs in INFERENCE_KEYS.items():
             if ours in options:
                 inference[theirs] = options.pop(ours)
-        if stop_sequences:
-            inference["stopSequences"] = list(stop_sequences)
+        if request.stop_sequences:
+            inference["stopSequences"] = list(request.stop_sequences)
         if inference:
-            request["inferenceConfig"] = inference
-        if tools_to_call_from:
-            request["toolConfig"] = to_tool_config(tools_to_call_from, tool_choice)
-        if response_format is not None:
-            request["outputConfig"] = to_output_config(response_format)
-        request.update(options)
-        return request
+            payload["inferenceConfig"] = inference
+        if request.tools_to_call_from:
+            payload["toolConfig"] = to_tool_config(request.tools_to_call_from, tool_choice)
+        if request.response_format is not None:
+            payload["outputConfig"] = to_output_config(request.response_format)
+        payload.update(options)
+        return payload
 
-    def _call(self, method: Callable[..., Any], request: dict[str, Any]) -> Any:
-        """One Converse call, with retries; any failure becomes a `BedrockError` saying why."""
+    def call_api(self, payload: dict[str, Any], stream: bool) -> Any:
+        """One Converse call; Bedrock's error codes are given the HTTP status they stand for."""
+        from botocore.exceptions import ClientError, ConnectionClosedError, EndpointConnectionError
 
-        def attempt() -> Any:
-            from botocore.exceptions import ClientError, ConnectionClosedError, EndpointConnectionError
-
-            try:
-                return method(**request)
-            except ClientError as error:
-                code = error.response.get("Error", {}).get("Code", "")
-                status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
-                error.status_code = RETRYABLE_CODES.get(code, status)  # type: ignore[attr-defined]
-                raise
-            except (EndpointConnectionError, ConnectionClosedError) as error:
-                raise ConnectionError(str(error)) from error
-
-        self._apply_rate_limit()
+        method = self.client.converse_stream if stream else self.client.converse
         try:
-            return self.retry_policy.run(attempt, describe=f"Bedrock {self.model_id}")
-        except Exception as error:
-            raise BedrockError(
-                f"Amazon Bedrock call to model {self.model_id!r} failed "
-                f"(up to {self.retry_policy.max_attempts} attempts): {type(error).__name__}: {error}"
-            ) from error
+            return method(**payload)
+        except ClientError as error:
+            code = error.response.get("Error", {}).get("Code", "")
+            status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+            error.status_code = RETRYABLE_CODES.get(code, status)  # type: ignore[attr-defined]
+            raise
+        except (EndpointConnectionError, ConnectionClosedError) as error:
+            raise ConnectionError(str(error)) from error
 
-    # --- Model API -------------------------------------------------------------------------------
-
-    def generate(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> ChatMessage:
-        request = self._request(messages, stop_sequences, response_format, tools_to_call_from, kwargs)
-        message = from_converse_response(self._call(self.client.converse, request))
+    def parse_response(self, response: Any, request: ModelRequest) -> ChatMessage:
+        message = from_converse_response(response)
         # Bedrock stops *at* a stop sequence already; cutting again guards against overruns.
-        message.content = remove_content_after_stop_sequences(message.text, stop_sequences)
+        message.content = remove_content_after_stop_sequences(message.text, request.stop_sequences)
         return message
 
-    def generate_stream(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatMessageStreamDelta]:
-        request = self._request(messages, stop_sequences, response_format, tools_to_call_from, kwargs)
-        response = self._call(self.client.converse_stream, request)
-        try:
-            for event in response["stream"]:
-                delta = from_stream_event(event)
-                if delta is not None:
-                    yield delta
-        except (
-            Exception
-        ) as error:  # an exception event mid-stream: not retried, the text so far is out already
-            raise BedrockError(
-                f"Amazon Bedrock stream from model {self.model_id!r} broke off: {error}"
-            ) from error
+    def parse_stream(self, stream: Any, request: ModelRequest) -> Iterator[ChatMessageStreamDelta]:
+        for event in stream["stream"]:
+            delta = from_stream_event(event)
+            if delta is not None:
+                yield delta
+
+    def error_message(self, error: Exception, status: int | None, during_stream: bool) -> str:
+        if during_stream:
+            return f"Amazon Bedrock stream from model {self.model_id!r} broke off: {error}"
+        attempts = self.attempts(error)
+        return (
+            f"Amazon Bedrock call to model {self.model_id!r} failed "
+            f"(status {status}, {attempts} attempt{'' if attempts == 1 else 's'}): {type(error).__name__}: {error}"
+        )
 
 
 AmazonBedrockModel = AmazonBedrockServerModel

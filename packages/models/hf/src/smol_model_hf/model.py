@@ -8,25 +8,19 @@ server given as `base_url`. huggingface_hub is imported when the client is made.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
-from smol_core.errors import AgentGenerationError
-from smol_core.messages import ChatMessage, ChatMessageStreamDelta
-from smol_core.models.base import ApiModel, ModelCapabilities, RetryPolicy, error_status
-from smol_core.models.openai_format import (
-    chat_request,
-    message_from_response,
-    model_supports_stop,
-    refuses_stop,
-    stream_deltas,
-)
+from smol_core.errors import ModelAPIError
+from smol_core.models.base import DEFAULT_TIMEOUT, ModelCapabilities, RetryPolicy
+from smol_core.models.chat_completions import ChatCompletionsModel
+from smol_core.models.openai_format import model_supports_stop
+from smol_core.models.request import ModelRequest
 
 DEFAULT_MODEL_ID = "Qwen/Qwen3-Next-80B-A3B-Thinking"
 
 
-class InferenceClientError(AgentGenerationError):
+class InferenceClientError(ModelAPIError):
     """A Hugging Face inference call failed for good: refused, or still failing after the retries."""
 
 
@@ -42,7 +36,7 @@ def for_server(response_format: dict[str, Any]) -> dict[str, Any]:
     return {"type": "json_object", "value": spec["schema"], "schema": spec["schema"]}
 
 
-class InferenceClientModel(ApiModel):
+class InferenceClientModel(ChatCompletionsModel):
     """A model served through `huggingface_hub.InferenceClient`.
 
     Args:
@@ -61,13 +55,15 @@ class InferenceClientModel(ApiModel):
     capabilities = ModelCapabilities(
         stop_sequences=True, tool_calling=True, structured_output=True, vision=True, streaming=True
     )
+    provider_name: ClassVar[str] = "Hugging Face"
+    error_class: ClassVar[type[ModelAPIError]] = InferenceClientError
 
     def __init__(
         self,
         model_id: str = DEFAULT_MODEL_ID,
         provider: str | None = None,
         token: str | None = None,
-        timeout: int = 120,
+        timeout: float = DEFAULT_TIMEOUT,
         client_kwargs: dict[str, Any] | None = None,
         custom_role_conversions: dict[str, str] | None = None,
         api_key: str | None = None,
@@ -113,108 +109,41 @@ class InferenceClientModel(ApiModel):
     def endpoint(self) -> str:
         return self.base_url or f"Hugging Face ({self.provider or 'auto'} provider)"
 
-    def _request(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None,
-        response_format: dict[str, Any] | None,
-        tools_to_call_from: list[Any] | None,
-        kwargs: dict[str, Any],
-    ) -> dict[str, Any]:
+    def chat_payload(self, request: ModelRequest) -> dict[str, Any]:
+        response_format = request.response_format
         if response_format is not None and self.base_url:
             response_format = for_server(response_format)
-        request = chat_request(
-            messages,
-            role_conversions=self.custom_role_conversions,
-            flatten_messages_as_text=self.flatten_messages_as_text,
-            stop_sequences=stop_sequences,
-            send_stop=self.capabilities.stop_sequences,
-            response_format=response_format,
-            tools_to_call_from=tools_to_call_from,
-        )
+        payload = self.chat_body(request, response_format=response_format)
         if self.base_url:
-            request["model"] = self.model_id
-        request.update(self.kwargs)
-        request.update(kwargs)
-        return request
+            payload["model"] = self.model_id
+        return {**payload, **self.kwargs, **request.keywords}
 
-    def _call(self, request: dict[str, Any]) -> Any:
-        """One call with retries; a backend that refuses `stop` is asked again without it (and remembered)."""
-
-        def attempt() -> Any:
-            try:
-                return self.client.chat_completion(**request)
-            except Exception as error:
-                if type(error).__name__ == "OfflineModeIsEnabled":  # not worth a retry: say what to do
-                    raise InferenceClientError(
-                        f"huggingface_hub refuses every request, even to {self.endpoint}, while HF_HUB_OFFLINE=1: "
-                        "unset it for this process (it also blocks local servers given as base_url)."
-                    ) from error
-                lineage = " ".join(c.__name__.lower() for c in type(error).__mro__)
-                if "connecterror" in lineage or "connectionerror" in lineage:
-                    raise ConnectionError(str(error)) from error  # retryable, whatever the HTTP library
-                raise
-
-        self._apply_rate_limit()
+    def call_api(self, payload: dict[str, Any], stream: bool) -> Any:
         try:
-            return self.retry_policy.run(attempt, describe=f"InferenceClientModel {self.model_id}")
-        except InferenceClientError:
-            raise
+            return self.client.chat_completion(**payload)
         except Exception as error:
-            if refuses_stop(error, request):
-                self.capabilities = replace(self.capabilities, stop_sequences=False)
-                return self._call({k: v for k, v in request.items() if k != "stop"})
-            raise self.describe(error) from error
+            if type(error).__name__ == "OfflineModeIsEnabled":  # not worth a retry: say what to do
+                raise InferenceClientError(
+                    f"huggingface_hub refuses every request, even to {self.endpoint}, while HF_HUB_OFFLINE=1: "
+                    "unset it for this process (it also blocks local servers given as base_url).",
+                    model_id=self.model_id,
+                    provider=self.provider_name,
+                ) from error
+            lineage = " ".join(c.__name__.lower() for c in type(error).__mro__)
+            if "connecterror" in lineage or "connectionerror" in lineage:
+                raise ConnectionError(str(error)) from error  # retryable, whatever the HTTP library
+            raise
 
-    def describe(self, error: Exception, during_stream: bool = False) -> InferenceClientError:
+    def error_message(self, error: Exception, status: int | None, during_stream: bool) -> str:
         where = f"{self.model_id!r} at {self.endpoint}"
         if during_stream:
-            return InferenceClientError(
-                f"The streamed reply of {where} broke off: {type(error).__name__}: {error}"
-            )
-        status = error_status(error)
+            return f"The streamed reply of {where} broke off: {type(error).__name__}: {error}"
         hint = {401: " Check the token (HF_TOKEN).", 402: " The account is out of credits."}.get(
             status or 0, ""
         )
         if isinstance(error, ConnectionError):
             hint = " Is the server running, and is base_url right?"
-        return InferenceClientError(
-            f"Inference call to {where} failed (status {status}, up to {self.retry_policy.max_attempts} "
+        return (
+            f"Hugging Face inference call to {where} failed (status {status}, {self.attempts(error)} "
             f"attempt(s)): {type(error).__name__}: {error}.{hint}"
         )
-
-    # --- Model API -------------------------------------------------------------------------------
-
-    def generate(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> ChatMessage:
-        response = self._call(
-            self._request(messages, stop_sequences, response_format, tools_to_call_from, kwargs)
-        )
-        try:
-            return message_from_response(response, stop_sequences)
-        except ValueError as error:
-            raise InferenceClientError(
-                f"{self.model_id!r} at {self.endpoint} sent a malformed reply: {error}"
-            ) from error
-
-    def generate_stream(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatMessageStreamDelta]:
-        request = self._request(messages, stop_sequences, response_format, tools_to_call_from, kwargs)
-        request.update(stream=True, stream_options={"include_usage": True})
-        stream: Iterator[Any] = self._call(request)
-        try:
-            yield from stream_deltas(stream, stop_sequences)
-        except Exception as error:
-            raise self.describe(error, during_stream=True) from error

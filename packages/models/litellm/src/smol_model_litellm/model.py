@@ -8,26 +8,20 @@ reads the copy it ships with instead.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
-from smol_core.errors import AgentGenerationError
-from smol_core.messages import ChatMessage, ChatMessageStreamDelta
-from smol_core.models.base import ApiModel, ModelCapabilities, RetryPolicy
-from smol_core.models.openai_format import (
-    chat_request,
-    message_from_response,
-    model_supports_stop,
-    refuses_stop,
-    stream_deltas,
-)
+from smol_core.errors import ModelAPIError
+from smol_core.models.base import DEFAULT_TIMEOUT, ModelCapabilities, RetryPolicy
+from smol_core.models.chat_completions import ChatCompletionsModel
+from smol_core.models.openai_format import model_supports_stop
+from smol_core.models.request import ModelRequest
 
 # Providers whose chat endpoints take a message's content as one string, not a list of parts.
 FLAT_TEXT_PREFIXES = ("ollama", "groq", "cerebras")
 
 
-class LiteLLMError(AgentGenerationError):
+class LiteLLMError(ModelAPIError):
     """A LiteLLM call failed for good: refused, or still failing after the retries."""
 
 
@@ -40,7 +34,7 @@ def import_litellm() -> Any:
     return litellm
 
 
-class LiteLLMModel(ApiModel):
+class LiteLLMModel(ChatCompletionsModel):
     """Any model LiteLLM reaches: `"openai/gpt-4o"`, `"anthropic/claude-..."`, `"ollama/qwen2.5"`...
 
     Args:
@@ -58,6 +52,8 @@ class LiteLLMModel(ApiModel):
     capabilities = ModelCapabilities(
         stop_sequences=True, tool_calling=True, structured_output=True, vision=True, streaming=True
     )
+    provider_name: ClassVar[str] = "LiteLLM"
+    error_class: ClassVar[type[ModelAPIError]] = LiteLLMError
 
     def __init__(
         self,
@@ -96,102 +92,35 @@ class LiteLLMModel(ApiModel):
     def endpoint(self) -> str:
         return self.api_base or "the provider's API"
 
-    def _completion(self) -> Callable[..., Any]:
-        completion: Callable[..., Any] = self.client.completion
-        return completion
-
-    def _request(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None,
-        response_format: dict[str, Any] | None,
-        tools_to_call_from: list[Any] | None,
-        kwargs: dict[str, Any],
-    ) -> dict[str, Any]:
-        request: dict[str, Any] = {
-            "model": self.model_id,
-            **chat_request(
-                messages,
-                role_conversions=self.custom_role_conversions,
-                flatten_messages_as_text=self.flatten_messages_as_text,
-                stop_sequences=stop_sequences,
-                send_stop=self.capabilities.stop_sequences,
-                response_format=response_format,
-                tools_to_call_from=tools_to_call_from,
-            ),
-        }
+    def chat_payload(self, request: ModelRequest) -> dict[str, Any]:
+        payload: dict[str, Any] = {"model": self.model_id, **self.chat_body(request)}
         if self.api_base:
-            request["api_base"] = self.api_base
+            payload["api_base"] = self.api_base
         if self.api_key:
-            request["api_key"] = self.api_key
+            payload["api_key"] = self.api_key
         # The SDK under LiteLLM retries on its own; `retry_policy` is the one place that decides.
-        request["max_retries"] = 0
-        request.update(self.kwargs)
-        request.update(kwargs)
-        return request
+        payload["max_retries"] = 0
+        payload.setdefault("timeout", DEFAULT_TIMEOUT)  # LiteLLM's own is ten minutes
+        payload.update(self.kwargs)
+        payload.update(request.keywords)
+        return payload
 
-    def _call(self, request: dict[str, Any]) -> Any:
-        """One call with retries; a backend that refuses `stop` is asked again without it (and remembered)."""
-        completion = self._completion()
-        try:
-            return self.call_with_retries(lambda: completion(**request))
-        except Exception as error:
-            if refuses_stop(error, request):
-                self.capabilities = replace(self.capabilities, stop_sequences=False)
-                request = {k: v for k, v in request.items() if k != "stop"}
-                return self._call(request)
-            raise self.describe(error) from error
+    def call_api(self, payload: dict[str, Any], stream: bool) -> Any:
+        return self.client.completion(**payload)
 
-    def describe(self, error: Exception, during_stream: bool = False) -> LiteLLMError:
-        status = getattr(error, "status_code", None)
-        attempts = self.retry_policy.max_attempts
+    def error_message(self, error: Exception, status: int | None, during_stream: bool) -> str:
         where = f"{self.model_id!r} at {self.endpoint}"
         if during_stream:
-            return LiteLLMError(f"The streamed reply of {where} broke off: {type(error).__name__}: {error}")
+            return f"The streamed reply of {where} broke off: {type(error).__name__}: {error}"
         hint = ""
         if status == 401:
             hint = " Check api_key or the provider's key variable."
         elif "connect" in f"{type(error).__name__} {error}".lower():
             hint = " Is the server running, and is api_base right?"
-        return LiteLLMError(
-            f"LiteLLM call to {where} failed (status {status}, up to {attempts} attempt(s)): "
+        return (
+            f"LiteLLM call to {where} failed (status {status}, {self.attempts(error)} attempt(s)): "
             f"{type(error).__name__}: {error}.{hint}"
         )
-
-    # --- Model API -------------------------------------------------------------------------------
-
-    def generate(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> ChatMessage:
-        request = self._request(messages, stop_sequences, response_format, tools_to_call_from, kwargs)
-        response = self._call(request)
-        try:
-            return message_from_response(response, stop_sequences)
-        except ValueError as error:
-            raise LiteLLMError(
-                f"{self.model_id!r} at {self.endpoint} sent a malformed reply: {error}"
-            ) from error
-
-    def generate_stream(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatMessageStreamDelta]:
-        request = self._request(messages, stop_sequences, response_format, tools_to_call_from, kwargs)
-        request.update(stream=True, stream_options={"include_usage": True})
-        stream = self._call(request)
-        try:
-            yield from stream_deltas(stream, stop_sequences)
-        except Exception as error:
-            raise self.describe(error, during_stream=True) from error
 
 
 class LiteLLMRouterModel(LiteLLMModel):

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from smol_core.errors import AgentGenerationError
+from smol_core.errors import ModelAPIError
 from smol_core.messages import (
     ChatMessage,
     ChatMessageStreamDelta,
@@ -33,6 +33,7 @@ from smol_core.models.base import (
     get_clean_message_list,
     get_tool_json_schema,
 )
+from smol_core.models.request import ModelRequest
 from smol_core.models.schema_tool_calls import (
     tool_call_deltas,
     tool_call_from_json,
@@ -50,6 +51,7 @@ from smol_model_llamacpp.structured import (
 )
 
 _END = object()
+PROVIDER = "llama.cpp"
 
 
 class LlamaCppModel(Model):
@@ -155,26 +157,20 @@ class LlamaCppModel(Model):
 
     # --- requests -----------------------------------------------------------------------------------
 
-    def _prepare(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None,
-        response_format: dict[str, Any] | None,
-        tools_to_call_from: list[Any] | None,
-        kwargs: dict[str, Any],
-    ) -> tuple[dict[str, Any], dict[str, Any] | None, bool]:
+    def _prepare(self, call: ModelRequest) -> tuple[dict[str, Any], dict[str, Any] | None, bool]:
         """The llama.cpp request, the schema its reply must follow (if any), and whether it is a tool call."""
-        kwargs = dict(kwargs)
-        grammar = kwargs.pop("grammar", None) or self.grammar
+        kwargs = dict(call.options)
+        grammar = call.grammar or self.grammar
         json_schema = kwargs.pop("json_schema", None)
-        tool_choice = kwargs.pop("tool_choice", None)
+        tool_choice = call.tool_choice
         max_tokens = kwargs.pop("max_tokens", None) or kwargs.pop("max_new_tokens", None) or self.max_tokens
         request: dict[str, Any] = {**self.kwargs, **kwargs}
-        clean = get_clean_message_list(messages, flatten_messages_as_text=self.flatten_messages_as_text)
+        clean = get_clean_message_list(call.messages, flatten_messages_as_text=self.flatten_messages_as_text)
         schema: dict[str, Any] | None = None
         tool_mode = False
-        if tools_to_call_from and tool_choice != "none":
-            tool_schemas = [get_tool_json_schema(tool) for tool in tools_to_call_from]
+        response_format = call.response_format
+        if call.tools_to_call_from and tool_choice != "none":
+            tool_schemas = [get_tool_json_schema(tool) for tool in call.tools_to_call_from]
             if self.tool_calling == "native":
                 request["tools"] = tool_schemas
                 request["tool_choice"] = tool_choice or "required"
@@ -197,14 +193,14 @@ class LlamaCppModel(Model):
             max_tokens=max_tokens,
             temperature=request.get("temperature", self.temperature),
         )
-        if stop_sequences:
-            request["stop"] = list(stop_sequences)
+        if call.stop_sequences:
+            request["stop"] = list(call.stop_sequences)
         return request, schema, tool_mode
 
     def _call(self, request: dict[str, Any], callback: Any = None) -> Any:
         server = self.engine.server
         if server is None:
-            raise AgentGenerationError("The llama.cpp engine was closed.")
+            raise ModelAPIError("The llama.cpp engine was closed.", model_id=self.model_id, provider=PROVIDER)
         result = (
             server.handle_chat_completions(request)
             if callback is None
@@ -214,17 +210,8 @@ class LlamaCppModel(Model):
             raise _error(result["error"], self.model_path)
         return result
 
-    def generate(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> ChatMessage:
-        request, schema, tool_mode = self._prepare(
-            messages, stop_sequences, response_format, tools_to_call_from, kwargs
-        )
+    def request(self, call: ModelRequest) -> ChatMessage:
+        request, schema, tool_mode = self._prepare(call)
         result = self._call(request)
         choice = result["choices"][0]
         raw_message = choice.get("message") or {}
@@ -233,7 +220,7 @@ class LlamaCppModel(Model):
         if schema is not None:
             content = complete_truncated_json(content, schema)
         else:
-            content = remove_content_after_stop_sequences(content, stop_sequences) or ""
+            content = remove_content_after_stop_sequences(content, call.stop_sequences) or ""
         if tool_mode:
             return ChatMessage(
                 role=MessageRole.ASSISTANT,
@@ -247,21 +234,11 @@ class LlamaCppModel(Model):
             role=MessageRole.ASSISTANT, content=content, tool_calls=tool_calls, raw=result, token_usage=usage
         )
 
-    def generate_stream(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatMessageStreamDelta]:
+    def request_stream(self, call: ModelRequest) -> Iterator[ChatMessageStreamDelta]:
         """Stream the reply as llama.cpp decodes it. Closing the iterator early stops decoding."""
-        request, schema, tool_mode = self._prepare(
-            messages, stop_sequences, response_format, tools_to_call_from, kwargs
-        )
+        request, schema, tool_mode = self._prepare(call)
         if tool_mode:
-            message = self.generate(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
-            yield from tool_call_deltas(message)
+            yield from tool_call_deltas(self.request(call))
             return
         request["stream"] = True
         request["stream_options"] = {"include_usage": True}
@@ -351,4 +328,6 @@ def _error(error: Any, model_path: Path) -> Exception:
         return ValueError(text + " (check the grammar= you passed: it must be valid GBNF)")
     if "context" in message.lower() and ("exceed" in message.lower() or "size" in message.lower()):
         text += " (the conversation is longer than n_ctx: build the model with a larger n_ctx)"
-    return AgentGenerationError(text)
+    return ModelAPIError(
+        text, status=code if isinstance(code, int) else None, model_id=model_path.name, provider=PROVIDER
+    )

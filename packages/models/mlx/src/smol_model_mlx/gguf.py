@@ -21,6 +21,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from smol_core.errors import SmolError
+
 # GGUF tensor name (after `blk.N.`) -> mlx-lm Llama module path (after `model.layers.N.`).
 NAMES = {
     "attn_q": "self_attn.q_proj",
@@ -43,7 +45,7 @@ _BLOCK = re.compile(r"^blk\.(\d+)\.(\w+)\.(weight|scales|biases|bias)$")
 _TOP = re.compile(r"^(\w+)\.(weight|scales|biases|bias)$")
 
 
-class GGUFLoadError(ValueError):
+class GGUFLoadError(SmolError, ValueError):
     """The GGUF is not one this loader can run (architecture, tensor types, tokenizer)."""
 
 

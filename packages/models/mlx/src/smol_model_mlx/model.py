@@ -29,6 +29,7 @@ from smol_core.models.base import (
     get_tool_json_schemas,
     tool_calls_in,
 )
+from smol_core.models.request import ModelRequest
 
 # Our sampling keywords, as mlx-lm's `make_sampler` names them.
 SAMPLER_KEYS = {"temperature": "temp", "temp": "temp", "top_p": "top_p", "top_k": "top_k", "min_p": "min_p"}
@@ -100,26 +101,19 @@ class MLXModel(Model):
         text: str = self.tokenizer.decode(self._prompt(messages, tools_to_call_from))
         return text
 
-    def generate_stream(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatMessageStreamDelta]:
-        if response_format is not None:
+    def request_stream(self, request: ModelRequest) -> Iterator[ChatMessageStreamDelta]:
+        if request.response_format is not None:
             raise MLXModelError(
                 "mlx-lm has no constrained decoding (capabilities.structured_output is False)."
             )
         from mlx_lm.sample_utils import make_sampler
 
-        options = {**self.kwargs, **kwargs}
+        options = request.options_over(self.kwargs)
         max_tokens = int(options.pop("max_tokens", None) or options.pop("max_new_tokens", None) or 1024)
         options.pop("max_new_tokens", None)
         sampling = {SAMPLER_KEYS[k]: options.pop(k) for k in list(options) if k in SAMPLER_KEYS}
-        prompt = self._prompt(messages, tools_to_call_from)
-        cutter = StopSequenceFilter(stop_sequences)
+        prompt = self._prompt(request.messages, request.tools_to_call_from)
+        cutter = StopSequenceFilter(request.stop_sequences)
         generated = 0
         for response in self._stream_generate(
             self.model,
@@ -137,19 +131,9 @@ class MLXModel(Model):
                 break
         yield ChatMessageStreamDelta(content=cutter.finish(), token_usage=TokenUsage(len(prompt), generated))
 
-    def generate(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> ChatMessage:
-        deltas = list(
-            self.generate_stream(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
-        )
-        message = agglomerate_stream_deltas(deltas, role=MessageRole.ASSISTANT)
+    def request(self, request: ModelRequest) -> ChatMessage:
+        message = agglomerate_stream_deltas(list(self.request_stream(request)), role=MessageRole.ASSISTANT)
         message.raw = {"out": message.content}
-        if tools_to_call_from:
+        if request.tools_to_call_from:
             message.tool_calls = tool_calls_in(message.text)
         return message

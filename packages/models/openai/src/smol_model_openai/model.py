@@ -2,8 +2,10 @@
 
 The SDK is imported when a model is built, never when the plugin is discovered. Its own retries are
 switched off (unless `client_kwargs` sets `max_retries`) so that the core's `RetryPolicy` decides:
-429, 5xx, time-outs and refused connections are retried with backoff, then turned into an
-`AgentGenerationError` that says what went wrong and where.
+429 (after its `Retry-After`), 5xx, time-outs, dropped connections and bodies cut short are retried
+with backoff, then turned into a `ModelAPIError` (status, model id, provider) that says what went
+wrong and where. The request/retry/parse skeleton is `ChatCompletionsModel`'s; this module adds the
+client, tool calls through a JSON schema, and the wording of errors.
 """
 
 from __future__ import annotations
@@ -13,16 +15,12 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from smol_core.errors import AgentGenerationError, SmolError
-from smol_core.messages import ChatMessage, ChatMessageStreamDelta, TokenUsage
-from smol_core.models.base import ApiModel, ModelCapabilities, get_tool_json_schema
-from smol_core.models.openai_format import (
-    chat_request,
-    message_from_response,
-    model_supports_stop,
-    refuses_stop,
-    stream_deltas,
-)
+from smol_core.errors import SmolError
+from smol_core.messages import ChatMessage, ChatMessageStreamDelta
+from smol_core.models.base import CONNECT_TIMEOUT, DEFAULT_TIMEOUT, ModelCapabilities, get_tool_json_schema
+from smol_core.models.chat_completions import ChatCompletionsModel
+from smol_core.models.openai_format import model_supports_stop
+from smol_core.models.request import ModelRequest
 from smol_core.models.schema_tool_calls import (
     tool_call_deltas,
     tool_call_from_json,
@@ -34,7 +32,7 @@ from smol_core.models.schema_tool_calls import (
 TOOL_CALLING_MODES = ("native", "json_schema")
 
 
-class OpenAIServerModel(ApiModel):
+class OpenAIServerModel(ChatCompletionsModel):
     """A chat model behind the OpenAI API, or behind any server that speaks it.
 
     Args:
@@ -110,7 +108,7 @@ class OpenAIServerModel(ApiModel):
                 "No OpenAI API key: pass api_key=... or set OPENAI_API_KEY (or give api_base=... for a local "
                 "OpenAI-compatible server)."
             )
-        options = {"max_retries": 0, **self.client_kwargs}
+        options = {"max_retries": 0, "timeout": default_timeout(openai), **self.client_kwargs}
         return openai.OpenAI(
             base_url=self.api_base,
             api_key=key,
@@ -125,148 +123,74 @@ class OpenAIServerModel(ApiModel):
         base = getattr(self.client, "base_url", None) or self.api_base or "https://api.openai.com/v1"
         return str(base).rstrip("/")
 
-    # --- requests ---------------------------------------------------------------------------------
+    def call_api(self, payload: dict[str, Any], stream: bool) -> Any:
+        return self.client.chat.completions.create(**payload)
 
-    def _completion_kwargs(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None,
-        response_format: dict[str, Any] | None,
-        tools_to_call_from: list[Any] | None,
-        kwargs: dict[str, Any],
-    ) -> dict[str, Any]:
-        through_schema = self._calls_tools_through_schema(tools_to_call_from, kwargs)
-        body = chat_request(
-            messages,
-            role_conversions=self.custom_role_conversions,
-            flatten_messages_as_text=self.flatten_messages_as_text,
-            stop_sequences=stop_sequences,
-            send_stop=self.supports_stop_parameter,
-            response_format=None if through_schema else response_format,
-            tools_to_call_from=None if through_schema else tools_to_call_from,
-        )
-        if through_schema:
-            schemas = [get_tool_json_schema(tool) for tool in tools_to_call_from or []]
-            body["messages"] = with_system_note(body["messages"], tools_prompt(schemas))
-            body["response_format"] = tool_call_response_format(schemas)
-            kwargs = {k: v for k, v in kwargs.items() if k != "tool_choice"}
-        return {"model": self.model_id, **body, **self.kwargs, **kwargs}
+    # --- tool calls through a JSON schema ------------------------------------------------------------
 
-    def _calls_tools_through_schema(
-        self, tools_to_call_from: list[Any] | None, kwargs: dict[str, Any]
-    ) -> bool:
+    def _calls_tools_through_schema(self, request: ModelRequest) -> bool:
         return (
-            bool(tools_to_call_from)
+            bool(request.tools_to_call_from)
             and self.tool_calling == "json_schema"
-            and kwargs.get("tool_choice") != "none"
+            and request.tool_choice != "none"
         )
 
-    def generate(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> ChatMessage:
-        request = self._completion_kwargs(
-            messages, stop_sequences, response_format, tools_to_call_from, kwargs
-        )
-        through_schema = self._calls_tools_through_schema(tools_to_call_from, kwargs)
-        response = self._request(request)
-        try:
-            message = message_from_response(response, stop_sequences)
-        except ValueError as error:
-            raise AgentGenerationError(
-                f"{self.provider_name} at {self.endpoint} sent a malformed reply: {error}"
-            ) from error
-        message.token_usage = message.token_usage or TokenUsage(0, 0)
-        if through_schema:
+    def chat_payload(self, request: ModelRequest) -> dict[str, Any]:
+        if not self._calls_tools_through_schema(request):
+            return super().chat_payload(request)
+        schemas = [get_tool_json_schema(tool) for tool in request.tools_to_call_from or []]
+        body = self.chat_body(request, response_format=None, tools_to_call_from=None)
+        body["messages"] = with_system_note(body["messages"], tools_prompt(schemas))
+        body["response_format"] = tool_call_response_format(schemas)
+        keywords = {k: v for k, v in request.keywords.items() if k != "tool_choice"}
+        return {"model": self.model_id, **body, **self.kwargs, **keywords}
+
+    def parse_response(self, response: Any, request: ModelRequest) -> ChatMessage:
+        message = super().parse_response(response, request)
+        if self._calls_tools_through_schema(request):
             message.tool_calls = [tool_call_from_json(message.text)]
             message.content = None
         return message
 
-    def generate_stream(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatMessageStreamDelta]:
-        if self._calls_tools_through_schema(tools_to_call_from, kwargs):
-            yield from tool_call_deltas(
-                self.generate(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
-            )
+    def request_stream(self, request: ModelRequest) -> Iterator[ChatMessageStreamDelta]:
+        if self._calls_tools_through_schema(request):  # a call is only usable whole: it comes as one
+            yield from tool_call_deltas(self.request(request))
             return
-        request = self._completion_kwargs(
-            messages, stop_sequences, response_format, tools_to_call_from, kwargs
-        )
-        request["stream"] = True
-        request.setdefault("stream_options", {"include_usage": True})
-        stream = self._request(request)
-        usage_seen = False
-        try:
-            for delta in stream_deltas(stream, stop_sequences):
-                usage_seen = usage_seen or delta.token_usage is not None
-                yield delta
-        except Exception as error:
-            raise self._describe(error, during_stream=True) from error
-        finally:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                close()
-        if not usage_seen:  # every call records its usage, if only as unknown
-            yield ChatMessageStreamDelta(token_usage=TokenUsage(0, 0))
+        yield from super().request_stream(request)
 
     # --- errors -----------------------------------------------------------------------------------
 
-    def _request(self, request: dict[str, Any]) -> Any:
-        """One call with retries; a server that refuses `stop` is asked again without it (and remembered)."""
-        try:
-            return self.call_with_retries(
-                lambda: self.client.chat.completions.create(**request),
-                describe=f"{self.provider_name} {self.model_id} at {self.endpoint}",
-            )
-        except Exception as error:
-            if refuses_stop(error, request):
-                self.capabilities = replace(self.capabilities, stop_sequences=False)
-                return self._request({k: v for k, v in request.items() if k != "stop"})
-            raise self._describe(error) from error
-
-    def _describe(self, error: Exception, during_stream: bool = False) -> Exception:
-        """An `AgentGenerationError` that says what went wrong, where, and what to do."""
-        if isinstance(error, AgentGenerationError | SmolError):
-            return error
+    def error_message(self, error: Exception, status: int | None, during_stream: bool) -> str:
+        """What went wrong, where, and what to do."""
         where = f"{self.provider_name} at {self.endpoint}"
-        attempts = self.retry_policy.max_attempts
-        status = getattr(error, "status_code", None)
+        attempts = self.attempts(error)
         detail = _server_message(error)
         name = type(error).__name__
         if during_stream:
-            text = f"{where} broke off the streamed reply of {self.model_id!r}: {name}: {detail}"
-        elif name == "APITimeoutError":
-            text = f"{where} did not answer in time for {self.model_id!r} ({attempts} attempt(s)): {detail}"
-        elif name == "APIConnectionError":
-            text = (
+            return f"{where} broke off the streamed reply of {self.model_id!r}: {name}: {detail}"
+        if name == "APITimeoutError":
+            return f"{where} did not answer in time for {self.model_id!r} ({attempts} attempt(s)): {detail}"
+        if name == "APIConnectionError":
+            return (
                 f"Could not reach {where} ({attempts} attempt(s)): {detail}. Is the server running, and is "
                 "api_base right?"
             )
-        elif status == 401:
-            text = f"{where} rejected the API key (401): {detail}. Check api_key (or the key's environment variable)."
-        elif status == 403:
-            text = f"{where} refused access to {self.model_id!r} (403): {detail}"
-        elif status == 404:
-            text = f"{where} does not know the model or route {self.model_id!r} (404): {detail}"
-        elif status == 429:
-            text = f"{where} kept rate-limiting {self.model_id!r} after {attempts} attempt(s) (429): {detail}"
-        elif isinstance(status, int) and status >= 500:
-            text = f"{where} failed with {status} after {attempts} attempt(s): {detail}"
-        elif isinstance(status, int):
-            text = f"{where} refused the request for {self.model_id!r} ({status}): {detail}"
-        else:
-            text = f"{where} failed for {self.model_id!r}: {name}: {detail}"
-        return AgentGenerationError(text)
+        if status == 401:
+            return (
+                f"{where} rejected the API key (401) for {self.model_id!r}: {detail}. Check api_key (or the "
+                "key's environment variable)."
+            )
+        if status == 403:
+            return f"{where} refused access to {self.model_id!r} (403): {detail}"
+        if status == 404:
+            return f"{where} does not know the model or route {self.model_id!r} (404): {detail}"
+        if status == 429:
+            return f"{where} kept rate-limiting {self.model_id!r} after {attempts} attempt(s) (429): {detail}"
+        if status is not None and status >= 500:
+            return f"{where} failed with {status} for {self.model_id!r} after {attempts} attempt(s): {detail}"
+        if status is not None:
+            return f"{where} refused the request for {self.model_id!r} ({status}): {detail}"
+        return f"{where} failed for {self.model_id!r}: {name}: {detail}"
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
@@ -324,7 +248,7 @@ class AzureOpenAIServerModel(OpenAIServerModel):
             raise SmolError(
                 "No Azure OpenAI credentials: pass api_key=..., set AZURE_OPENAI_API_KEY, or pass azure_ad_token_provider."
             )
-        options = {"max_retries": 0, **self.client_kwargs}
+        options = {"max_retries": 0, "timeout": default_timeout(openai), **self.client_kwargs}
         return openai.AzureOpenAI(
             azure_endpoint=self.azure_endpoint,
             api_key=key,
@@ -337,6 +261,12 @@ class AzureOpenAIServerModel(OpenAIServerModel):
         data = super().to_dict()
         data["api_version"] = self.api_version
         return data
+
+
+def default_timeout(openai: Any) -> Any:
+    """A short connect time-out and a read time-out of a minute (the SDK's own is ten minutes, per
+    attempt): with the retry policy's deadline, a dead server surfaces in about a minute."""
+    return openai.Timeout(DEFAULT_TIMEOUT, connect=CONNECT_TIMEOUT)
 
 
 # Names used by smolagents' newer releases.

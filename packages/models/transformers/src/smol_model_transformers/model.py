@@ -32,6 +32,7 @@ from smol_core.models.base import (
     get_tool_json_schemas,
     tool_calls_in,
 )
+from smol_core.models.request import ModelRequest
 
 __all__ = ["TransformersModel", "TransformersModelError", "count_generated", "tool_calls_in"]
 
@@ -158,20 +159,13 @@ class TransformersModel(Model):
         )
         return prompt
 
-    def _generation_kwargs(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None,
-        response_format: dict[str, Any] | None,
-        tools_to_call_from: list[Any] | None,
-        kwargs: dict[str, Any],
-    ) -> dict[str, Any]:
-        if response_format is not None:
+    def _generation_kwargs(self, request: ModelRequest) -> dict[str, Any]:
+        if request.response_format is not None:
             raise TransformersModelError(
                 "TransformersModel has no constrained decoding: use a llama.cpp, OpenAI-compatible or LiteLLM "
                 "model for response_format (its capabilities say structured_output=False)."
             )
-        options = {**self.kwargs, **kwargs}
+        options = request.options_over(self.kwargs)
         max_new_tokens = (
             options.pop("max_new_tokens", None) or options.pop("max_tokens", None) or self.max_new_tokens
         )
@@ -179,8 +173,8 @@ class TransformersModel(Model):
         inputs = (
             (self.processor or self.tokenizer)
             .apply_chat_template(
-                self._chat(messages),
-                tools=get_tool_json_schemas(tools_to_call_from),
+                self._chat(request.messages),
+                tools=get_tool_json_schemas(request.tools_to_call_from),
                 add_generation_prompt=True,
                 tokenize=True,
                 return_dict=True,
@@ -192,51 +186,33 @@ class TransformersModel(Model):
         generation: dict[str, Any] = {**inputs, "max_new_tokens": max_new_tokens, **options}
         if self.tokenizer.pad_token_id is None:
             generation.setdefault("pad_token_id", self.tokenizer.eos_token_id)
-        if stop_sequences:
+        if request.stop_sequences:
             # Transformers' own stop-string criterion: stops as soon as any stop string is written.
-            generation["stop_strings"] = [s for s in stop_sequences if s]
+            generation["stop_strings"] = [s for s in request.stop_sequences if s]
             generation["tokenizer"] = self.tokenizer
         return generation
 
     # --- Model API -------------------------------------------------------------------------------
 
-    def generate(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> ChatMessage:
-        generation = self._generation_kwargs(
-            messages, stop_sequences, response_format, tools_to_call_from, kwargs
-        )
+    def request(self, request: ModelRequest) -> ChatMessage:
+        generation = self._generation_kwargs(request)
         prompt_length = generation["input_ids"].shape[1]
         output = self.model.generate(**generation)
         new_tokens = output[0, prompt_length:]
         text = self.tokenizer.decode(new_tokens, skip_special_tokens=True)
-        text = remove_content_after_stop_sequences(text, stop_sequences) or ""
+        text = remove_content_after_stop_sequences(text, request.stop_sequences) or ""
         return ChatMessage(
             role=MessageRole.ASSISTANT,
             content=text,
-            tool_calls=tool_calls_in(text) if tools_to_call_from else None,
+            tool_calls=tool_calls_in(text) if request.tools_to_call_from else None,
             raw={"out": text, "prompt_tokens": prompt_length},
             token_usage=TokenUsage(prompt_length, count_generated(new_tokens, self.tokenizer)),
         )
 
-    def generate_stream(
-        self,
-        messages: list[ChatMessage],
-        stop_sequences: list[str] | None = None,
-        response_format: dict[str, Any] | None = None,
-        tools_to_call_from: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatMessageStreamDelta]:
+    def request_stream(self, request: ModelRequest) -> Iterator[ChatMessageStreamDelta]:
         from transformers import TextIteratorStreamer
 
-        generation = self._generation_kwargs(
-            messages, stop_sequences, response_format, tools_to_call_from, kwargs
-        )
+        generation = self._generation_kwargs(request)
         prompt_length = generation["input_ids"].shape[1]
         # One streamer per call: a shared one would mix the text of two concurrent calls.
         streamer = TextIteratorStreamer(
@@ -253,7 +229,7 @@ class TransformersModel(Model):
 
         thread = threading.Thread(target=run, name="smol-transformers-generate", daemon=True)
         thread.start()
-        cutter = StopSequenceFilter(stop_sequences)
+        cutter = StopSequenceFilter(request.stop_sequences)
         for piece in streamer:
             text = cutter.feed(piece)
             if text:
