@@ -34,6 +34,32 @@ def test_engine_down_says_what_to_start(tmp_path):
         DockerExecutor(docker_url=f"unix://{tmp_path}/no-engine.sock")
 
 
+@pytest.mark.no_engine_needed
+def test_smolagent_with_the_engine_down_is_one_line_and_a_nonzero_exit(tmp_path, monkeypatch, capsys):
+    """An executor that cannot start is a host-side error (SmolError): one line on stderr, exit 2."""
+    from smol_core import hookimpl
+    from smol_core.cli import smolagent
+    from smol_core.plugins.registry import PluginRegistry, reset_registry
+    from smol_core.plugins.specs import ModelSpec
+    from smol_core.testing import ScriptedModel
+
+    class Fixed:
+        @hookimpl
+        def smol_models(self):
+            return [ModelSpec("fixed", lambda **_: ScriptedModel(["<code>\nfinal_answer(1)\n</code>"]))]
+
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
+    registry = PluginRegistry()
+    registry.register(Fixed(), name="fixed-plugin")
+    previous = reset_registry(registry)
+    try:
+        assert smolagent.main(["x", "--model-type", "fixed", "--executor", "docker"]) == 2
+    finally:
+        reset_registry(previous)
+    err = capsys.readouterr().err
+    assert "not reachable" in err and "Traceback" not in err
+
+
 def test_image_missing_says_what_to_build():
     from smol_executor_docker import DockerExecutor
 

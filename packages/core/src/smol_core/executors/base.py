@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
+from smol_core.errors import SmolError
+
 BASE_BUILTIN_MODULES = [
     "collections",
     "datetime",
@@ -69,7 +71,7 @@ class ProtocolViolationError(InterpreterError):
     """
 
 
-class ExecutorUnavailableError(RuntimeError):
+class ExecutorUnavailableError(SmolError, RuntimeError):
     """The executor's backend cannot be reached or started (engine down, image missing, no API key)."""
 
 

@@ -325,7 +325,14 @@ class WorkerExecutor(PythonExecutor):
             except EOFError:
                 self._restart_after_failure()
                 raise InterpreterError(f"The sandbox worker was not reachable. {STATE_LOST}") from None
-            return Exchange(self, proc, xid).run()
+            try:
+                return Exchange(self, proc, xid).run()
+            except KeyboardInterrupt:
+                # Ctrl-C stops the action, not only the wait for it: the worker goes, the next call
+                # starts a fresh one (the user interrupted, so the lost state is expected)
+                proc.kill()
+                self._restart_after_failure()
+                raise
 
     # --- helpers used by Exchange ---------------------------------------------------------
     def _cut(self, logs: str) -> str:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from smol_core.errors import SmolError
 from smol_executor_docker import engine
 
 DEFAULT_BASE = "python:3.11-slim"
@@ -30,7 +31,7 @@ _TRIM = ("var/cache/apt/archives", "var/lib/apt/lists", "usr/share/doc", "usr/sh
 Log = Callable[[str], None]
 
 
-class BuildError(RuntimeError):
+class BuildError(SmolError, RuntimeError):
     """The image could not be made; the message says which step failed and what to do."""
 
 

@@ -157,5 +157,5 @@ class ContainerLink:
         if state.get("OOMKilled"):
             how += ", out of memory: raise mem_limit"
         elif code == 137:
-            how += " (likely out of memory)"
+            how += ", sent from outside (the engine reports no out-of-memory kill: `docker kill`, or another process)"
         return how

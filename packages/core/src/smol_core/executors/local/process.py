@@ -75,6 +75,7 @@ class WorkerProcess:
         self._reader = FrameReader.untrusted()
         self._pending: list[dict[str, Any]] = []
         self.killed_by_us = False
+        self.oom_kills_at_start = oom_kill_count()
 
     @property
     def pid(self) -> int:
@@ -154,8 +155,9 @@ class WorkerProcess:
         """How the process ended, once it did on its own (reaps it; kills it if it lingers)."""
         self.kill() if self.alive() else self.popen.wait()
         code = self.popen.returncode
-        how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-        return how + (" (likely out of memory)" if code == -9 else "")
+        if code is None or code >= 0:
+            return f"exit code {code}"
+        return describe_signal_death(-code, self.killed_by_us, self.oom_kills_at_start)
 
     def stderr_tail(self, limit: int = 1500) -> str:
         try:
@@ -219,3 +221,41 @@ class _SparePool:
 
 POOL = _SparePool()
 atexit.register(POOL.shutdown)
+
+
+def oom_kill_count() -> int | None:
+    """How many processes the kernel's out-of-memory killer has killed since boot (None if unknown)."""
+    try:
+        with open("/proc/vmstat", encoding="ascii") as vmstat:
+            for line in vmstat:
+                if line.startswith("oom_kill "):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def describe_signal_death(signum: int, killed_by_us: bool, oom_kills_at_start: int | None) -> str:
+    """What is known about a worker killed by a signal, and nothing more.
+
+    SIGKILL used to be reported as "likely out of memory"; it is that only if the kernel's
+    out-of-memory counter moved while the worker lived. Otherwise someone sent it (`kill -9`, a
+    supervisor), and the message says so. SIGXCPU is the worker's own CPU-time limit.
+    """
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = f"signal {signum}"
+    how = f"killed by {name}"
+    if killed_by_us:
+        return how + " (stopped by smol)"
+    if signum == signal.SIGXCPU:
+        return how + ": the code used up its CPU-time limit"
+    if signum != signal.SIGKILL:
+        return how
+    now = oom_kill_count()
+    if oom_kills_at_start is None or now is None:
+        return how + ", sent from outside smol: the kernel's out-of-memory killer, or another process"
+    if now > oom_kills_at_start:
+        return how + ": the kernel's out-of-memory killer (this machine or its container ran out of memory)"
+    return how + ", sent by another process (the kernel reports no out-of-memory kill)"
