@@ -14,6 +14,7 @@ from smol_core.agents.examples import example_sets
 from smol_core.agents.grammar import code_action_grammar, task_comment
 from smol_core.agents.multi_step import MultiStepAgent, StreamEvent
 from smol_core.agents.parsing import (
+    as_text,
     extract_code_from_text,
     fix_final_answer_code,
     parse_code_blobs,
@@ -339,7 +340,7 @@ class CodeAgent(MultiStepAgent):
     def _take_output(self, memory_step: ActionStep, output: CodeOutput) -> ActionOutput:
         """Record what the code did in the step, as the model will read it next."""
         observation = f"Execution logs:\n{output.logs}" if output.logs else ""
-        rendered = truncate_content(str(output.output))
+        rendered = truncate_content(as_text(output.output))
         if not output.is_final_answer:
             observation += ("\n" if observation else "") + f"Last output from code snippet:\n{rendered}"
         memory_step.observations = observation or "The code ran and printed nothing."

@@ -106,6 +106,15 @@ def fix_final_answer_code(code: str) -> str:
     return re.sub(r"(?<![\w.])final_answer(?!\s*\()", "final_answer_variable", code)
 
 
+def as_text(value: Any) -> str:
+    """`str(value)`, or what it is when it cannot be shown: an int past Python's 4,300-digit limit, or
+    an object whose `__str__` raises, must give the model an observation, not end the run."""
+    try:
+        return str(value)
+    except Exception as error:
+        return f"<{type(value).__name__} that cannot be shown as text: {type(error).__name__}: {error}>"
+
+
 def truncate_content(content: str, max_length: int = MAX_OBSERVATION_LENGTH) -> str:
     """Keep the head and the tail of a long observation: that is where the useful lines usually are."""
     if len(content) <= max_length:

@@ -12,7 +12,7 @@ from typing import Any
 from smol_core.agent_types import AgentImage, handle_agent_input_types, handle_agent_output_types
 from smol_core.agents.events import ActionOutput, ToolOutput
 from smol_core.agents.multi_step import MultiStepAgent, StreamEvent
-from smol_core.agents.parsing import parse_json_blob, reply_text, truncate_content
+from smol_core.agents.parsing import as_text, parse_json_blob, reply_text, truncate_content
 from smol_core.agents.prompts import PromptTemplates, populate_template, tool_calling_agent_templates
 from smol_core.agents.tool_wrappers import managed_agent_callable
 from smol_core.errors import (
@@ -229,9 +229,9 @@ class ToolCallingAgent(MultiStepAgent):
         result = self.execute_tool_call(call.name, call.arguments)
         is_final = call.name == "final_answer"
         if is_final:
-            observation = f"Final answer: {result}"
+            observation = f"Final answer: {as_text(result)}"
         elif isinstance(result, _PLAIN_TYPES):
-            observation = truncate_content(str(result))
+            observation = truncate_content(as_text(result))
         else:
             key = f"{type(result).__name__.lower()}_{sum(1 for k in self.state if k.startswith(type(result).__name__.lower())) + 1}"
             self.state[key] = result

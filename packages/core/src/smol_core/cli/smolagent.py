@@ -187,6 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.prompt = read_task(args, parser)
     check_arguments(args, parser)
+    from smol_core.agents.parsing import as_text
     from smol_core.errors import SmolError
     from smol_core.terminal import escape_controls
 
@@ -203,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("smolagent: interrupted", file=sys.stderr)
         return 130
     # the answer was written by the model or the sandbox: no escape sequence reaches the terminal
-    print(escape_controls(str(answer)))
+    print(escape_controls(as_text(answer)))
     return 0
 
 

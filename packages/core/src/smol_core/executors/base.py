@@ -9,6 +9,7 @@ raises `ExecutionTimeoutError`. Anything else that escapes an executor is a host
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -47,6 +48,10 @@ class CodeOutput:
     output: Any
     logs: str
     is_final_answer: bool = False
+
+    def __iter__(self) -> Iterator[Any]:
+        """`output, logs, is_final_answer = executor(code)`, as the seed's executor examples unpack it."""
+        return iter((self.output, self.logs, self.is_final_answer))
 
 
 class InterpreterError(ValueError):

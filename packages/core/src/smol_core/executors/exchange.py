@@ -210,11 +210,18 @@ class Exchange:
         code that can read its raw channel; the codec carries the value and nothing else.
         """
         payload: dict[str, Any] = {"op": "tool_result", "id": call_id, "ok": ok}
-        if ok:
-            payload["value"] = encode(value)
-        else:
+        if not ok:
             payload["error"] = error
-        self.proc.send(payload)
+            self.proc.send(payload)
+            return
+        try:  # a frame is built whole before a byte is written: a refusal leaves the channel in step
+            payload["value"] = encode(value)
+            self.proc.send(payload)
+        except (ValueError, TypeError, RecursionError, ProtocolError) as exc:
+            # an int past Python's 4,300-digit limit, a result over the frame limit: the code gets an
+            # error it can handle, the executor stays usable
+            reason = f"the tool's result could not be handed to the code ({_describe(exc)[:300]})"
+            self.proc.send({"op": "tool_result", "id": call_id, "ok": False, "error": reason})
 
     def _start_async(
         self, call_id: int, fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]

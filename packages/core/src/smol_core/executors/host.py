@@ -47,6 +47,9 @@ from smol_core.executors.protocol import ProtocolError, encode
 __all__ = ["READY_TIMEOUT", "STATE_LOST", "WorkerExecutor", "WorkerLink"]
 
 READY_TIMEOUT = 60.0
+DEFAULT_MAX_PRINT_OUTPUTS_LENGTH = 20_000
+"""Characters of printed output an action hands the model (about 5,000 tokens), as the seed's 50,000 does
+for larger contexts; set `max_print_outputs_length` for more or less."""
 _REPLIES = {"ready": frozenset({"ready"}), "done": frozenset({"done", "error"})}
 
 
@@ -122,7 +125,9 @@ class WorkerExecutor(PythonExecutor):
     ) -> None:
         self.additional_authorized_imports = list(additional_authorized_imports or [])
         self.authorized_imports = sorted(set(BASE_BUILTIN_MODULES) | set(self.additional_authorized_imports))
-        self.max_print_outputs_length = max_print_outputs_length
+        self.max_print_outputs_length = (
+            DEFAULT_MAX_PRINT_OUTPUTS_LENGTH if max_print_outputs_length is None else max_print_outputs_length
+        )
         self.timeout_seconds = timeout_seconds
         self.protections: list[tuple[str, bool, str]] = []
         self._tools: dict[str, Callable[..., Any]] = {}
@@ -336,12 +341,16 @@ class WorkerExecutor(PythonExecutor):
 
     # --- helpers used by Exchange ---------------------------------------------------------
     def _cut(self, logs: str) -> str:
+        """What the code printed, cut to `max_print_outputs_length` (the head and the tail are kept,
+        and the note says how much went): 100 MB of prints must not become a 100 MB prompt."""
         limit = self.max_print_outputs_length
-        if limit is not None and len(logs) > limit:
-            return (
-                logs[:limit] + f"\n_Print outputs were over {limit} characters, so they have been truncated._"
-            )
-        return logs
+        if len(logs) <= limit:
+            return logs
+        head, tail = logs[: limit * 3 // 4], logs[len(logs) - limit // 4 :]
+        return (
+            f"{head}\n_... {len(logs) - len(head) - len(tail):,} characters of printed output were cut here "
+            f"(the limit is {limit:,}); print less, or a summary ..._\n{tail}"
+        )
 
     def _async_runner(self) -> _AsyncTools:
         if self._async is None:
