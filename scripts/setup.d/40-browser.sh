@@ -6,7 +6,8 @@
 # that reason.
 set -euo pipefail
 
-if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then
+emoji_font=/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf  # the chat's step icons, in screenshots
+if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 && [ -f "$emoji_font" ]; then
   echo "40-browser: $(chromium --version 2>/dev/null | head -1) and chromedriver present"
   exit 0
 fi
@@ -16,7 +17,7 @@ if [ "$(id -u)" != 0 ]; then
   exit 0
 fi
 
-echo "40-browser: installing chromium and chromium-driver from Debian"
+echo "40-browser: installing chromium, chromium-driver and fonts-noto-color-emoji from Debian"
 apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver fonts-noto-color-emoji >/dev/null
 echo "40-browser: $(chromium --version 2>/dev/null | head -1) installed"
