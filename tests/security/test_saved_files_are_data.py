@@ -21,16 +21,7 @@ from smol_core import CodeAgent, MultiStepAgent, Tool, ToolCallingAgent, tool
 from smol_core.agents.saved_settings import SavedSettingIgnoredWarning
 from smol_core.agents.serialization import AgentLoadError
 from smol_core.monitoring import LogLevel
-from smol_core.plugins.registry import PluginRegistry, reset_registry
 from smol_core.testing import ScriptedModel
-
-
-@pytest.fixture
-def registry() -> Iterator[PluginRegistry]:
-    fresh = PluginRegistry()
-    previous = reset_registry(fresh)
-    yield fresh
-    reset_registry(previous)
 
 
 @tool

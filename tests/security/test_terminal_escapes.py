@@ -9,7 +9,6 @@ neither through the step log on stderr nor through the answer on stdout.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 
 import pytest
 
@@ -17,7 +16,6 @@ from smol_core import CodeAgent, ToolCallingAgent, hookimpl
 from smol_core.cli import smolagent
 from smol_core.messages import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction
 from smol_core.monitoring import AgentLogger, LogLevel
-from smol_core.plugins.registry import PluginRegistry, reset_registry
 from smol_core.plugins.specs import ModelSpec
 from smol_core.terminal import escape_controls
 from smol_core.testing import ScriptedModel
@@ -93,14 +91,6 @@ def test_tool_calling_agent_step_log_escapes_tool_output_and_model_text() -> Non
     agent = ToolCallingAgent(tools=[banner], model=model, logger=AgentLogger(LogLevel.DEBUG, stream=stream))
     assert agent.run("show it") == BIDI
     assert_no_raw_controls(stream.getvalue())
-
-
-@pytest.fixture
-def registry() -> Iterator[PluginRegistry]:
-    fresh = PluginRegistry()
-    previous = reset_registry(fresh)
-    yield fresh
-    reset_registry(previous)
 
 
 class HostileAnswerPlugin:
