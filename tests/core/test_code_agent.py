@@ -223,11 +223,10 @@ def test_reset_false_continues_the_conversation():
 def test_unknown_executor_type_is_a_clear_error():
     from smol_core.errors import PluginNotFoundError
 
-    agent = make_agent([code("final_answer(1)")], executor_type="firecracker")
     with pytest.raises(
         PluginNotFoundError, match="No executor named 'firecracker'.*Installed executors: .*local"
     ):
-        agent.run("x")
+        make_agent([code("final_answer(1)")], executor_type="firecracker")  # when made, as in the seed
 
 
 def test_system_prompt_is_compact():

@@ -108,3 +108,11 @@ def test_a_tool_subclass_with_undocumented_arguments_and_no_inputs_is_a_clear_er
 
             def forward(self, query):  # type: ignore[no-untyped-def]
                 return query
+
+
+def test_an_unknown_executor_type_is_a_value_error_when_the_agent_is_made():
+    from smol_core import CodeAgent
+    from smol_core.testing import ScriptedModel
+
+    with pytest.raises(ValueError, match="No executor named 'nosuch' is installed"):
+        CodeAgent(tools=[], model=ScriptedModel([]), executor_type="nosuch")

@@ -16,8 +16,11 @@ class SmolError(Exception):
     """Base for errors of configuration or environment: raised to the caller, never fed to the model."""
 
 
-class PluginNotFoundError(SmolError, LookupError):
-    """A model, executor or tool was asked for by a name that no installed plugin registers."""
+class PluginNotFoundError(SmolError, LookupError, ValueError):
+    """A model, executor or tool was asked for by a name that no installed plugin registers.
+
+    Also a `ValueError`: the seed system raises one for an unknown `executor_type`, and code that
+    moved over may catch it."""
 
 
 class PluginConflictError(SmolError):

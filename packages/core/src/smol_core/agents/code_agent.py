@@ -120,6 +120,10 @@ class CodeAgent(MultiStepAgent):
         self.executor_type = executor_type
         self.executor_kwargs = dict(executor_kwargs or {})
         self._executor = executor
+        if executor is None:  # an unknown name fails here, as in the seed, not at the first run
+            from smol_core.plugins.registry import get_registry
+
+            get_registry().executor(executor_type)
 
     _repeat_tool_calls = False
 

@@ -146,7 +146,17 @@ class WorkerExecutor(PythonExecutor):
 
     @abstractmethod
     def _worker_config(self) -> dict[str, Any]:
-        """The `config` message (without `op`)."""
+        """The `config` message (without `op`): `_common_worker_config()` plus the sandbox's own keys."""
+
+    def _common_worker_config(self) -> dict[str, Any]:
+        """What every worker is told, wherever it runs: what it may import, the action's time limit
+        (which the worker also enforces from inside, with a kernel timer and a CPU limit, in case the
+        host cannot: see `local/lifetime.py`), and how much printed output it may buffer."""
+        return {
+            "authorized_imports": self.authorized_imports,
+            "timeout_seconds": self.timeout_seconds,
+            "log_cap": max(4_000_000, 2 * self.max_print_outputs_length),
+        }
 
     # --- worker lifecycle ------------------------------------------------------------------
     def _start(self) -> None:
@@ -348,8 +358,8 @@ class WorkerExecutor(PythonExecutor):
             return logs
         head, tail = logs[: limit * 3 // 4], logs[len(logs) - limit // 4 :]
         return (
-            f"{head}\n_... {len(logs) - len(head) - len(tail):,} characters of printed output were cut here "
-            f"(the limit is {limit:,}); print less, or a summary ..._\n{tail}"
+            f"{head}\n_Print outputs were over {limit:,} characters, so they have been truncated: "
+            f"{len(logs) - len(head) - len(tail):,} cut here._\n{tail}"
         )
 
     def _async_runner(self) -> _AsyncTools:

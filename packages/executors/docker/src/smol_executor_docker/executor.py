@@ -127,12 +127,11 @@ class DockerExecutor(WorkerExecutor):
 
     def _worker_config(self) -> dict[str, Any]:
         return {
-            "authorized_imports": self.authorized_imports,
+            **self._common_worker_config(),
             "memory_limit_mb": _megabytes(self.mem_limit),
             "scratch": SCRATCH,
             "os_sandbox": self.os_sandbox,
             "expected_env": [*WORKER_ENV, "HOME", "TMPDIR", "HOSTNAME"],
-            "log_cap": max(4_000_000, 2 * (self.max_print_outputs_length or 0)),
         }
 
     def _create_arguments(self, command: list[str]) -> dict[str, Any]:

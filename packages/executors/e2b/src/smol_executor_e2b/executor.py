@@ -134,12 +134,11 @@ class E2BExecutor(WorkerExecutor):
 
     def _worker_config(self) -> dict[str, Any]:
         return {
-            "authorized_imports": self.authorized_imports,
+            **self._common_worker_config(),
             "memory_limit_mb": self.memory_limit_mb,
             "scratch": SCRATCH,
             "os_sandbox": True,
             "expected_env": list(WORKER_ENV),
-            "log_cap": max(4_000_000, 2 * (self.max_print_outputs_length or 0)),
         }
 
     def _drain(self) -> None:

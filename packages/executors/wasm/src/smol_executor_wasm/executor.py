@@ -63,12 +63,13 @@ class WasmExecutor(WorkerExecutor):
 
     def _worker_config(self) -> dict[str, Any]:
         return {
-            "authorized_imports": self.authorized_imports,
+            **self._common_worker_config(),
+            # the host kills Node at the deadline; Pyodide has no kernel timer or CPU limit to arm
+            "timeout_seconds": None,
             "memory_limit_mb": None,
             "scratch": SCRATCH,
             "os_sandbox": False,
             "expected_env": EXPECTED_ENV,
-            "log_cap": max(4_000_000, 2 * (self.max_print_outputs_length or 0)),
         }
 
     def _drain(self) -> None:

@@ -11,14 +11,11 @@ from __future__ import annotations
 
 import atexit
 import os
-import subprocess
-import tempfile
 import threading
-from typing import IO, Any
+from typing import Any
 
 from smol_core.executors.bundle import worker_sources
 from smol_core.executors.local.process import WorkerProcess
-from smol_core.executors.protocol import FrameReader
 from smol_executor_wasm.runtime import BOOT_SCRIPT, Runtime
 
 # Node's whole environment: nothing of the host's (API keys, tokens) crosses.
@@ -41,30 +38,11 @@ def boot_frame() -> dict[str, Any]:
 
 
 class NodeWorkerProcess(WorkerProcess):
-    """A Node.js + Pyodide worker process; reading, deadlines and killing are the local worker's own.
-
-    `WorkerProcess.__init__` is not called: it would start a CPython worker. This one sets the same
-    attributes for a Node process instead.
-    """
+    """A Node.js + Pyodide worker process; reading, limits, deadlines and killing are the local
+    worker's own: only the command, its environment and the boot frame differ."""
 
     def __init__(self, runtime: Runtime, boot: dict[str, Any]) -> None:
-        self.stderr: IO[bytes] = tempfile.TemporaryFile(prefix="smol-wasm-stderr-")  # noqa: SIM115 - lives with the worker
-        self.popen = subprocess.Popen(
-            runtime.command(),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr,
-            env=dict(NODE_ENV),
-            cwd=tempfile.gettempdir(),
-            close_fds=True,
-            start_new_session=True,
-        )
-        assert self.popen.stdin is not None and self.popen.stdout is not None
-        self.in_fd = self.popen.stdin.fileno()
-        self.out_fd = self.popen.stdout.fileno()
-        self._reader = FrameReader()
-        self._pending: list[dict[str, Any]] = []
-        self.killed_by_us = False
+        super().__init__(runtime.command(), env=dict(NODE_ENV))
         self.send(boot)
 
 

@@ -4,7 +4,10 @@ Layers (see each module's docstring):
   guards.py, runtime.py, views.py, specials.py: the language layer (AST checks and rewrites, guarded
       getattr/import/format, curated builtins, filtered module views);
   audit.py: a PEP 578 audit hook (runtime compiles, file access, process/network/ctypes events);
-  sandbox.py: the OS layer (rlimits, network namespace, Landlock, seccomp), each where available;
+  sandbox.py, seccomp.py: the OS layer (rlimits, namespaces, Landlock, the seccomp filter), each
+      where available;
+  lifetime.py: time and lifetime from inside the worker (a kernel timer and CPU limit per action,
+      death with its host, no threads left behind);
   worker.py, channel.py: the worker process (stdlib-only, reusable by container executors);
   process.py, executor.py: the host side (spawning, the spare worker, deadlines, tool calls).
 

@@ -11,12 +11,18 @@ Stdlib-only.
 
 from __future__ import annotations
 
+import _thread
+import contextlib
 import os
+import pathlib
+import site
 import sys
-from collections.abc import Iterable
+import sysconfig
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .guards import StaticViolation, check_runtime_source
+from .sandbox import SETTINGS
 from .views import SandboxPermissionError, SandboxViolation
 
 DENIED_EVENTS = frozenset(
@@ -82,6 +88,11 @@ DENIED_EVENTS = frozenset(
         "ftplib.connect",
         "smtplib.connect",
         "os.add_dll_directory",
+        # interpreters and code objects made outside the guards
+        "cpython.PyInterpreterState_New",
+        "cpython._PySys_ClearAuditHooks",
+        "_xxsubinterpreters.create",
+        "_interpreters.create",
     }
 )
 
@@ -98,19 +109,29 @@ class AuditPolicy:
         self.read_roots = tuple(sorted(r.rstrip("/") + "/" for r in roots if r != "/"))
         self.write_roots = (self.scratch.rstrip("/") + "/",)
         self.trusted_compile = False
+        self.trusted_thread: int | None = None  # see `trusted()`
         self.enabled = False
+        # The scratch folder's total size, where no size-limited tmpfs holds it (sandbox.py).
+        limit = SETTINGS.scratch_limit_mb
+        self.scratch_budget = None if SETTINGS.mounted_scratch or not limit else limit * 1024 * 1024
+
+    @contextlib.contextmanager
+    def trusted(self) -> Iterator[None]:
+        """The worker's own operations while code runs (its clock's rlimit and timer, its event loop's
+        self-pipe): the hook lets them through, in this thread only, so that a thread the code
+        started cannot slip its own calls into the window."""
+        previous, self.trusted_thread = self.trusted_thread, _thread.get_ident()
+        try:
+            yield
+        finally:
+            self.trusted_thread = previous
 
     def _allowed(self, path: str, roots: tuple[str, ...], exact: tuple[str, ...]) -> bool:
         real = os.path.realpath(path)
         return real in exact or (real + "/").startswith(roots)
 
     def check_open(self, path: Any, mode: Any, flags: Any) -> None:
-        if isinstance(path, int):
-            return  # an already-open descriptor
-        if isinstance(path, bytes):
-            path = os.fsdecode(path)
-        if not isinstance(path, str):
-            return
+        path = _exact_path(path, "opening")
         writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
             isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
         )
@@ -119,10 +140,19 @@ class AuditPolicy:
                 raise SandboxPermissionError(
                     f"writing '{path}' is not allowed: files can only be written in the scratch folder ({self.scratch})"
                 )
+            if self.scratch_budget is not None and self.over_budget():
+                raise SandboxPermissionError(
+                    f"the scratch folder is full ({self.scratch_budget // (1024 * 1024)} MiB in all): "
+                    "delete files before writing more"
+                )
         elif not self._allowed(path, self.read_roots, _READABLE_FILES):
             raise SandboxPermissionError(
                 f"reading '{path}' is not allowed: only the scratch folder ({self.scratch}) and the Python installation are readable"
             )
+
+    def over_budget(self) -> bool:
+        """True when the scratch folder holds more than its budget (fallback for hosts without tmpfs)."""
+        return self.scratch_budget is not None and scratch_usage(self.scratch) > self.scratch_budget
 
     def _is_module_file(self, filename: str) -> bool:
         return (
@@ -132,7 +162,7 @@ class AuditPolicy:
         )
 
     def hook(self, event: str, args: tuple[Any, ...]) -> None:
-        if not self.enabled:
+        if not self.enabled or self.trusted_thread == _thread.get_ident():
             return
         if event == "open":
             self.check_open(*args[:3])
@@ -151,19 +181,108 @@ class AuditPolicy:
                 finally:
                     self.trusted_compile = False
         elif event in DENIED_EVENTS:
+            if event == "cpython._PySys_ClearAuditHooks" and sys.is_finalizing():
+                return
             raise SandboxViolation(f"'{event}' is not allowed in the sandbox")
-        elif event in ("os.listdir", "os.scandir") and isinstance(args[0], str | bytes):
-            path = os.fsdecode(args[0])
+        elif event == "socket.__new__":
+            raise SandboxViolation(
+                "creating sockets is not allowed in the sandbox (nor wrapping a descriptor as one)"
+            )
+        elif event in ("os.listdir", "os.scandir") and args and args[0] is not None:
+            path = _exact_path(args[0], "listing")
             if not self._allowed(path, self.read_roots, ()):
                 raise SandboxPermissionError(f"listing '{path}' is not allowed outside the scratch folder")
-        elif event in ("os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.replace", "os.utime"):
-            for path in args[:2]:
-                if isinstance(path, str | bytes) and not self._allowed(
-                    os.fsdecode(path), self.write_roots, ()
-                ):
+        elif event in _PATH_EVENTS:
+            paths, dir_fds = _PATH_EVENTS[event]
+            if any(type(args[i]) is int and args[i] != -1 for i in dir_fds if i < len(args)):
+                raise SandboxPermissionError(f"'{event}' relative to a descriptor is not allowed")
+            for i in paths:
+                path = _exact_path(args[i], f"'{event}' on")
+                if not self._allowed(path, self.write_roots, ()):
                     raise SandboxPermissionError(
-                        f"'{event}' on '{os.fsdecode(path)}' is not allowed outside the scratch folder"
+                        f"'{event}' on '{path}' is not allowed outside the scratch folder"
                     )
+
+
+# event -> (indexes of its path arguments, indexes of its dir_fd arguments), as CPython audits them
+_PATH_EVENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    "os.remove": ((0,), (1,)),
+    "os.rmdir": ((0,), (1,)),
+    "os.mkdir": ((0,), (2,)),
+    "os.utime": ((0,), (3,)),
+    "os.rename": ((0, 1), (2, 3)),
+    "os.replace": ((0, 1), (2, 3)),
+}
+
+
+# The stdlib's own path types: their conversion to str cannot be overridden (a subclass's can).
+_PATH_TYPES: tuple[type, ...] = (
+    pathlib.PurePath,
+    pathlib.PurePosixPath,
+    pathlib.Path,
+    pathlib.PosixPath,
+    os.DirEntry,
+)
+
+
+def _exact_path(path: Any, what: str) -> str:
+    """The path an open or listing will use, as an exact `str`; refuses descriptors and odd objects.
+
+    Why so strict: a descriptor number reaches whatever the worker has open (its protocol channel
+    included), and the hook sees the caller's object, not the path C converted from it, so an object
+    whose `__fspath__` or string methods answer differently the second time would pass the check with
+    one path and open another. Exact `str`/`bytes` (subclasses are copied), and the stdlib's own path
+    types (`pathlib`, `os.DirEntry`), whose conversions code cannot override, are accepted.
+    """
+    if isinstance(path, int):
+        raise SandboxPermissionError(
+            f"{what} a file descriptor by number is not allowed in the sandbox: open files by path"
+        )
+    if isinstance(path, str):
+        return str.__getitem__(path, slice(None))
+    if isinstance(path, bytes):
+        return os.fsdecode(bytes.__getitem__(path, slice(None)))
+    if type(path) in _PATH_TYPES:
+        return str.__getitem__(os.fspath(path), slice(None))
+    raise SandboxPermissionError(
+        f"{what} a path given as {type(path).__name__} is not allowed: use a str, bytes or pathlib path"
+    )
+
+
+def remove_files_since(root: str, since: float) -> list[str]:
+    """Delete the files below `root` changed at or after `since`; their paths, relative to `root`."""
+    removed = []
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            path = os.path.join(folder, name)
+            try:
+                if os.lstat(path).st_mtime >= since:
+                    os.remove(path)
+                    removed.append(os.path.relpath(path, root))
+            except OSError:
+                continue
+    return sorted(removed)
+
+
+def scratch_usage(root: str) -> int:
+    """Bytes held by the files below `root` (allocated blocks, so sparse files count as written)."""
+    total = 0
+    stack = [root]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                else:
+                    info = entry.stat(follow_symlinks=False)
+                    total += max(info.st_blocks * 512, 0)
+            except OSError:
+                continue
+    return total
 
 
 _READABLE_FILES = (
@@ -178,11 +297,29 @@ _READABLE_FILES = (
 
 
 def python_read_roots() -> list[str]:
-    """Folders the interpreter itself must read from: the installation and sys.path."""
-    roots = [
-        sys.prefix,
-        sys.base_prefix,
-        sys.exec_prefix,
+    """Folders the interpreter itself must read from: the standard library, the installed packages,
+    the worker's own package, and what the dynamic loader needs; never a project folder.
+
+    Why not `sys.path` as is: an editable install puts a project's source folder on it (and some put
+    the project root), next to its `.env` and `.git`. Only the real installation folders are kept;
+    of the other entries, only the folder of the worker's own package (`smol_core`) is readable.
+    """
+    paths = sysconfig.get_paths()
+    roots = [paths.get(key, "") for key in ("stdlib", "platstdlib", "purelib", "platlib")]
+    with contextlib.suppress(AttributeError):  # a site module without it (old virtualenv)
+        roots += site.getsitepackages()
+    roots += [
+        p
+        for p in sys.path
+        if p and os.path.basename(p.rstrip("/")) in ("site-packages", "dist-packages", "lib-dynload")
+    ]
+    here = globals().get("__file__")  # absent when the worker runs from the bundle (bundle.py)
+    if isinstance(here, str):
+        own = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(here))))
+        if os.path.basename(own) == "smol_core":
+            roots.append(own)
+    roots += [
+        os.path.join(sys.base_prefix, "lib"),  # libpython and the base installation's own libraries
         "/usr/share/zoneinfo",
         "/sys/devices/system/cpu",
         "/usr/lib",
@@ -192,9 +329,11 @@ def python_read_roots() -> list[str]:
         "/lib64",
         "/usr/share/locale",
     ]
-    roots += [p for p in sys.path if p and os.path.isdir(p)]
-    roots = [r for r in roots if os.path.isdir(r)]
-    return roots
+    seen: list[str] = []
+    for root in roots:
+        if root and os.path.isdir(root) and root not in seen:
+            seen.append(root)
+    return seen
 
 
 def install(policy: AuditPolicy) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import weakref
 from typing import Any
 
 from smol_core.executors.host import WorkerExecutor, WorkerLink
@@ -28,7 +29,10 @@ class LocalPythonExecutor(WorkerExecutor):
     max_print_outputs_length: logs longer than this are cut, with a note.
     timeout_seconds: wall-clock limit of one action (time spent in host tools not counted); None: none.
     memory_limit_mb: the worker's address-space limit.
-    os_sandbox: apply network namespace, Landlock and seccomp where the OS allows (on by default).
+    scratch_limit_mb: the scratch folder's total size (a tmpfs of that size where mount namespaces
+        work, else a budget the worker checks); its files are gone when the executor closes, and
+        with the worker wherever the worker holds them in its own tmpfs.
+    os_sandbox: apply namespaces, mounts, Landlock, a uid change and seccomp where the OS allows.
     """
 
     def __init__(
@@ -38,12 +42,15 @@ class LocalPythonExecutor(WorkerExecutor):
         timeout_seconds: float | None = 30,
         memory_limit_mb: int | None = 4096,
         os_sandbox: bool = True,
+        scratch_limit_mb: int | None = 512,
         **_ignored: Any,
     ) -> None:
         super().__init__(additional_authorized_imports, max_print_outputs_length, timeout_seconds)
         self.memory_limit_mb = memory_limit_mb
         self.os_sandbox = os_sandbox
+        self.scratch_limit_mb = scratch_limit_mb
         self._scratch: str | None = None
+        self._scratch_cleanup: weakref.finalize[..., Any] | None = None
         self._start()
 
     def _open_link(self) -> WorkerLink:
@@ -52,21 +59,25 @@ class LocalPythonExecutor(WorkerExecutor):
     def _worker_config(self) -> dict[str, Any]:
         if self._scratch is None or not os.path.isdir(self._scratch):
             self._scratch = tempfile.mkdtemp(prefix="smol-scratch-")
+            # Removed when the executor is closed, collected, or the host exits normally; a host
+            # killed outright leaves at most an empty folder, the files living in the worker's tmpfs.
+            self._scratch_cleanup = weakref.finalize(self, shutil.rmtree, self._scratch, True)
         return {
-            "authorized_imports": self.authorized_imports,
+            **self._common_worker_config(),
             "memory_limit_mb": self.memory_limit_mb,
+            "scratch_limit_mb": self.scratch_limit_mb,
             "scratch": self._scratch,
             "os_sandbox": self.os_sandbox,
             "expected_env": [*WORKER_ENV, "HOME", "TMPDIR"],
-            "log_cap": max(4_000_000, 2 * (self.max_print_outputs_length or 0)),
         }
 
     def close(self) -> None:
         with self._lock:
             super().close()
-            if self._scratch:
-                shutil.rmtree(self._scratch, ignore_errors=True)
-                self._scratch = None
+            if self._scratch_cleanup is not None:
+                self._scratch_cleanup()  # removes the folder, once
+                self._scratch_cleanup = None
+            self._scratch = None
 
 
 def protection_report(timeout: float = 30.0) -> list[tuple[str, bool, str]]:

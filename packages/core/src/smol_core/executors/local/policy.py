@@ -92,6 +92,11 @@ DENIED_ATTRIBUTES = frozenset(
         "__weakref__",
         "mro",
         "ctypes",
+        # event loops: the loop owns the worker's descriptors (channel reader, self-pipe)
+        "get_loop",
+        "_get_loop",
+        "_loop",
+        "_selector",
     }
 )
 
@@ -341,7 +346,89 @@ DANGEROUS_MODULES = frozenset(
         "pandas.testing",
         "pandas.util.testing",
         "pandas._testing",
+        # test suites, installers, GUIs and the smol packages themselves: never code's tools
+        "test",
+        "idlelib",
+        "tkinter",
+        "turtle",
+        "turtledemo",
+        "lib2to3",
+        "distutils",
+        "pip",
+        "setuptools",
+        "pkg_resources",
+        "_distutils_hack",
+        "xxsubtype",
+        "xxlimited",
+        "xxlimited_35",
+        "antigravity",
+        "smol",
+        "smol_core",
     }
+)
+
+# Private top-level modules a grant ("*" or "pkg.*") may still hand out: C accelerators that public
+# modules import themselves and that only compute (no files, processes, interpreters or raw memory).
+# Any other `_name` (`_xxsubinterpreters`, `_testcapi`, `_imp`, `_posixsubprocess`, `_signal`...) runs
+# code outside the guards and must be named exactly; a private submodule (`pkg._internal`) is never
+# granted by a pattern: the package imports it itself when it needs it.
+SAFE_PRIVATE_MODULES = frozenset(
+    {
+        "_abc",
+        "_bisect",
+        "_blake2",
+        "_bz2",
+        "_collections",
+        "_collections_abc",
+        "_compression",
+        "_contextvars",
+        "_csv",
+        "_datetime",
+        "_decimal",
+        "_functools",
+        "_heapq",
+        "_json",
+        "_lzma",
+        "_md5",
+        "_operator",
+        "_pydatetime",
+        "_pydecimal",
+        "_queue",
+        "_random",
+        "_sha1",
+        "_sha2",
+        "_sha256",
+        "_sha3",
+        "_sha512",
+        "_statistics",
+        "_string",
+        "_strptime",
+        "_struct",
+        "_typing",
+        "_uuid",
+        "_weakrefset",
+        "_zoneinfo",
+    }
+)
+
+# Types whose private attributes (and `__dict__`) code may not read, whatever the path: event loops,
+# tasks and futures (`loop._selector`, `task._loop`), threads, selectors, files and sockets hold the
+# worker's own descriptors; smol's own objects hold the channel to the host.
+PRIVATE_STATE_OWNERS = (
+    "asyncio",
+    "_asyncio",
+    "selectors",
+    "threading",
+    "_thread",
+    "concurrent",
+    "socket",
+    "_socket",
+    "io",
+    "_io",
+    "_pyio",
+    "subprocess",
+    "multiprocessing",
+    "smol_core",
 )
 
 # Module attributes that are a way out even inside an authorized module (file or pickle access).

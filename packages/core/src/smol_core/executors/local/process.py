@@ -56,15 +56,20 @@ WORKER_ENV = {
 class WorkerProcess:
     """One worker: its pipes, a frame reader, and a kill switch."""
 
-    def __init__(self, command: list[str] | None = None) -> None:
-        """`command` replaces the default (this interpreter, importing the worker from smol's sources)."""
+    def __init__(self, command: list[str] | None = None, env: dict[str, str] | None = None) -> None:
+        """`command` replaces the default (this interpreter, importing the worker from smol's sources),
+        `env` the worker's environment (other runtimes, e.g. Node for WebAssembly, bring their own).
+
+        The default environment names this process as the worker's host (`SMOL_WORKER_PARENT`), so a
+        worker started just as its host dies still notices and exits (`local/lifetime.py`).
+        """
         self.stderr: IO[bytes] = tempfile.TemporaryFile(prefix="smol-worker-stderr-")  # noqa: SIM115 - lives with the worker
         self.popen = subprocess.Popen(
             command or [sys.executable, "-I", "-c", _BOOTSTRAP, _SRC_ROOT],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.stderr,
-            env=dict(WORKER_ENV),
+            env=dict(env) if env is not None else {**WORKER_ENV, "SMOL_WORKER_PARENT": str(os.getpid())},
             cwd=tempfile.gettempdir(),
             close_fds=True,
             start_new_session=True,

@@ -14,13 +14,25 @@ from collections.abc import Callable
 from typing import Any
 
 from .guards import GETATTR_NAME, MATCH_CHECK_NAME, attribute_refusal, format_string_refusal, is_dunder
-from .policy import DENIED_BUILTINS, DENIED_METHOD_OWNERS, GETATTR_DUNDERS
+from .policy import DENIED_BUILTINS, DENIED_METHOD_OWNERS, GETATTR_DUNDERS, PRIVATE_STATE_OWNERS
 from .views import Authorizer, ForbiddenImportError, ModuleView, SandboxViolation
 
 _real_getattr = builtins.getattr
 _real_setattr = builtins.setattr
 _real_delattr = builtins.delattr
 _ModuleType = types.ModuleType
+
+
+def _holds_worker_state(obj: Any) -> bool:
+    """True for objects whose private state may hold the worker's descriptors or its channel.
+
+    Why by owning module: an event loop's `_selector`, a task's `_loop`, a thread's `_target`, a
+    file's raw descriptor or the worker's own objects are all reached through private attributes or
+    `__dict__`, and code may legitimately read private attributes of its own objects.
+    """
+    owner = obj if isinstance(obj, type) else type(obj)
+    module = _real_getattr(owner, "__module__", None)
+    return type(module) is str and module.split(".")[0] in PRIVATE_STATE_OWNERS
 
 
 def _check_format_string(fmt: str) -> None:
@@ -54,6 +66,14 @@ def _safe_format_map(template: Any) -> Callable[..., Any]:
     return format_map_unbound
 
 
+def _check_private_state(obj: Any, name: str) -> None:
+    if name.startswith("_") and not is_dunder(name) and _holds_worker_state(obj):
+        raise SandboxViolation(
+            f"access to private attribute '{name}' of {type(obj).__name__} objects is not allowed "
+            "(event loops, threads, files and sockets keep the worker's internals there)"
+        )
+
+
 class Guards:
     """Accessors bound to one worker's authorizer."""
 
@@ -74,6 +94,7 @@ class Guards:
             raise SandboxViolation(
                 f"access to private attribute '{name}' of module '{obj.__name__}' is not allowed"
             )
+        _check_private_state(obj, name)
 
     def getattr(self, obj: Any, name: Any, *default: Any) -> Any:
         """The `getattr` builtin of the sandbox, also the target of rewritten attribute loads."""
@@ -86,6 +107,7 @@ class Guards:
             raise SandboxViolation(
                 f"access to private attribute '{name}' of module '{obj.__name__}' is not allowed"
             )
+        _check_private_state(obj, name)
         return self._get(obj, name, ())
 
     def _get(self, obj: Any, name: str, default: tuple[Any, ...]) -> Any:
@@ -141,6 +163,10 @@ class Guards:
         if isinstance(obj, type | _ModuleType):
             raise SandboxViolation(
                 "'__dict__' of classes and modules is not available; use dir() or vars() on instances"
+            )
+        if _holds_worker_state(obj):
+            raise SandboxViolation(
+                f"'__dict__' of {type(obj).__name__} objects is not available (it holds the worker's internals)"
             )
         d = _real_getattr(obj, "__dict__")
         if any(isinstance(v, _ModuleType) for v in d.values()):

@@ -1,30 +1,69 @@
 """The process layer, applied by the worker to itself before it runs any code.
 
 Why inside the worker: a spare worker is started before anyone knows the executor's settings, and the
-kernel features used here (rlimits, `unshare`, Landlock, seccomp) all act on the calling process.
-Each step is tried, reported (name, active, detail) and never fatal: where the OS offers nothing, the
-language layer and the parent's wall-clock kill still hold. Order matters: the network namespace
-needs privileges that seccomp then removes. Stdlib-only (ctypes is imported here, before any code
-runs, and never reachable from it).
+kernel features used here (rlimits, `unshare`, mounts, Landlock, setresuid, seccomp) all act on the
+calling process. Each step is tried, reported (name, active, detail) and never fatal: where the OS
+offers nothing, the language layer, the audit hook and the parent's wall-clock kill still hold.
+Order matters: namespaces and mounts need privileges that the uid change and seccomp then remove;
+the uid change needs the scratch folder handed over first. Stdlib-only (ctypes is imported here,
+before any code runs, and never reachable from it).
+
+Each OS layer can be switched off by name through the worker's config (`os_layers_off`): the tests
+run key attacks with every layer on and again with each one off, to show that the others hold.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
-import platform
+import stat
 import struct
 import sys
 from collections.abc import Iterable
+from typing import Any
+
+from . import seccomp
 
 Report = tuple[str, bool, str]
 
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
-CLONE_THREAD = 0x00010000
 PR_SET_NO_NEW_PRIVS = 38
-PR_SET_SECCOMP = 22
-SECCOMP_MODE_FILTER = 2
+PR_CAPBSET_DROP = 24
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REC, MS_PRIVATE = 0x4000, 0x40000
+NOBODY = 65534
+LAYERS = ("rlimits", "namespaces", "mount namespace", "landlock", "unprivileged user", "seccomp")
+
+
+class Settings:
+    """What the executor asked of the OS layer (from the `config` message), read by `apply_all`.
+
+    Why module state: the worker's start-up sequence hands `apply_all` only the historical
+    arguments; the worker records the rest here from the same config before calling it.
+    """
+
+    def __init__(self) -> None:
+        self.layers_off: frozenset[str] = frozenset()
+        self.scratch_limit_mb: int | None = 512
+        self.mounted_scratch = False
+        self.reports: list[Report] = []  # entries of other modules (lifetime.py), reported with ours
+
+    def on(self, layer: str) -> bool:
+        return layer not in self.layers_off
+
+
+SETTINGS = Settings()
+
+
+def configure(config: dict[str, Any]) -> None:
+    """Record the config's OS-layer settings before `apply_all` runs."""
+    SETTINGS.layers_off = frozenset(str(x) for x in config.get("os_layers_off") or ())
+    limit = config.get("scratch_limit_mb", 512)
+    SETTINGS.scratch_limit_mb = int(limit) if limit else None
+
 
 _libc: ctypes.CDLL | None = None
 
@@ -37,6 +76,8 @@ def _lib() -> ctypes.CDLL:
 
 
 def apply_rlimits(memory_limit_mb: int | None, file_size_mb: int = 256) -> Report:
+    if SETTINGS.scratch_limit_mb:
+        file_size_mb = max(1, min(file_size_mb, SETTINGS.scratch_limit_mb))
     try:
         import resource
         import signal
@@ -61,15 +102,163 @@ def apply_rlimits(memory_limit_mb: int | None, file_size_mb: int = 256) -> Repor
         return ("rlimits", False, f"unavailable: {exc}")
 
 
-def isolate_network() -> Report:
+# --- namespaces and mounts ------------------------------------------------------------------------
+def isolate_namespaces() -> tuple[list[Report], bool]:
+    """New network, UTS and mount namespaces: privileged, else inside a new user namespace.
+
+    Returns the reports and whether a private mount namespace was made (mounts need one).
+    """
+    names = ("network namespace", "uts namespace", "mount namespace")
     if not sys.platform.startswith("linux"):
-        return ("network namespace", False, "Linux only")
+        return [(n, False, "Linux only") for n in names], False
     libc = _lib()
-    for flags, how in ((CLONE_NEWNET, "privileged"), (CLONE_NEWUSER | CLONE_NEWNET, "user namespace")):
-        if libc.unshare(flags) == 0:
-            return ("network namespace", True, f"no network interfaces ({how} unshare)")
-    err = ctypes.get_errno()
-    return ("network namespace", False, f"unshare refused: {os.strerror(err)}")
+    uid, gid = os.getuid(), os.getgid()
+    all_flags = CLONE_NEWNET | CLONE_NEWUTS | CLONE_NEWNS
+    for flags, how in (
+        (all_flags, "privileged"),
+        (CLONE_NEWUSER | all_flags, "user namespace"),
+        (CLONE_NEWNET, "privileged"),
+        (CLONE_NEWUSER | CLONE_NEWNET, "user namespace"),
+    ):
+        if libc.unshare(flags) != 0:
+            continue
+        if flags & CLONE_NEWUSER:
+            _map_ids(uid, gid)
+        reports: list[Report] = [("network namespace", True, f"no network interfaces ({how} unshare)")]
+        if flags & CLONE_NEWUTS:
+            name = b"smol-sandbox"
+            libc.sethostname(name, len(name))
+            reports.append(("uts namespace", True, "own host name, the host's is not visible"))
+        else:
+            reports.append(("uts namespace", False, "unshare refused"))
+        if not flags & CLONE_NEWNS:
+            reports.append(("mount namespace", False, "unshare refused"))
+        return reports, bool(flags & CLONE_NEWNS)
+    err = os.strerror(ctypes.get_errno())
+    return [(n, False, f"unshare refused: {err}") for n in names], False
+
+
+def _map_ids(uid: int, gid: int) -> None:
+    """Inside a fresh user namespace: stay the same user (files created keep a valid owner)."""
+    for path, text in (
+        ("/proc/self/setgroups", "deny"),
+        ("/proc/self/uid_map", f"{uid} {uid} 1"),
+        ("/proc/self/gid_map", f"{gid} {gid} 1"),
+    ):
+        try:
+            with open(path, "w") as handle:
+                handle.write(text)
+        except OSError:
+            pass
+
+
+def _mount(source: str, target: str, fstype: str | None, flags: int, data: str | None) -> str | None:
+    """mount(2); None on success, else the error."""
+    libc = _lib()
+    ok = libc.mount(
+        source.encode(),
+        target.encode(),
+        None if fstype is None else fstype.encode(),
+        ctypes.c_ulong(flags),
+        None if data is None else data.encode(),
+    )
+    return None if ok == 0 else os.strerror(ctypes.get_errno())
+
+
+def private_mounts(scratch: str, owner: int | None) -> Report:
+    """In our own mount namespace: a size-limited tmpfs as scratch, empty tmpfs over /run.
+
+    Why: the scratch tmpfs bounds the files' total size (RLIMIT_FSIZE bounds each file only) and
+    vanishes with the namespace when the worker ends, however it ends; /run (and /var/run, a link to
+    it) holds the sockets of docker, D-Bus, systemd and ssh agents.
+    """
+    error = _mount("none", "/", None, MS_REC | MS_PRIVATE, None)
+    if error:  # never mount anything that could propagate back to the host
+        return ("mount namespace", False, f"could not make mounts private: {error}")
+    done = []
+    limit = SETTINGS.scratch_limit_mb
+    if limit:
+        options = f"size={limit}m,mode=0700" + (f",uid={owner},gid={owner}" if owner is not None else "")
+        error = _mount("smol-scratch", scratch, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, options)
+        if error is None:
+            SETTINGS.mounted_scratch = True
+            os.chdir(scratch)  # the old cwd is the folder under the mount
+            done.append(f"scratch is a {limit} MiB tmpfs, gone with the worker")
+        else:
+            done.append(f"scratch tmpfs refused ({error})")
+    hidden = []
+    for path in ("/run", "/var/run"):
+        if os.path.isdir(path) and not os.path.islink(path):
+            flags = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY
+            if _mount("none", path, "tmpfs", flags, "size=16k,mode=0755") is None:
+                hidden.append(path)
+    if hidden:
+        done.append(f"{' and '.join(hidden)} hidden (empty)")
+    return (
+        "mount namespace",
+        SETTINGS.mounted_scratch and bool(hidden),
+        "; ".join(done) or "nothing mounted",
+    )
+
+
+# --- user and capabilities -----------------------------------------------------------------------
+def _others_can_read(path: str) -> bool:
+    """True when a user that owns nothing can reach and read `path` (every parent searchable)."""
+    try:
+        real = os.path.realpath(path)
+        mode = os.stat(real).st_mode
+        if not mode & stat.S_IROTH:
+            return False
+        parent = os.path.dirname(real)
+        while True:
+            if not os.stat(parent).st_mode & stat.S_IXOTH:
+                return False
+            if parent == "/":
+                return True
+            parent = os.path.dirname(parent)
+    except OSError:
+        return False
+
+
+def drop_privileges(scratch: str, read_roots: Iterable[str]) -> Report:
+    """Root host: become uid/gid 65534 when it can still read Python and write scratch; else shed
+    every capability (root without capabilities cannot mount, trace, load modules or bypass modes)."""
+    if os.geteuid() != 0:
+        return ("unprivileged user", True, f"runs as uid {os.geteuid()}")
+    unreadable = [r for r in read_roots if os.path.isdir(r) and not _others_can_read(r)]
+    reason = ""
+    if unreadable:
+        reason = f"the Python installation ({unreadable[0]}) is not readable by uid {NOBODY}"
+    else:
+        try:
+            if not SETTINGS.mounted_scratch:
+                os.chown(scratch, NOBODY, NOBODY)
+            os.setgroups([])
+            os.setresgid(NOBODY, NOBODY, NOBODY)
+            os.setresuid(NOBODY, NOBODY, NOBODY)
+            return ("unprivileged user", True, f"runs as uid/gid {NOBODY} (nobody)")
+        except OSError as exc:
+            reason = f"setresuid refused: {exc}"
+    dropped = _drop_capabilities()
+    return (
+        "unprivileged user",
+        False,
+        f"stays uid 0: {reason}" + ("; all capabilities dropped" if dropped else ""),
+    )
+
+
+def _drop_capabilities() -> bool:
+    libc = _lib()
+    cap = 0
+    while cap < 64 and libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
+        cap += 1
+    header = struct.pack("<Ii", 0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = ctypes.create_string_buffer(24)  # two empty {effective, permitted, inheritable}
+    libc.syscall.restype = ctypes.c_long
+    return bool(libc.syscall(_CAPSET.get(os.uname().machine, -1), ctypes.c_char_p(header), data) == 0)
+
+
+_CAPSET = {"x86_64": 126, "aarch64": 91}
 
 
 # --- Landlock ------------------------------------------------------------------------------------
@@ -144,158 +333,6 @@ def apply_landlock(read_roots: Iterable[str], write_roots: Iterable[str]) -> Rep
     return ("landlock", True, f"ABI {abi}: reads limited to {added} paths, writes to scratch only{extras}")
 
 
-# --- seccomp -------------------------------------------------------------------------------------
-_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
-_NR = {
-    "x86_64": {
-        "execve": 59,
-        "execveat": 322,
-        "fork": 57,
-        "vfork": 58,
-        "clone": 56,
-        "clone3": 435,
-        "socket": 41,
-        "ptrace": 101,
-        "kill": 62,
-        "unshare": 272,
-        "setns": 308,
-        "mount": 165,
-        "umount2": 166,
-        "pivot_root": 155,
-        "chroot": 161,
-        "bpf": 321,
-        "perf_event_open": 298,
-        "keyctl": 250,
-        "add_key": 248,
-        "request_key": 249,
-        "init_module": 175,
-        "finit_module": 313,
-        "delete_module": 176,
-        "reboot": 169,
-        "kexec_load": 246,
-        "process_vm_readv": 310,
-        "process_vm_writev": 311,
-        "userfaultfd": 323,
-        "pidfd_open": 434,
-        "pidfd_send_signal": 424,
-        "pidfd_getfd": 438,
-        "setuid": 105,
-        "setgid": 106,
-        "iopl": 172,
-        "ioperm": 173,
-        "personality": 135,
-    },
-    "aarch64": {
-        "execve": 221,
-        "execveat": 281,
-        "clone": 220,
-        "clone3": 435,
-        "socket": 198,
-        "ptrace": 117,
-        "kill": 129,
-        "unshare": 97,
-        "setns": 268,
-        "mount": 40,
-        "umount2": 39,
-        "pivot_root": 41,
-        "chroot": 51,
-        "bpf": 280,
-        "perf_event_open": 241,
-        "keyctl": 219,
-        "add_key": 217,
-        "request_key": 218,
-        "init_module": 105,
-        "finit_module": 273,
-        "delete_module": 106,
-        "reboot": 142,
-        "kexec_load": 104,
-        "process_vm_readv": 270,
-        "process_vm_writev": 271,
-        "userfaultfd": 282,
-        "pidfd_open": 434,
-        "pidfd_send_signal": 424,
-        "pidfd_getfd": 438,
-        "setuid": 146,
-        "setgid": 144,
-        "personality": 92,
-    },
-}
-_RET_ALLOW = 0x7FFF0000
-_RET_ERRNO = 0x00050000
-EPERM, ENOSYS, EACCES = 1, 38, 13
-
-
-def _stmt(code: int, k: int) -> bytes:
-    return struct.pack("<HBBI", code, 0, 0, k & 0xFFFFFFFF)
-
-
-def _jump(code: int, k: int, jt: int, jf: int) -> bytes:
-    return struct.pack("<HBBI", code, jt, jf, k & 0xFFFFFFFF)
-
-
-def _seccomp_program(arch: str) -> list[bytes]:
-    LD, JEQ, JSET, RET = 0x20, 0x15, 0x45, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JSET|K, RET|K
-    nr = _NR[arch]
-    deny = [n for n in nr if n not in ("clone", "clone3", "socket", "kill")]
-    pid = os.getpid()
-    prog = [_stmt(LD, 4), _jump(JEQ, _ARCH[arch], 1, 0), _stmt(RET, _RET_ALLOW), _stmt(LD, 0)]
-    for name in deny:
-        prog += [_jump(JEQ, nr[name], 0, 1), _stmt(RET, _RET_ERRNO | EPERM)]
-    # clone3 hides its flags in memory: make libc fall back to clone, whose flags we can read
-    prog += [_jump(JEQ, nr["clone3"], 0, 1), _stmt(RET, _RET_ERRNO | ENOSYS)]
-    # clone: threads only (CLONE_THREAD set), no new processes
-    prog += [
-        _jump(JEQ, nr["clone"], 0, 4),
-        _stmt(LD, 16),
-        _jump(JSET, CLONE_THREAD, 0, 1),
-        _stmt(RET, _RET_ALLOW),
-        _stmt(RET, _RET_ERRNO | EPERM),
-    ]
-    # socket: AF_UNIX only
-    prog += [
-        _jump(JEQ, nr["socket"], 0, 4),
-        _stmt(LD, 16),
-        _jump(JEQ, 1, 0, 1),
-        _stmt(RET, _RET_ALLOW),
-        _stmt(RET, _RET_ERRNO | EACCES),
-    ]
-    # kill: only ourselves
-    prog += [
-        _jump(JEQ, nr["kill"], 0, 4),
-        _stmt(LD, 16),
-        _jump(JEQ, pid, 0, 1),
-        _stmt(RET, _RET_ALLOW),
-        _stmt(RET, _RET_ERRNO | EPERM),
-    ]
-    prog.append(_stmt(RET, _RET_ALLOW))
-    return prog
-
-
-def apply_seccomp() -> Report:
-    """No exec, no new processes, no network sockets, no ptrace/mount/namespaces, no signals out."""
-    arch = platform.machine()
-    if not sys.platform.startswith("linux") or arch not in _NR:
-        return ("seccomp", False, f"not supported on {sys.platform}/{arch}")
-    libc = _lib()
-    prog = _seccomp_program(arch)
-    code = b"".join(prog)
-    filt = ctypes.create_string_buffer(code, len(code))
-
-    class SockFprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    fprog = SockFprog(len(prog), ctypes.cast(filt, ctypes.c_void_p))
-    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        return ("seccomp", False, "could not set no_new_privs")
-    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
-        return ("seccomp", False, f"filter refused: {os.strerror(ctypes.get_errno())}")
-    return (
-        "seccomp",
-        True,
-        "no exec, no fork, no network sockets, no ptrace/mount/namespaces, no signals out",
-    )
-
-
 def clean_environment_report(expected: Iterable[str]) -> Report:
     extra = sorted(set(os.environ) - set(expected))
     if extra:
@@ -306,9 +343,31 @@ def clean_environment_report(expected: Iterable[str]) -> Report:
 def apply_all(
     memory_limit_mb: int | None, scratch: str, read_roots: list[str], os_sandbox: bool
 ) -> list[Report]:
-    reports = [apply_rlimits(memory_limit_mb)]
-    if os_sandbox:
-        reports.append(isolate_network())
-        reports.append(apply_landlock(read_roots, [scratch]))
-        reports.append(apply_seccomp())
+    """Every OS layer, in the order their privileges allow; switched-off layers are reported as such."""
+    on = SETTINGS.on
+    reports = [apply_rlimits(memory_limit_mb) if on("rlimits") else ("rlimits", False, "switched off")]
+    reports += SETTINGS.reports
+    if not os_sandbox:
+        return reports
+    if on("namespaces"):
+        made, mount_ns = isolate_namespaces()
+        reports += [r for r in made if r[0] != "mount namespace" or not mount_ns]
+        if mount_ns and on("mount namespace"):
+            root_drops = os.geteuid() == 0 and on("unprivileged user") and _all_readable(read_roots)
+            reports.append(private_mounts(scratch, NOBODY if root_drops else None))
+        elif mount_ns:
+            reports.append(("mount namespace", False, "switched off"))
+    else:
+        reports.append(("namespaces", False, "switched off"))
+    landlock = (
+        apply_landlock(read_roots, [scratch]) if on("landlock") else ("landlock", False, "switched off")
+    )
+    reports.append(landlock)
+    if on("unprivileged user"):
+        reports.append(drop_privileges(scratch, read_roots))
+    reports.append(seccomp.apply() if on("seccomp") else ("seccomp", False, "switched off"))
     return reports
+
+
+def _all_readable(roots: Iterable[str]) -> bool:
+    return all(_others_can_read(r) for r in roots if os.path.isdir(r))

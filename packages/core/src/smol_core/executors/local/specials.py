@@ -4,7 +4,9 @@ Decision (documented in the package docstring): `sys`, `os`, `importlib` and `io
 out whole, even when authorized; naming them gives these views. `sys.modules`, `os.system`,
 `importlib.reload` and the like fail with a message saying why. `operator` keeps its functions but
 `attrgetter`/`methodcaller` go through the attribute guard. `asyncio` is always importable, reduced
-to what concurrent tool calls need. Stdlib-only.
+to what concurrent tool calls need: its loops are `SandboxEventLoop`s, which refuse every method that
+reaches a descriptor, a process, a thread or the network (and code never holds one anyway: `get_loop`
+and loops' private state are denied attributes). Stdlib-only.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ import os
 import posixpath
 import sys
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 from .runtime import Guards
-from .views import Authorizer, ModuleView, make_view
+from .views import Authorizer, ModuleView, SandboxViolation, make_view
 
 Maker = Callable[[Authorizer], ModuleView]
 
@@ -173,7 +176,107 @@ def _operator_view(guards: Guards) -> Maker:
     return make
 
 
-def _asyncio_view(guards: Guards) -> Maker:
+# Event-loop methods that reach descriptors, processes, threads, signals or the network.
+_LOOP_DENIED = (
+    "add_writer",
+    "remove_writer",
+    "connect_read_pipe",
+    "connect_write_pipe",
+    "subprocess_exec",
+    "subprocess_shell",
+    "create_connection",
+    "create_server",
+    "create_unix_connection",
+    "create_unix_server",
+    "create_datagram_endpoint",
+    "connect_accepted_socket",
+    "sock_recv",
+    "sock_recv_into",
+    "sock_recvfrom",
+    "sock_recvfrom_into",
+    "sock_sendall",
+    "sock_sendto",
+    "sock_connect",
+    "sock_accept",
+    "sock_sendfile",
+    "sendfile",
+    "start_tls",
+    "getaddrinfo",
+    "getnameinfo",
+    "add_signal_handler",
+    "remove_signal_handler",
+    "run_in_executor",
+    "set_default_executor",
+)
+
+
+def sandbox_loop_factory(
+    channel_fd: Callable[[], int], trusted: Callable[[], AbstractContextManager[Any]]
+) -> Callable[[], Any]:
+    """A maker of the event loops code runs in: the worker's `await` and the view's `asyncio.run`.
+
+    `channel_fd` is the one descriptor a reader may watch (the channel, for concurrent tool calls);
+    `trusted` lets the loop's own self-pipe (a socket pair) through the audit hook.
+    """
+    import asyncio
+
+    def refuse(name: str) -> Callable[..., Any]:
+        def refused(self: Any, *args: Any, **kwargs: Any) -> Any:
+            raise SandboxViolation(f"loop.{name}() is not available in the sandbox")
+
+        refused.__name__ = name
+        return refused
+
+    class SandboxEventLoop(asyncio.SelectorEventLoop):
+        def add_reader(self, fd: Any, callback: Callable[..., Any], *args: Any) -> None:  # type: ignore[override]
+            if fd != channel_fd():
+                raise SandboxViolation("loop.add_reader() is not available in the sandbox")
+            super().add_reader(fd, callback, *args)
+
+        def remove_reader(self, fd: Any) -> bool:
+            if fd != channel_fd():
+                raise SandboxViolation("loop.remove_reader() is not available in the sandbox")
+            return bool(super().remove_reader(fd))
+
+    for name in _LOOP_DENIED:
+        setattr(SandboxEventLoop, name, refuse(name))
+
+    def new_loop() -> asyncio.AbstractEventLoop:
+        if sys.platform == "emscripten":  # Pyodide's own loop: no descriptors or processes to reach
+            return asyncio.new_event_loop()
+        with trusted():
+            return SandboxEventLoop()
+
+    return new_loop
+
+
+def _asyncio_run(new_loop: Callable[[], Any]) -> Callable[..., Any]:
+    """`asyncio.run` on a sandbox loop (the stdlib's would make an unrestricted one)."""
+    import asyncio
+
+    def run(main: Any, *, debug: bool | None = None) -> Any:
+        if asyncio._get_running_loop() is not None:
+            raise RuntimeError("asyncio.run() cannot be called from a running event loop")
+        if not asyncio.iscoroutine(main):
+            raise ValueError(f"a coroutine was expected, got {main!r}")
+        loop = new_loop()
+        try:
+            return loop.run_until_complete(main)
+        finally:
+            try:
+                pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+                for task in pending:
+                    task.cancel()
+                if pending:
+                    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            finally:
+                loop.close()
+
+    return run
+
+
+def _asyncio_view(guards: Guards, new_loop: Callable[[], Any]) -> Maker:
     def make(auth: Authorizer) -> ModuleView:
         import asyncio
 
@@ -212,23 +315,25 @@ def _asyncio_view(guards: Guards) -> Maker:
             "current_task",
             "all_tasks",
         )
+        attrs = {n: getattr(asyncio, n) for n in names if hasattr(asyncio, n)}
+        attrs["run"] = _asyncio_run(new_loop)
         return make_view(
             "asyncio",
-            {n: getattr(asyncio, n) for n in names if hasattr(asyncio, n)},
+            attrs,
             lambda n: f"asyncio.{n} is not available in the sandbox (reduced view of asyncio)",
         )
 
     return make
 
 
-def special_views(guards: Guards, stdout: Any) -> dict[str, Maker]:
+def special_views(guards: Guards, stdout: Any, new_loop: Callable[[], Any]) -> dict[str, Maker]:
     return {
         "sys": _sys_view(guards, stdout),
         "os": _os_view(guards),
         "importlib": _importlib_view(guards),
         "io": _io_view(guards),
         "operator": _operator_view(guards),
-        "asyncio": _asyncio_view(guards),
+        "asyncio": _asyncio_view(guards, new_loop),
     }
 
 

@@ -15,7 +15,7 @@ import types
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .policy import DANGEROUS_MODULES, DENIED_MODULE_ATTRIBUTES
+from .policy import DANGEROUS_MODULES, DENIED_MODULE_ATTRIBUTES, SAFE_PRIVATE_MODULES
 
 _KEEP_DUNDERS = ("__name__", "__doc__", "__version__", "__all__")
 
@@ -68,7 +68,16 @@ class Authorizer:
                 "it gives access to the host (files, processes, interpreter internals) and is only "
                 "available when named exactly in additional_authorized_imports"
             )
-        if "*" in self._exact or name in self._exact:
+        if name in self._exact:
+            return None
+        private = next((p for p in parts if _is_private(p)), None)
+        if private is not None and not (len(parts) == 1 and name in SAFE_PRIVATE_MODULES):
+            return (
+                f"'{private}' is private: CPython's and packages' private modules are never granted by "
+                "a pattern (a package imports its own when it needs them); name it exactly in "
+                "additional_authorized_imports if you really mean it"
+            )
+        if "*" in self._exact:
             return None
         if any(p in self._exact or f"{p}.*" in self._exact for p in prefixes[:-1]):
             return None
@@ -120,6 +129,11 @@ class Authorizer:
 
 
 _AUTH: dict[int, Authorizer] = {}
+
+
+def _is_private(part: str) -> bool:
+    """`_x` and `__x` are private; `__future__`-style dunder names are not."""
+    return part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
 
 
 def _resolve_missing(view: ModuleView, name: str) -> Any:

@@ -10,30 +10,35 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import linecache
 import os
 import sys
+import time
 import traceback
 import types
 from collections.abc import Callable
 from typing import Any
 
 from ..protocol import decode, encode
-from . import audit, guards, sandbox
+from . import audit, guards, lifetime, sandbox
 from .channel import Channel, FinalAnswerSignal, ToolError
 from .policy import DANGEROUS_MODULES
 from .runtime import Guards, make_builtins
-from .specials import special_views
+from .specials import sandbox_loop_factory, special_views
 from .views import Authorizer, ForbiddenImportError, SandboxViolation
 
 CO_COROUTINE = 0x0080
 
 
 class LogBuffer:
-    """Where `print` and `sys.stdout` go. Bounded, so a print loop cannot exhaust memory."""
+    """Where `print` and `sys.stdout` go. Bounded, so a print loop cannot exhaust memory.
 
-    def __init__(self, channel: Channel, cap: int) -> None:
-        self.channel = channel
+    Code holds this object (`sys.stdout` in the reduced sys view), so it holds nothing but text:
+    no channel, no descriptor, no `buffer` or `fileno()` that would lead to the protocol.
+    """
+
+    def __init__(self, cap: int) -> None:
         self.cap = cap
         self.parts: list[str] = []
         self.size = 0
@@ -68,11 +73,21 @@ class Worker:
     def __init__(self, channel: Channel, config: dict[str, Any]) -> None:
         self.channel = channel
         self.config = config
-        self.logs = LogBuffer(channel, int(config.get("log_cap") or 4_000_000))
-        self.auth = Authorizer(config.get("authorized_imports", []), {})
-        self.guards = Guards(self.auth)
-        self.auth._special = special_views(self.guards, self.logs)
-        self.builtins = make_builtins(self.guards, self._print)
+        sandbox.configure(config)
+        self.logs = LogBuffer(int(config.get("log_cap") or 4_000_000))
+        self.clock = lifetime.ActionClock(_number(config.get("timeout_seconds")), self._trusted)
+        sandbox.SETTINGS.reports = [
+            self.clock.report(),
+            ("dies with its host", bool(lifetime.WATCH), lifetime.WATCH or "not watched (not Linux)"),
+            (
+                "protocol channel",
+                True,
+                f"{_CHANNEL_WHERE}; no descriptor opens, sockets, event-loop internals or channel "
+                "reference reachable from the code",
+            ),
+        ]
+        self.own_threads = lifetime.thread_count()  # the parent watch; code may leave none of its own
+        self.new_loop = sandbox_loop_factory(lambda: self.channel.in_fd, self._trusted)
         self.tools: dict[str, Callable[..., Any]] = {}
         self.run_count = 0
         self.auto_import_failures: dict[str, str] = {}
@@ -81,11 +96,36 @@ class Worker:
 
     # --- namespace -------------------------------------------------------------------------
     def _new_namespace(self) -> None:
+        """Fresh state for the code: at start, and on `reset` (a new agent run).
+
+        Why everything and not only the globals: code can change what it was given (the curated
+        builtins dict, attributes of module views, the real `builtins` module where `builtins` is
+        authorized), and none of it may be seen by the next run. Threads the code left running
+        cannot be undone at all: such a worker exits and the host starts a fresh one.
+        """
+        self._check_threads("before a new run")
+        _BUILTINS_SNAPSHOT.restore()
+        self.auth = Authorizer(self.config.get("authorized_imports", []), {})
+        self.guards = Guards(self.auth)
+        self.auth._special = special_views(self.guards, self.logs, self.new_loop)
+        self.builtins = make_builtins(self.guards, self._print)
         module = types.ModuleType("__main__")
         self.ns = module.__dict__
         self.ns["__builtins__"] = self.builtins
         sys.modules["__main__"] = module  # typing/dataclasses resolve names through it
+        self.logs.take()
+        for key in [k for k in linecache.cache if k.startswith("<code #")]:
+            del linecache.cache[key]
         self._install_tools()
+
+    def _check_threads(self, when: str) -> None:
+        extra = lifetime.thread_count() - self.own_threads
+        if extra > 0:
+            lifetime.exit_tainted(f"the code left {extra} thread(s) running {when}")
+
+    def _trusted(self) -> contextlib.AbstractContextManager[Any]:
+        """The worker's own calls while code runs (clock, event loop), past the audit hook."""
+        return contextlib.nullcontext() if self.policy is None else self.policy.trusted()
 
     def _print(
         self, *args: Any, sep: str | None = " ", end: str | None = "\n", file: Any = None, flush: bool = False
@@ -102,10 +142,11 @@ class Worker:
         self.ns.update(self.tools)
 
     def set_tools(self, specs: list[dict[str, Any]]) -> None:
-        channel = self.channel
+        channel, clock = self.channel, self.clock
         for spec in specs:
             name = spec["name"]
-            proxy = _async_proxy(channel, name) if spec.get("is_async") else _sync_proxy(channel, name)
+            make = _async_proxy if spec.get("is_async") else _sync_proxy
+            proxy = make(channel, clock, name)
             proxy.__name__ = proxy.__qualname__ = name
             proxy.__doc__ = spec.get("doc") or None
             self.tools[name] = proxy
@@ -130,12 +171,26 @@ class Worker:
         # carets one column off on a last line without one.
         lines = [line + "\n" for line in code.splitlines()]
         linecache.cache[filename] = (len(code), None, lines, filename)
+        # The kernel's clock runs until the reply is built: encoding it and formatting an error may
+        # run the code's own __repr__/__str__.
+        self.clock.start()
         try:
-            self._auto_import(compiled)
-            if compiled.co_flags & CO_COROUTINE:
-                self._run_async(compiled)
-            else:
-                exec(compiled, self.ns)
+            return self._execute(compiled)
+        finally:
+            self.clock.stop()
+
+    def _execute(self, compiled: types.CodeType) -> dict[str, Any]:
+        started = time.time()
+        try:
+            try:
+                self._auto_import(compiled)
+                if compiled.co_flags & CO_COROUTINE:
+                    self._run_async(compiled)
+                else:
+                    exec(compiled, self.ns)
+            finally:
+                self._check_threads("after its action ended")
+                self._after_action(started)
         except FinalAnswerSignal as signal:
             return self._final(signal)
         except BaseException as exc:
@@ -208,10 +263,23 @@ class Worker:
             f"and import of '{name}' is not allowed; {reason}"
         )
 
-    def _run_async(self, compiled: types.CodeType) -> None:
-        import asyncio
+    def _after_action(self, started: float) -> None:
+        """What the action may not leave behind (besides threads): a scratch folder over its size.
 
-        loop = asyncio.new_event_loop()
+        Where no tmpfs bounds the scratch folder, an action that left it over its budget loses the
+        files it wrote (the audit hook already refused new writes once the budget was reached).
+        """
+        policy = self.policy
+        if policy is not None and policy.over_budget():
+            removed = audit.remove_files_since(policy.scratch, started - 1)
+            budget = (policy.scratch_budget or 0) // (1024 * 1024)
+            raise SandboxViolation(
+                f"the scratch folder went over its size limit ({budget} MiB in all): the files this "
+                f"action wrote were removed ({', '.join(removed[:5]) or 'none'})"
+            )
+
+    def _run_async(self, compiled: types.CodeType) -> None:
+        loop = self.new_loop()
         try:
             loop.run_until_complete(eval(compiled, self.ns))
         finally:
@@ -237,18 +305,53 @@ class Worker:
         self.ns.update(values)
 
 
-def _sync_proxy(channel: Channel, name: str) -> Callable[..., Any]:
+def _sync_proxy(channel: Channel, clock: lifetime.ActionClock, name: str) -> Callable[..., Any]:
     def tool(*args: Any, **kwargs: Any) -> Any:
-        return channel.call_sync(name, args, kwargs)
+        clock.pause()  # the host's time in its tool is not the code's, as on the host
+        try:
+            return channel.call_sync(name, args, kwargs)
+        finally:
+            clock.resume()
 
     return tool
 
 
-def _async_proxy(channel: Channel, name: str) -> Callable[..., Any]:
+def _async_proxy(channel: Channel, clock: lifetime.ActionClock, name: str) -> Callable[..., Any]:
     async def tool(*args: Any, **kwargs: Any) -> Any:
-        return await channel.call_async(name, args, kwargs)
+        clock.pause()
+        try:
+            return await channel.call_async(name, args, kwargs)
+        finally:
+            clock.resume()
 
     return tool
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if type(value) in (int, float) and value > 0 else None
+
+
+class _BuiltinsSnapshot:
+    """The real `builtins` module as it was before any code ran, to restore it on `reset`.
+
+    Why: where `builtins` is authorized, code can add or replace names in it; the curated builtins
+    are built from this snapshot, and the module itself is put back, so no run sees another's.
+    """
+
+    def __init__(self) -> None:
+        self.names = dict(vars(builtins))
+
+    def restore(self) -> None:
+        current = vars(builtins)
+        for name in [n for n in current if n not in self.names]:
+            del current[name]
+        for name, value in self.names.items():
+            if current.get(name, _MISSING) is not value:
+                current[name] = value
+
+
+_MISSING = object()
+_BUILTINS_SNAPSHOT = _BuiltinsSnapshot()
 
 
 # --- error formatting ----------------------------------------------------------------------------
@@ -309,6 +412,8 @@ def serve(channel: Channel) -> None:
     config = channel.recv()
     if config.get("op") != "config":
         raise SystemExit("the first message must be 'config'")
+    channel.open_exchange(config)  # `ready` answers `config`: under its exchange id
+    channel.set_limits(config.get("frame_limits"))
     worker = Worker(channel, config)
     sys.stdout = sys.stderr = worker.logs  # type: ignore[assignment,unused-ignore]
     scratch = config.get("scratch") or os.getcwd()
@@ -337,10 +442,11 @@ def serve(channel: Channel) -> None:
             message = channel.recv()
         except EOFError:
             return
+        channel.open_exchange(message)
         op = message.get("op")
         try:
             if op == "run":
-                channel.send(worker.run(str(message["code"])))
+                channel.send_reply(worker.run(str(message["code"])))
                 continue
             if op == "tools":
                 worker.set_tools(message["tools"])
@@ -377,10 +483,64 @@ def _open_channel(argv: list[str]) -> Channel:
 
 
 def main(argv: list[str] | None = None) -> None:
+    _die_with_host()
     channel = _open_channel(list(sys.argv[1:] if argv is None else argv))
+    _hide_channel_fds(channel)
     sys.stdin = None  # type: ignore[assignment,unused-ignore]
     sys.dont_write_bytecode = True  # the installation is read-only to the worker
     serve(channel)
+
+
+# Where the protocol descriptors are moved: away from the well-known 0 and 1, below the worker's
+# RLIMIT_NOFILE (256), and above what a few hundred opens would reach first.
+_CHANNEL_FD_BASE = 200
+
+
+def _die_with_host() -> None:
+    """First thing: end with the host, however it ends (see lifetime.py).
+
+    The host may pass its pid (`SMOL_WORKER_PARENT`) to close the race of a parent gone before this
+    ran, and ask for PR_SET_PDEATHSIG (`SMOL_WORKER_PDEATHSIG=1`) when it starts workers from a
+    thread that lives as long as it does; both are removed from the environment the code sees.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    expected = os.environ.pop("SMOL_WORKER_PARENT", "")
+    pdeathsig = os.environ.pop("SMOL_WORKER_PDEATHSIG", "") == "1"
+    lifetime.die_with_parent(int(expected) if expected.isdigit() else None, pdeathsig)
+
+
+def _hide_channel_fds(channel: Channel) -> None:
+    """Move the protocol descriptors to high numbers, close-on-exec, and close the originals.
+
+    Why: code never gets a descriptor-based open (audit hook) nor a socket (seccomp), but the
+    well-known 0 and 1 are the first numbers any trick would try.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - no fcntl (WebAssembly): nothing to move
+        return
+    moved: dict[int, int] = {}
+    for attr in ("in_fd", "out_fd"):
+        fd = getattr(channel, attr, None)
+        if type(fd) is not int or fd < 0:
+            continue
+        if fd not in moved:
+            try:
+                moved[fd] = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, _CHANNEL_FD_BASE)
+            except OSError:
+                continue
+        setattr(channel, attr, moved[fd])
+    for old in moved:
+        os.close(old)
+    if moved:
+        global _CHANNEL_WHERE
+        _CHANNEL_WHERE = (
+            f"descriptors moved to {', '.join(map(str, sorted(set(moved.values()))))}, close-on-exec"
+        )
+
+
+_CHANNEL_WHERE = "descriptors where the host put them"
 
 
 if __name__ == "__main__":
