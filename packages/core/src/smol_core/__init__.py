@@ -59,6 +59,7 @@ _EXPORTS: dict[str, str] = {
     "load_executor": "smol_core.loading",
     "load_tools": "smol_core.loading",
     "load_tool": "smol_core.loading",
+    "load_transport": "smol_core.loading",
     # tools
     "Tool": "smol_core.tools.tool",
     "tool": "smol_core.tools.decorator",
@@ -67,6 +68,15 @@ _EXPORTS: dict[str, str] = {
     "UserInputTool": "smol_core.tools.base_tools",
     "ToolCollection": "smol_core.tools.collection",
     "AUTHORIZED_TYPES": "smol_core.tools.schema",
+    # teams of agents
+    "SendMessageTool": "smol_core.teams.tools",
+    "ReceiveMessagesTool": "smol_core.teams.tools",
+    "Message": "smol_core.teams.message",
+    "Transport": "smol_core.teams.transport",
+    "AgentSettings": "smol_core.teams.settings",
+    "Team": "smol_core.teams.team",
+    "TeamResult": "smol_core.teams.team",
+    "run_agents": "smol_core.teams.team",
     # executors
     "LocalPythonExecutor": "smol_core.executors.local",
     "PythonExecutor": "smol_core.executors.base",
@@ -96,6 +106,7 @@ _EXPORTS: dict[str, str] = {
     "ExecutorSpec": "smol_core.plugins.specs",
     "ToolSpec": "smol_core.plugins.specs",
     "CommandSpec": "smol_core.plugins.specs",
+    "TransportSpec": "smol_core.plugins.specs",
     "lazy": "smol_core.plugins.specs",
     "get_registry": "smol_core.plugins.registry",
 }
@@ -162,7 +173,7 @@ if _TYPE_CHECKING:
         PythonExecutor,
     )
     from smol_core.executors.local import LocalPythonExecutor
-    from smol_core.loading import load_executor, load_model, load_tool, load_tools
+    from smol_core.loading import load_executor, load_model, load_tool, load_tools, load_transport
     from smol_core.memory import (
         ActionStep,
         AgentMemory,
@@ -189,7 +200,12 @@ if _TYPE_CHECKING:
     from smol_core.monitoring import AgentLogger, LogLevel, Monitor
     from smol_core.plugins.hookspecs import hookimpl
     from smol_core.plugins.registry import get_registry
-    from smol_core.plugins.specs import CommandSpec, ExecutorSpec, ModelSpec, ToolSpec, lazy
+    from smol_core.plugins.specs import CommandSpec, ExecutorSpec, ModelSpec, ToolSpec, TransportSpec, lazy
+    from smol_core.teams.message import Message
+    from smol_core.teams.settings import AgentSettings
+    from smol_core.teams.team import Team, TeamResult, run_agents
+    from smol_core.teams.tools import ReceiveMessagesTool, SendMessageTool
+    from smol_core.teams.transport import Transport
     from smol_core.tools.base_tools import FinalAnswerTool, PythonInterpreterTool, UserInputTool
     from smol_core.tools.collection import ToolCollection
     from smol_core.tools.decorator import tool

@@ -1,4 +1,4 @@
-"""Build models, executors and tools by the names their plugins register."""
+"""Build models, executors, tools and transports by the names their plugins register."""
 
 from __future__ import annotations
 
@@ -22,6 +22,12 @@ def load_executor(
 ) -> Any:
     spec = get_registry().executor(executor_type)
     return spec.factory(additional_authorized_imports or [], **kwargs)
+
+
+def load_transport(name: str, **kwargs: Any) -> Any:
+    """`load_transport("redis", url="redis://127.0.0.1:6379/0")`: the message transport a plugin
+    registers under `name`, built with the transport's own settings."""
+    return get_registry().transport(name).factory(**kwargs)
 
 
 def load_tools(name: str, *args: Any, **kwargs: Any) -> list[Any]:

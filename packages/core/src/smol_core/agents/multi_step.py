@@ -179,7 +179,7 @@ class MultiStepAgent(ABC):
 
     def run(
         self,
-        task: str,
+        task: str | None,
         stream: bool = False,
         reset: bool = True,
         images: list[Any] | None = None,
@@ -188,10 +188,15 @@ class MultiStepAgent(ABC):
         return_full_result: bool | None = None,
     ) -> Any:
         """Solve `task`. Returns the final answer, a `RunResult` (`return_full_result=True`) or, with
-        `stream=True`, a generator of the run's events and steps."""
+        `stream=True`, a generator of the run's events and steps.
+
+        `task=None` (an agent of a team started without a task): wait for messages through the
+        agent's `ReceiveMessagesTool` and take what arrives as the task."""
         max_steps = max_steps or self.max_steps
-        self.task = task
         self.interrupt_switch = False
+        if task is None:
+            task = self._task_from_messages()
+        self.task = task
         if additional_args:
             self.state.update(additional_args)
             self.task += (
@@ -219,8 +224,37 @@ class MultiStepAgent(ABC):
                 final = event
         assert final is not None
         if return_full_result if return_full_result is not None else self.return_full_result:
-            return self._full_result(final.output, start)
+            result = self._full_result(final.output, start)
+            result.team_messages = self._team_messages()
+            return result
         return final.output
+
+    def _message_tools(self) -> list[Tool]:
+        from smol_core.teams.tools import ReceiveMessagesTool, SendMessageTool
+
+        return [t for t in self.tools.values() if isinstance(t, ReceiveMessagesTool | SendMessageTool)]
+
+    def _task_from_messages(self) -> str:
+        from smol_core.teams.tools import ReceiveMessagesTool
+
+        inbox = [t for t in self._message_tools() if isinstance(t, ReceiveMessagesTool)]
+        if not inbox:
+            raise ValueError(
+                "run(task=None) waits for a task from other agents, which needs a ReceiveMessagesTool "
+                "among this agent's tools: give it one, or give run() a task"
+            )
+        return inbox[0].wait_for_task(should_stop=lambda: self.interrupt_switch)
+
+    def _team_messages(self) -> list[dict[str, Any]]:
+        """Every message this agent's message tools sent or received, once each (they may share a log)."""
+        seen: set[int] = set()
+        records: list[dict[str, Any]] = []
+        for found in self._message_tools():
+            log = found.log  # type: ignore[attr-defined]
+            if id(log) not in seen:
+                seen.add(id(log))
+                records.extend(log.records)
+        return sorted(records, key=lambda record: record["timestamp"])
 
     def _prepare_run(self) -> None:
         """Hook for subclasses: send tools and state to an executor before the first step."""

@@ -15,6 +15,9 @@ class RunResult:
     steps: list[dict[str, Any]] = field(default_factory=list)
     token_usage: TokenUsage | None = None
     timing: Timing = field(default_factory=Timing)
+    team_messages: list[dict[str, Any]] = field(default_factory=list)
+    """Messages this agent sent and received (teams of agents): direction, id, sender, recipient,
+    timestamp and the message itself."""
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -28,4 +31,5 @@ class RunResult:
             "steps": self.steps,
             "token_usage": self.token_usage.dict() if self.token_usage else None,
             "timing": self.timing.dict(),
+            "team_messages": self.team_messages,
         }

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from smol_core.plugins.specs import ModelSpec
 
 DEFAULT_MODEL_TYPE = "llamacpp"
+MAX_AGENTS = 64
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,6 +75,26 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="Constrained decoding: every reply is a well-formed action. Default: on for models that "
         "decode under a grammar (the embedded llama.cpp model), off otherwise.",
+    )
+    parser.add_argument(
+        "--num-agents",
+        type=int,
+        default=1,
+        help="Run a team of N agents, each its own process, that message each other; agent 0 gets the task.",
+    )
+    parser.add_argument(
+        "--transport",
+        default="local",
+        help="How a team's messages travel: a transport plugin (local, redis, ...). Default: local.",
+    )
+    parser.add_argument(
+        "--transport-url", default=None, help="The transport's server, e.g. redis://127.0.0.1:6379/0."
+    )
+    parser.add_argument(
+        "--deadline",
+        type=float,
+        default=600.0,
+        help="A team's time budget in seconds: then every agent is stopped. Default: 600.",
     )
     return parser
 
@@ -165,6 +186,17 @@ def check_arguments(args: argparse.Namespace, parser: argparse.ArgumentParser) -
 
     if args.max_steps is not None and args.max_steps < 1:
         parser.error(f"--max-steps must be at least 1, got {args.max_steps}")
+    if not 1 <= args.num_agents <= MAX_AGENTS:
+        parser.error(f"--num-agents must be from 1 to {MAX_AGENTS}, got {args.num_agents}")
+    if args.num_agents > 1:
+        if args.deadline <= 0:
+            parser.error(f"--deadline must be positive, got {args.deadline}")
+        try:
+            get_registry().transport(args.transport)
+        except SmolError as error:
+            parser.error(str(error))
+        if args.transport_url and args.transport in ("local", "multiprocessing"):
+            parser.error("--transport-url is for a server transport (redis, ...): `local` needs none")
     if args.action_type == "code":
         try:
             get_registry().executor(args.executor)
@@ -191,6 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from smol_core.errors import SmolError
     from smol_core.terminal import escape_controls
 
+    if args.num_agents > 1:
+        return run_team(args)
     try:
         model = build_model(args)
         tools = build_tools(_split(args.tools))
@@ -205,6 +239,63 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     # the answer was written by the model or the sandbox: no escape sequence reaches the terminal
     print(escape_controls(as_text(answer)))
+    return 0
+
+
+def _team_settings(args: argparse.Namespace, num_agents: int) -> Any:
+    """One agent's settings from the flags, as data: each agent builds its model in its own process."""
+    from smol_core.teams.settings import AgentSettings
+
+    kwargs: dict[str, Any] = {}
+    if args.api_base:
+        kwargs["api_base"] = args.api_base
+    if args.api_key:
+        kwargs["api_key"] = args.api_key
+    if args.provider:
+        kwargs["provider"] = args.provider
+    return AgentSettings(
+        model_type=resolve_model_type(args.model_type),
+        model_id=args.model_id,
+        model_kwargs=kwargs,
+        action_type=args.action_type,
+        tools=tuple(_split(args.tools)),
+        additional_authorized_imports=tuple(_split(args.imports)),
+        executor_type=args.executor,
+        max_steps=args.max_steps or 20,
+        verbosity_level=args.verbosity_level,
+        structured=args.structured,
+    )
+
+
+def run_team(args: argparse.Namespace) -> int:
+    """`--num-agents N`: a team of processes; agent 0's answer alone goes to stdout."""
+    from smol_core.errors import SmolError
+    from smol_core.teams.team import run_agents
+    from smol_core.terminal import escape_controls
+
+    transport_kwargs = {"url": args.transport_url} if args.transport_url else {}
+    try:
+        result = run_agents(
+            args.prompt,
+            num_agents=args.num_agents,
+            settings=_team_settings(args, args.num_agents),
+            transport=args.transport,
+            transport_kwargs=transport_kwargs,
+            deadline_seconds=args.deadline,
+        )
+    except SmolError as error:
+        print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("smolagent: interrupted; every agent was stopped", file=sys.stderr)
+        return 130
+    if result.output is None:
+        why = {"deadline": f"the deadline of {args.deadline:g} s passed"}.get(result.state, result.state)
+        reason = result.agents[0].error
+        detail = f": {escape_controls(reason)}" if reason else ""
+        print(f"smolagent: the team gave no answer ({why}){detail}", file=sys.stderr)
+        return 1
+    print(escape_controls(result.output))
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from smol_core.plugins.hookspecs import hookimpl
-from smol_core.plugins.specs import CommandSpec, ExecutorSpec, ModelSpec, ToolSpec, lazy
+from smol_core.plugins.specs import CommandSpec, ExecutorSpec, ModelSpec, ToolSpec, TransportSpec, lazy
 
 
 @hookimpl
@@ -50,6 +50,18 @@ def smol_tools() -> Iterable[ToolSpec]:
             "Runs Python code in the local sandbox.",
         ),
         ToolSpec("user_input", lazy("smol_core.tools.base_tools:UserInputTool"), "Asks the user a question."),
+    ]
+
+
+@hookimpl
+def smol_transports() -> Iterable[TransportSpec]:
+    return [
+        TransportSpec(
+            "local",
+            lazy("smol_core.teams.local:LocalTransport"),
+            "multiprocessing queues between agent processes on this machine (no server).",
+            aliases=("multiprocessing",),
+        )
     ]
 
 

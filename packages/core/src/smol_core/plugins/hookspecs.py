@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 import pluggy
 
-from smol_core.plugins.specs import CommandSpec, ExecutorSpec, ModelSpec, ToolSpec
+from smol_core.plugins.specs import CommandSpec, ExecutorSpec, ModelSpec, ToolSpec, TransportSpec
 
 PROJECT_NAME = "smol"
 ENTRY_POINT_GROUP = "smol"
@@ -44,3 +44,19 @@ def smol_tools() -> Iterable[ToolSpec]:  # type: ignore[empty-body]
 @hookspec
 def smol_commands() -> Iterable[CommandSpec]:  # type: ignore[empty-body]
     """`smol` subcommands this plugin provides."""
+
+
+@hookspec
+def smol_transports() -> Iterable[TransportSpec]:  # type: ignore[empty-body]
+    """Message transports between agent processes (`run_agents(..., transport="name")`).
+
+    A transport's factory returns an object with the `smol_core.teams.Transport` methods
+    (`send`, `receive`, `ack`, `close`); the SDK is imported inside it, never at discovery:
+
+        from smol_core import hookimpl
+        from smol_core.plugins.specs import TransportSpec, lazy
+
+        @hookimpl
+        def smol_transports():
+            return [TransportSpec("redis", lazy("my_pkg.transport:RedisTransport"), "Redis Streams.")]
+    """

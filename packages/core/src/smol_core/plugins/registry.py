@@ -26,14 +26,21 @@ import pluggy
 
 from smol_core.errors import PluginConflictError, PluginNotFoundError
 from smol_core.plugins import hookspecs
-from smol_core.plugins.specs import KNOWN_PROVIDERS, CommandSpec, ExecutorSpec, ModelSpec, ToolSpec
+from smol_core.plugins.specs import (
+    KNOWN_PROVIDERS,
+    CommandSpec,
+    ExecutorSpec,
+    ModelSpec,
+    ToolSpec,
+    TransportSpec,
+)
 
-Kind = Literal["models", "executors", "tools", "commands"]
-KINDS: tuple[Kind, ...] = ("models", "executors", "tools", "commands")
+Kind = Literal["models", "executors", "tools", "commands", "transports"]
+KINDS: tuple[Kind, ...] = ("models", "executors", "tools", "commands", "transports")
 BUILTIN_PLUGIN = "smol_core.plugins.builtin"
 
-Spec = ModelSpec | ExecutorSpec | ToolSpec | CommandSpec
-S = TypeVar("S", ModelSpec, ExecutorSpec, ToolSpec, CommandSpec)
+Spec = ModelSpec | ExecutorSpec | ToolSpec | CommandSpec | TransportSpec
+S = TypeVar("S", ModelSpec, ExecutorSpec, ToolSpec, CommandSpec, TransportSpec)
 
 
 @dataclass
@@ -263,6 +270,9 @@ class PluginRegistry:
 
     def command(self, name: str) -> CommandSpec:
         return cast(CommandSpec, self.get("commands", name))
+
+    def transport(self, name: str) -> TransportSpec:
+        return cast(TransportSpec, self.get("transports", name))
 
     def plugins(self) -> list[PluginInfo]:
         """Every plugin, loaded or failed, with what it registers (for `smol plugins`)."""

@@ -83,6 +83,20 @@ class CommandSpec:
     configure: Callable[[argparse.ArgumentParser], None] = field(default=lambda parser: None)
 
 
+@dataclass(frozen=True)
+class TransportSpec:
+    """A message transport between agent processes: `factory(**kwargs)` returns a `Transport`.
+
+    The factory's keyword arguments are the transport's own (a Redis URL, a queue mapping): a team
+    passes them through untouched, so that every transport can take what it needs.
+    """
+
+    name: str
+    factory: Callable[..., Any]
+    description: str = ""
+    aliases: Sequence[str] = ()
+
+
 # Names a user may ask for that a not-yet-installed package provides: used in "unknown name" errors.
 KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
     "models": {
@@ -113,5 +127,6 @@ KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
         "hub": "smol-tool-hub",
         "langchain": "smol-tool-langchain",
     },
+    "transports": {"redis": "smol-transport-redis", "ray": "smol-transport-ray"},
     "commands": {"ui": "smol-ui-gradio", "mcp": "smol-tool-mcp", "executor": "smol-executor-docker"},
 }

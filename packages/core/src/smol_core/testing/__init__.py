@@ -1,6 +1,7 @@
 """Test doubles and kits that are public API: scripted models, and suites executor plugins subclass.
 
-`HostileWorkerConformance` needs pytest, so it is imported from here only when asked for.
+`HostileWorkerConformance` and `TransportConformance` need pytest, so they are imported from here only
+when asked for.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ __all__ = [
     "FunctionModel",
     "HostileWorkerConformance",
     "ScriptedModel",
+    "TransportConformance",
     "standin_argv",
 ]
 
@@ -21,6 +23,7 @@ _LAZY = {
     "ExecutorConformance": "smol_core.testing.executor_conformance",
     "HostileWorkerConformance": "smol_core.testing.hostile_worker",
     "standin_argv": "smol_core.testing.hostile_worker",
+    "TransportConformance": "smol_core.testing.transport_conformance",
 }
 
 

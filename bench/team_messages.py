@@ -1,0 +1,156 @@
+"""Messages between agents' transports, and whole team runs: throughput and latency.
+
+Transports (`local`, and `redis` when Debian's redis-server is installed: one is started on a free
+port of 127.0.0.1 and stopped after): a sender process puts messages on a receiver's inbox, the
+receiver (this process) drains it.
+- throughput: a burst of BURST messages, from the first send to the last receive;
+- latency: PACED messages, one every 0.5 ms (after WARM_UP), each carrying its send time
+  (CLOCK_MONOTONIC, one clock for every process of the machine); one-way p50 and p99.
+Goals: local >= 10k msg/s and p99 <= 5 ms; redis >= 5k msg/s.
+
+Team runs (`run_agents`, local transport, CodeAgents with an instant scripted model, each agent its
+own spawned process with its own sandbox worker): N = 1 (agent 0 answers) and N = 8 (agent 0 sends
+a message to each of the 7 others, collects their 7 replies, answers); runs/s includes starting
+and stopping every process.
+
+    python bench/team_messages.py
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import shutil
+import socket
+import statistics
+import subprocess
+import time
+from typing import Any
+
+BURST = 20_000
+PACED = 2_000
+WARM_UP = 100  # the first messages also pay for starting the queue's feeder thread, the connection
+
+
+def sender(transport: Any, count: int, pause: float, ready: Any) -> None:
+    from smol_core.teams import Message
+
+    ready.wait()
+    for n in range(count):
+        transport.send(Message(sender=0, recipient=1, body={"n": n, "t": time.monotonic()}))
+        if pause:
+            time.sleep(pause)  # sleeping, not spinning: two processes share few cores
+
+
+def measure(transport: Any, count: int, pause: float) -> tuple[float, list[float]]:
+    ctx = multiprocessing.get_context("spawn")
+    ready = ctx.Event()
+    process = ctx.Process(target=sender, args=(transport, count, pause, ready))
+    process.start()
+    got, latencies = 0, []
+    transport.receive(1, timeout=0)  # connect before the clock starts
+    ready.set()
+    start = None
+    while got < count:
+        batch = transport.receive(1, timeout=10.0, limit=1000)
+        if not batch:
+            raise SystemExit(f"lost messages: {got} of {count} arrived")
+        now = time.monotonic()
+        transport.ack(1, [m.id for m in batch])
+        for message in batch:
+            if start is None:
+                start = message.body["t"]
+            latencies.append(now - message.body["t"])
+        got += len(batch)
+    elapsed = time.monotonic() - (start or time.monotonic())
+    process.join()
+    return count / elapsed, latencies
+
+
+def report(name: str, make: Any) -> None:
+    rate, _ = measure(make(), BURST, 0.0)
+    _, latencies = measure(make(), PACED + WARM_UP, 0.0005)
+    cuts = statistics.quantiles(latencies[WARM_UP:], n=100)
+    print(
+        f"{name:6s} throughput {rate:9,.0f} msg/s   latency p50 {cuts[49] * 1000:6.3f} ms   "
+        f"p99 {cuts[98] * 1000:6.3f} ms"
+    )
+
+
+def start_redis() -> tuple[subprocess.Popen[bytes], str] | None:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        return None
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    import redis
+
+    client = redis.Redis(port=port)
+    for _ in range(200):
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    client.close()
+    return server, f"redis://127.0.0.1:{port}/0"
+
+
+def team_settings(num_agents: int) -> list[Any]:
+    from smol_core.teams import AgentSettings
+    from smol_core.testing import ScriptedModel
+
+    def code(body: str) -> str:
+        return f"Thought: go.\n<code>\n{body}\n</code>"
+
+    if num_agents == 1:
+        return [AgentSettings(model=ScriptedModel([code("final_answer(1)")]), verbosity_level=-1)]
+    first = code(
+        f"for i in range(1, {num_agents}):\n    send_message(target_id=i, message='ping')\n"
+        f"replies = []\nwhile len(replies) < {num_agents - 1}:\n    replies += receive_messages(timeout=30)\n"
+        "final_answer(len(replies))"
+    )
+    other = code("send_message(target_id=0, message='pong')\nfinal_answer('pong')")
+    return [AgentSettings(model=ScriptedModel([first]), verbosity_level=-1)] + [
+        AgentSettings(model=ScriptedModel([other]), verbosity_level=-1)
+    ] * (num_agents - 1)
+
+
+def team_runs(num_agents: int, runs: int) -> None:
+    from smol_core import run_agents
+
+    start = time.perf_counter()
+    for _ in range(runs):
+        result = run_agents("Go.", settings=team_settings(num_agents), deadline_seconds=120)
+        assert result.state == "success", result
+    elapsed = time.perf_counter() - start
+    print(f"team of {num_agents}: {runs / elapsed:5.2f} runs/s ({elapsed / runs:.2f} s per run, {runs} runs)")
+
+
+def main() -> None:
+    from smol_core.teams import LocalTransport
+
+    print(f"{multiprocessing.cpu_count()} CPUs")
+    report("local", lambda: LocalTransport(num_agents=2))
+    started = start_redis()
+    if started is None:
+        print("redis  (redis-server not installed: scripts/setup.d/50-redis.sh)")
+    else:
+        server, url = started
+        try:
+            from smol_transport_redis.transport import RedisTransport
+
+            report("redis", lambda: RedisTransport(url, num_agents=2))
+        finally:
+            server.terminate()
+            server.wait()
+    team_runs(1, 5)
+    team_runs(8, 3)
+
+
+if __name__ == "__main__":
+    main()

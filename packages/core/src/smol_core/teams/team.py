@@ -1,0 +1,311 @@
+"""`run_agents` and `Team`: start N agents as processes, give agent 0 the task, stop them all after.
+
+The host owns the shutdown (DESIGN: "no process outlives the run"): the run ends when agent 0
+answers, when every agent has ended, when all of them wait for messages that no one is sending
+(idle), or when the deadline passes; then each agent process is sent
+SIGTERM, given a moment, and killed if still there. An agent's own sandbox worker dies with it (the
+local executor's worker is tied to its parent's life by the kernel).
+
+What agents report back is bounded JSON text, checked here before use: an agent's process runs a
+model's plans and is not trusted to report well-formed data.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import queue as queue_module
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from smol_core.messages import Timing
+from smol_core.teams.settings import AgentSettings
+from smol_core.teams.status import Activity, PeerStatus
+from smol_core.teams.worker import MAX_RESULT_BYTES, agent_main
+
+TeamState = Literal["success", "max_steps_error", "error", "deadline", "idle", "no_answer"]
+STOP_GRACE_SECONDS = 2.0
+IDLE_CHECKS = 5
+"""How many checks in a row (0.2 s apart) must find every agent waiting and nothing in flight before
+the team is called idle and stopped: one look could fall between a message's send and its receipt."""
+_AGENT_STATES = ("success", "max_steps_error", "error")
+_REPORTED_STATES = (*_AGENT_STATES, "stopped")
+
+
+@dataclass
+class AgentOutcome:
+    """How one agent's process ended, from its own report (if it sent one) and its exit code."""
+
+    agent_id: int
+    state: str = "stopped"
+    output: str | None = None
+    error: str | None = None
+    steps: int = 0
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    exitcode: int | None = None
+    reported: bool = False
+
+
+@dataclass
+class TeamResult:
+    """The team's answer (agent 0's), how the run ended, and what every agent did and said."""
+
+    output: str | None
+    state: TeamState
+    agents: dict[int, AgentOutcome]
+    messages: list[dict[str, Any]]
+    """Every message sent or received by any agent, in time order: direction, id, sender, recipient,
+    timestamp, message."""
+    timing: Timing = field(default_factory=Timing)
+
+
+class Team:
+    """N agents, each in its own process, that talk through a transport plugin's queues.
+
+    `settings`: one `AgentSettings` for every agent, or one per agent. `transport`: a transport
+    plugin's name (`local`, `redis`, ...), built with `transport_kwargs` and `num_agents`.
+    `deadline_seconds`: the whole run's time budget (None: until agent 0 answers or all end).
+    """
+
+    def __init__(
+        self,
+        settings: AgentSettings | Sequence[AgentSettings],
+        num_agents: int | None = None,
+        transport: str = "local",
+        transport_kwargs: Mapping[str, Any] | None = None,
+        deadline_seconds: float | None = 600.0,
+        context: Literal["spawn", "forkserver"] = "spawn",
+    ) -> None:
+        if isinstance(settings, AgentSettings):
+            count = 1 if num_agents is None else num_agents
+            self.settings = [settings] * count
+        else:
+            self.settings = list(settings)
+            if num_agents is not None and num_agents != len(self.settings):
+                raise ValueError(f"num_agents={num_agents} but {len(self.settings)} settings were given")
+        if not self.settings:
+            raise ValueError("a team needs at least one agent")
+        self.num_agents = len(self.settings)
+        self.transport_name = transport
+        self.transport_kwargs = dict(transport_kwargs or {})
+        self.deadline_seconds = deadline_seconds
+        self.context: Any = multiprocessing.get_context(context)
+        self.processes: list[Any] = []
+
+    def _make_transport(self, status: PeerStatus) -> Any:
+        if self.transport_name in ("local", "multiprocessing"):
+            from smol_core.teams.local import LocalTransport
+
+            return LocalTransport(
+                num_agents=self.num_agents,
+                context=self.context.get_start_method(),
+                status=status,
+                **self.transport_kwargs,
+            )
+        from smol_core.loading import load_transport
+
+        made = load_transport(self.transport_name, num_agents=self.num_agents, **self.transport_kwargs)
+        if hasattr(made, "status"):
+            made.status = status
+        return made
+
+    def run(self, task: str) -> TeamResult:
+        """Start every agent, agent 0 with `task` and the others with none, and wait for the answer."""
+        start = time.time()
+        status = PeerStatus(self.num_agents, self.context.get_start_method())
+        transport = self._make_transport(status)
+        # Each agent writes its report to a file (atomically) and then puts only its id on `done`: a
+        # notice that small is written to the pipe in one piece, so a process killed at any moment
+        # never leaves the host reading half a message.
+        done = self.context.Queue()
+        outcomes = {agent_id: AgentOutcome(agent_id) for agent_id in range(self.num_agents)}
+        ended_by: TeamState = "no_answer"
+        with tempfile.TemporaryDirectory(prefix="smol-team-") as folder:
+            reports = [Path(folder) / f"agent-{agent_id}.json" for agent_id in range(self.num_agents)]
+            self.processes = [
+                self.context.Process(
+                    target=agent_main,
+                    args=(
+                        agent_id,
+                        task if agent_id == 0 else None,
+                        self.settings[agent_id],
+                        transport,
+                        done,
+                        str(reports[agent_id]),
+                    ),
+                    # not daemonic: an agent's tools may start processes of their own; the host
+                    # stops every agent itself (below), and the kernel does if the host dies
+                    name=f"smol-agent-{agent_id}",
+                )
+                for agent_id in range(self.num_agents)
+            ]
+            try:
+                for process in self.processes:
+                    process.start()
+                ended_by = self._wait(done, reports, outcomes, status)
+            finally:
+                self._stop_all(status)
+                done.close()
+                done.cancel_join_thread()
+                close = getattr(transport, "close", None)
+                if close is not None:
+                    close()
+            self._collect(reports, outcomes)  # what the stopped agents reported on their way out
+        for agent_id, process in enumerate(self.processes):
+            outcomes[agent_id].exitcode = process.exitcode
+        first = outcomes[0]
+        state: TeamState = ended_by
+        if ended_by == "success":
+            state = first.state if first.state in _AGENT_STATES else "error"  # type: ignore[assignment]
+        return TeamResult(
+            output=first.output,
+            state=state,
+            agents=outcomes,
+            messages=_merge_messages(outcomes.values()),
+            timing=Timing(start_time=start, end_time=time.time()),
+        )
+
+    def _wait(
+        self, done: Any, reports: list[Path], outcomes: dict[int, AgentOutcome], status: PeerStatus
+    ) -> TeamState:
+        deadline = None if self.deadline_seconds is None else time.monotonic() + self.deadline_seconds
+        idle: list[Activity] = []
+        while True:
+            if deadline is not None and time.monotonic() >= deadline:
+                return "deadline"
+            try:
+                notice = done.get(timeout=0.2)
+            except queue_module.Empty:
+                self._notice_exits(status)
+                if not any(process.is_alive() for process in self.processes):
+                    self._collect(reports, outcomes)
+                    return "success" if outcomes[0].state in _AGENT_STATES else "no_answer"
+                idle = _still_idle(idle, status.activity())
+                if len(idle) >= IDLE_CHECKS:
+                    return "idle"
+                continue
+            idle = []
+            if type(notice) is not int or not 0 <= notice < self.num_agents:
+                continue
+            self._collect(reports[notice : notice + 1], outcomes, first_id=notice)
+            status.mark(notice, "finished")
+            if notice == 0 and outcomes[0].reported:
+                return "success"
+
+    def _collect(self, reports: list[Path], outcomes: dict[int, AgentOutcome], first_id: int = 0) -> None:
+        """Read the reports not read yet (bounded: a report over the limit is not read at all)."""
+        for offset, path in enumerate(reports):
+            agent_id = first_id + offset
+            if outcomes[agent_id].reported:
+                continue
+            try:
+                with path.open("rb") as handle:
+                    raw = handle.read(MAX_RESULT_BYTES + 1)
+            except OSError:
+                continue
+            report = parse_report(raw.decode("utf-8", "replace"), self.num_agents)
+            if report is not None and report.agent_id == agent_id:
+                outcomes[agent_id] = report
+
+    def _notice_exits(self, status: PeerStatus) -> None:
+        for agent_id, process in enumerate(self.processes):
+            if process.exitcode is not None and status.get(agent_id) == "running":
+                status.mark(agent_id, "dead")
+
+    def _stop_all(self, status: PeerStatus) -> None:
+        """SIGTERM to every agent still running, a grace period, then SIGKILL: none is left behind."""
+        for agent_id, process in enumerate(self.processes):
+            if process.pid is not None and process.is_alive():
+                status.mark(agent_id, "finished")
+                process.terminate()
+        grace_end = time.monotonic() + STOP_GRACE_SECONDS
+        for process in self.processes:
+            if process.pid is not None:
+                process.join(max(0.0, grace_end - time.monotonic()))
+        for process in self.processes:
+            if process.pid is not None and process.is_alive():
+                process.kill()
+                process.join()
+
+
+def _still_idle(history: list[Activity], now: Activity) -> list[Activity]:
+    """The run of checks that found the team idle, this one included; empty when it is not idle.
+
+    Idle: every agent still there waits in a receive, nothing sent is untaken, and nothing moved
+    since the last check."""
+    if not now.all_waiting or now.sent != now.taken:
+        return []
+    if history and history[-1] != now:
+        return [now]
+    return [*history, now]
+
+
+def parse_report(raw: Any, num_agents: int) -> AgentOutcome | None:
+    """An agent's report, checked: None for anything that is not one (it is dropped, not trusted)."""
+    if not isinstance(raw, str) or len(raw) > MAX_RESULT_BYTES:
+        return None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    agent_id, state = data.get("agent_id"), data.get("state")
+    if type(agent_id) is not int or not 0 <= agent_id < num_agents or state not in _REPORTED_STATES:
+        return None
+    output, error, steps = data.get("output"), data.get("error"), data.get("steps", 0)
+    messages = data.get("messages", [])
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        messages = []
+    return AgentOutcome(
+        agent_id=agent_id,
+        state=state,
+        output=output if isinstance(output, str) else None,
+        error=error if isinstance(error, str) else None,
+        steps=steps if type(steps) is int else 0,
+        messages=messages,
+        reported=True,
+    )
+
+
+def _merge_messages(outcomes: Any) -> list[dict[str, Any]]:
+    """One list of every message, once each (a message is recorded by its sender and its receiver)."""
+    merged: dict[tuple[str, str], dict[str, Any]] = {}
+    for outcome in outcomes:
+        for record in outcome.messages:
+            merged.setdefault((str(record.get("direction")), str(record.get("id"))), record)
+    return sorted(merged.values(), key=_timestamp)
+
+
+def _timestamp(record: dict[str, Any]) -> float:
+    value = record.get("timestamp")
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def run_agents(
+    task: str,
+    num_agents: int = 2,
+    settings: AgentSettings | Sequence[AgentSettings] | None = None,
+    transport: str = "local",
+    transport_kwargs: Mapping[str, Any] | None = None,
+    deadline_seconds: float | None = 600.0,
+    context: Literal["spawn", "forkserver"] = "spawn",
+) -> TeamResult:
+    """Run a team of `num_agents` agents on `task` and return agent 0's answer with the whole record.
+
+    `settings` default to the embedded model with a CodeAgent each; pass `AgentSettings(model=...)`
+    (or a list, one per agent) to choose.
+    """
+    team = Team(
+        settings if settings is not None else AgentSettings(),
+        num_agents=num_agents if isinstance(settings, AgentSettings | None) else None,
+        transport=transport,
+        transport_kwargs=transport_kwargs,
+        deadline_seconds=deadline_seconds,
+        context=context,
+    )
+    return team.run(task)

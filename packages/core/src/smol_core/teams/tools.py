@@ -1,0 +1,175 @@
+"""`SendMessageTool` and `ReceiveMessagesTool`: how an agent talks to the other agents of its team.
+
+Names, inputs and outputs are the seed system's, so its code runs with only its imports changed:
+`SendMessageTool(queue_dict, agent_id)` takes the seed's `manager.dict()` of `manager.Queue()`s as
+well as any `Transport`. Errors (an unknown recipient, a message too large, a peer that has
+stopped) are raised as `MessagingError`s with a plain sentence, which the agent turns into the
+step's observation: the model reads what went wrong and can try again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from smol_core.teams.local import LocalTransport
+from smol_core.teams.message import Message
+from smol_core.teams.status import PeerStatus
+from smol_core.teams.transport import Transport
+from smol_core.terminal import escape_controls
+from smol_core.tools.tool import Tool
+
+MAX_LOGGED = 10_000
+PREVIEW_CHARS = 200
+
+
+def as_transport(queue_dict_or_transport: Any) -> Transport:
+    """A `Transport` as it is; the seed's mapping of queues wrapped in the `local` transport."""
+    if isinstance(queue_dict_or_transport, Transport):
+        return queue_dict_or_transport
+    if isinstance(queue_dict_or_transport, Mapping) or hasattr(queue_dict_or_transport, "keys"):
+        return LocalTransport(queue_dict=queue_dict_or_transport)
+    raise TypeError(
+        "expected a Transport or a mapping of agent id -> queue (the seed's manager.dict() of "
+        f"manager.Queue()s), got {type(queue_dict_or_transport).__name__}"
+    )
+
+
+def _status(transport: Transport) -> PeerStatus | None:
+    """The team's shared status, where the transport was given one (a team run), else None."""
+    status = getattr(transport, "status", None)
+    return status if isinstance(status, PeerStatus) else None
+
+
+class MessageLog:
+    """The messages one agent sent and received, for its memory, its `RunResult` and its console.
+
+    `echo` receives one line per message (the team prints it with the agent's id in front).
+    Bounded: a chatty team cannot grow it without end.
+    """
+
+    def __init__(self, echo: Callable[[str], None] | None = None) -> None:
+        self.records: list[dict[str, Any]] = []
+        self.echo = echo
+
+    def record(self, direction: str, message: Message) -> None:
+        if len(self.records) < MAX_LOGGED:
+            self.records.append({"direction": direction, **message.to_dict()})
+        if self.echo is not None:
+            peer = f"to agent {message.recipient}" if direction == "sent" else f"from agent {message.sender}"
+            preview = escape_controls(repr(message.body)[:PREVIEW_CHARS])
+            self.echo(f"message {direction} {peer} (id {message.id[:8]}): {preview}")
+
+
+class SendMessageTool(Tool):
+    name = "send_message"
+    description = "Sends a message to another agent of the team, by its id."
+    inputs = {
+        "target_id": {"type": "integer", "description": "The id of the agent to send the message to."},
+        "message": {"type": "any", "description": "The message: text, or JSON data (lists, dicts, numbers)."},
+    }
+    output_type = "null"
+
+    def __init__(self, queue_dict_or_transport: Any, agent_id: int, log: MessageLog | None = None) -> None:
+        super().__init__()
+        self.transport = as_transport(queue_dict_or_transport)
+        self.agent_id = agent_id
+        self.log = log or MessageLog()
+
+    def forward(self, target_id: int, message: Any) -> None:
+        sent = Message(sender=self.agent_id, recipient=target_id, body=message)
+        self.transport.send(sent)
+        self.log.record("sent", sent)
+        status = _status(self.transport)
+        if status is not None:
+            status.count(self.agent_id, sent=1)
+
+
+class ReceiveMessagesTool(Tool):
+    name = "receive_messages"
+    description = (
+        "Returns the list of messages other agents sent you since you last asked (each a dict with "
+        "'sender', 'message', 'id' and 'timestamp'), waiting up to `timeout` seconds for one to come."
+    )
+    inputs = {
+        "timeout": {
+            "type": "number",
+            "description": "Seconds to wait for a message when none is waiting (default 0: do not wait).",
+            "nullable": True,
+        },
+    }
+    output_type = "array"
+
+    MAX_TIMEOUT = 300.0
+
+    def __init__(self, queue_dict_or_transport: Any, agent_id: int, log: MessageLog | None = None) -> None:
+        super().__init__()
+        self.transport = as_transport(queue_dict_or_transport)
+        self.agent_id = agent_id
+        self.log = log or MessageLog()
+        self._unacknowledged: list[str] = []
+
+    def forward(self, timeout: float | None = None) -> list[dict[str, Any]]:
+        wait = min(max(0.0, float(timeout or 0.0)), self.MAX_TIMEOUT)
+        return [self._view(message) for message in self.take(wait)]
+
+    def take(self, timeout: float | None) -> list[Message]:
+        """Receive and log: the messages the agent now holds.
+
+        The previous batch is acknowledged first: by now the agent has taken it into a step. A batch
+        is not acknowledged as it is handed over, so that with a transport that redelivers (redis),
+        an agent that dies before the step that read it is recorded loses nothing: its replacement
+        receives it again."""
+        self.acknowledge()
+        status = _status(self.transport)
+        if status is not None and timeout != 0:
+            status.waiting(self.agent_id, True)
+        try:
+            messages = self.transport.receive(self.agent_id, timeout=timeout)
+        finally:
+            if status is not None and timeout != 0:
+                status.waiting(self.agent_id, False)
+        if status is not None:
+            status.count(self.agent_id, taken=len(messages))
+        self._unacknowledged.extend(message.id for message in messages)
+        for message in messages:
+            self.log.record("received", message)
+        return messages
+
+    def acknowledge(self) -> None:
+        """Acknowledge what the agent holds (its team calls this when the agent's run is over)."""
+        if self._unacknowledged:
+            held, self._unacknowledged = self._unacknowledged, []
+            self.transport.ack(self.agent_id, held)
+
+    @staticmethod
+    def _view(message: Message) -> dict[str, Any]:
+        return {
+            "sender": message.sender,
+            "message": message.body,
+            "id": message.id,
+            "timestamp": message.timestamp,
+        }
+
+    def wait_for_task(self, poll_seconds: float = 0.5, should_stop: Callable[[], bool] | None = None) -> str:
+        """Block until messages come, and phrase them as a task: what an agent started with no task does.
+
+        Waits in short slices so that an interrupt (`should_stop`) is noticed; the team bounds the
+        whole wait with its deadline by stopping the process.
+        """
+        while True:
+            if should_stop is not None and should_stop():
+                raise InterruptedError("stopped while waiting for a message")
+            messages = self.take(poll_seconds)
+            if messages:
+                return task_from_messages(messages)
+
+
+def task_from_messages(messages: list[Message]) -> str:
+    """The task an agent started without one receives: every message, with who sent it."""
+    lines = ["You were started without a task; other agents sent you these messages:"]
+    for message in messages:
+        body = message.body if isinstance(message.body, str) else repr(message.body)
+        lines.append(f"- from agent {message.sender}:\n{body}")
+    lines.append("Do what they ask; answer with final_answer, or reply with send_message.")
+    return "\n".join(lines)

@@ -1,0 +1,71 @@
+"""The `Transport` protocol: how agents' messages travel, whatever carries them.
+
+A transport plugin (`smol_transports()` hook) supplies one. The tools and the team speak only to
+this protocol, so an agent that runs with multiprocessing queues runs unchanged with Redis.
+
+Delivery is at-least-once where the transport can redeliver (Redis: a message read but not
+acknowledged by an agent that died comes back). So every receiver drops ids it has seen already
+(`Deduplicator`): what the agent sees is each message once.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Collection, Sequence
+from typing import Protocol, runtime_checkable
+
+from smol_core.teams.message import Message
+
+
+@runtime_checkable
+class Transport(Protocol):
+    """Queues, one per agent, that any agent of the team can put on and only its owner drains."""
+
+    max_message_bytes: int
+
+    def agent_ids(self) -> Collection[int]:
+        """The agents a message can be sent to."""
+        ...
+
+    def send(self, message: Message) -> None:
+        """Put `message` on its recipient's queue. Raises `UnknownRecipientError`,
+        `MessageTooLargeError`, `MessageRefusedError` or `PeerGoneError` with a clear message."""
+        ...
+
+    def receive(self, agent_id: int, timeout: float | None = 0.0, limit: int = 100) -> list[Message]:
+        """The messages waiting for `agent_id` (at most `limit`), oldest first per sender.
+
+        Waits up to `timeout` seconds for the first one (`0`: do not wait; `None`: wait until one
+        comes), then takes what else is already there. Returns `[]` when none came: never hangs past
+        the timeout. Malformed messages are dropped and counted in `refused`, never raised.
+        """
+        ...
+
+    def ack(self, agent_id: int, message_ids: Sequence[str]) -> None:
+        """Tell the transport these messages were handled: a transport that redelivers stops here."""
+        ...
+
+    def close(self) -> None:
+        """Release connections; the queues themselves belong to whoever created them."""
+        ...
+
+
+class Deduplicator:
+    """Remembers the last `capacity` message ids one receiver has seen, so redelivered ones are dropped.
+
+    Bounded, because the ids come from other agents: a flood of fresh ids evicts old ones instead of
+    growing without end (a redelivery comes within seconds, long before eviction).
+    """
+
+    def __init__(self, capacity: int = 100_000) -> None:
+        self.capacity = capacity
+        self._seen: OrderedDict[str, None] = OrderedDict()
+
+    def first_time(self, message_id: str) -> bool:
+        """True the first time an id is seen, False after."""
+        if message_id in self._seen:
+            return False
+        self._seen[message_id] = None
+        if len(self._seen) > self.capacity:
+            self._seen.popitem(last=False)
+        return True

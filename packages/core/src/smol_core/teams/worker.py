@@ -1,0 +1,131 @@
+"""The body of one agent's process: build the agent, run it, report the outcome to the host.
+
+A module-level function, so that it starts under `spawn` (and `forkserver`): the process receives
+its id, the task (or None), its settings and the transport, all picklable data, and builds the
+rest itself. Its outcome goes back as a bounded JSON file, never a pickled object, and a notice
+(its id) on the `done` queue.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import traceback
+from typing import Any
+
+from smol_core.teams.settings import AgentSettings, build_agent
+
+PR_SET_PDEATHSIG = 1
+MAX_RESULT_BYTES = 4 * 1024 * 1024
+"""What one agent may report to the host: its answer and its messages, trimmed to fit."""
+
+
+def agent_main(
+    agent_id: int, task: str | None, settings: AgentSettings, transport: Any, done: Any, report_path: str
+) -> None:
+    from smol_core.monitoring import AgentLogger
+    from smol_core.teams.console import PrefixedStream
+    from smol_core.teams.tools import MessageLog, ReceiveMessagesTool, SendMessageTool
+
+    stream = PrefixedStream(f"[agent {agent_id}] ")
+    logger = AgentLogger(level=settings.verbosity_level, stream=stream)  # type: ignore[arg-type]
+
+    def echo(line: str) -> None:
+        stream.write(line + "\n")
+
+    log = MessageLog(echo=echo if settings.verbosity_level >= 1 else None)
+    inbox = ReceiveMessagesTool(transport, agent_id, log)
+    tools = [SendMessageTool(transport, agent_id, log), inbox]
+    report: dict[str, Any] = {"agent_id": agent_id}
+    signal.signal(signal.SIGTERM, _stop)
+    _die_with_parent()
+    try:
+        agent = build_agent(agent_id, len(transport.agent_ids()), settings, tools, logger)
+        with agent:
+            try:
+                result = agent.run(task, max_steps=settings.max_steps, return_full_result=True)
+                inbox.acknowledge()  # its last batch, taken into the run's final steps
+            finally:
+                _mark_finished(transport, agent_id)
+        report.update(
+            state=result.state,
+            output=str(result.output),
+            steps=sum(1 for step in result.steps if step.get("step_number") is not None),
+        )
+    except TeamStopped:
+        report.update(state="stopped")
+    except BaseException as error:  # the host learns why; KeyboardInterrupt and SystemExit included
+        report.update(state="error", error=f"{type(error).__name__}: {error}"[:2000])
+        if settings.verbosity_level >= 0:
+            stream.write("".join(traceback.format_exception(error))[-4000:])
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the report goes out whole; SIGKILL follows if it must
+    report["messages"] = list(log.records)
+    try:
+        _write_report(report_path, _bounded(report))
+        done.put(agent_id)
+    except OSError:  # the host is gone (its folder with it): no one to tell
+        pass
+    close = getattr(transport, "close", None)
+    if close is not None:
+        close()
+    sys.stderr.flush()
+
+
+def _die_with_parent() -> None:
+    """Ask the kernel for SIGTERM when the host dies (Linux): a host killed outright, which runs no
+    clean-up of its own, still leaves no agent waiting on its inbox for ever. Best effort elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    import multiprocessing
+
+    host = multiprocessing.parent_process()
+    if host is not None and os.getppid() != host.pid:  # the host died before the request was made
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+class TeamStopped(BaseException):
+    """The host stopped the team (SIGTERM): the agent stops where it is and reports what it did."""
+
+
+def _stop(signum: int, frame: Any) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise TeamStopped
+
+
+def _write_report(path: str, text: str) -> None:
+    """Write then rename: the host reads a whole report or none."""
+    partial = f"{path}.partial"
+    with open(partial, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(partial, path)
+
+
+def _mark_finished(transport: Any, agent_id: int) -> None:
+    """Say at once that this agent reads no more messages, before the host even sees the report, so
+    that a peer's message to it fails with a clear error instead of waiting on a queue no one reads."""
+    status = getattr(transport, "status", None)
+    if status is not None:
+        status.mark(agent_id, "finished")
+
+
+def _bounded(report: dict[str, Any]) -> str:
+    """The report as JSON within MAX_RESULT_BYTES: message bodies go first, then the records."""
+    text = json.dumps(report, default=str)
+    if len(text.encode("utf-8")) <= MAX_RESULT_BYTES:
+        return text
+    report["messages"] = [{**record, "message": "(omitted: too large)"} for record in report["messages"]]
+    text = json.dumps(report, default=str)
+    if len(text.encode("utf-8")) <= MAX_RESULT_BYTES:
+        return text
+    report["messages"] = []
+    report["output"] = str(report.get("output", ""))[: MAX_RESULT_BYTES // 2]
+    return json.dumps(report, default=str)

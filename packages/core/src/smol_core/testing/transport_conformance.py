@@ -1,0 +1,195 @@
+"""`TransportConformance`: what every message transport owes a team of agents, as a pytest class.
+
+Why a shared suite: an agent must not behave differently because its messages travel through
+multiprocessing queues, Redis or Ray. Subclass it in your transport's tests:
+
+    from smol_core.testing.transport_conformance import TransportConformance
+
+    class TestMyTransport(TransportConformance):
+        def make_transport(self, num_agents, max_message_bytes):
+            return MyTransport(num_agents=num_agents, max_message_bytes=max_message_bytes)
+
+        def inject_raw(self, transport, agent_id, raw):
+            ...  # put `raw` (str or bytes, as it is) on agent_id's queue, bypassing `send`
+
+The suite checks order per sender, no loss, de-duplication by id, receive timeouts (an empty queue
+returns `[]`, never hangs), clear errors for an unknown recipient, an oversized message, a message
+that is not data and a peer that has ended, and that hostile bytes on the wire are refused without
+harming the receiver. Needs pytest.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from smol_core.teams.errors import (
+    MessageRefusedError,
+    MessageTooLargeError,
+    PeerGoneError,
+    UnknownRecipientError,
+)
+from smol_core.teams.message import Message, encode
+from smol_core.teams.status import PeerStatus
+from smol_core.teams.transport import Transport
+
+MAX_BYTES = 4096
+NUM_AGENTS = 3
+
+
+class TransportConformance:
+    """Subclass and implement `make_transport` and `inject_raw`."""
+
+    def make_transport(self, num_agents: int, max_message_bytes: int) -> Transport:
+        raise NotImplementedError
+
+    def inject_raw(self, transport: Transport, agent_id: int, raw: str | bytes) -> None:
+        """Put `raw` on `agent_id`'s queue exactly as given (what a hostile peer could write)."""
+        raise NotImplementedError
+
+    @pytest.fixture
+    def transport(self) -> Iterator[Transport]:
+        made = self.make_transport(NUM_AGENTS, MAX_BYTES)
+        yield made
+        made.close()
+
+    def receive_all(self, transport: Transport, agent_id: int, expected: int) -> list[Message]:
+        """Receive until `expected` messages came or a receive waits 5 s in vain."""
+        got: list[Message] = []
+        while len(got) < expected:
+            batch = transport.receive(agent_id, timeout=5.0)
+            if not batch:
+                break
+            transport.ack(agent_id, [m.id for m in batch])
+            got.extend(batch)
+        return got
+
+    # --- delivery ----------------------------------------------------------------------------
+
+    def test_the_protocol_is_implemented(self, transport: Transport) -> None:
+        assert isinstance(transport, Transport)
+        assert sorted(transport.agent_ids()) == list(range(NUM_AGENTS))
+
+    def test_a_message_arrives_with_sender_recipient_id_and_timestamp(self, transport: Transport) -> None:
+        sent = Message(sender=0, recipient=1, body={"code": "print(5 + 3)", "n": [1, 2.5, None, True]})
+        transport.send(sent)
+        (got,) = self.receive_all(transport, 1, 1)
+        assert got == sent
+        assert transport.receive(0, timeout=0) == []
+
+    def test_order_per_sender_and_no_loss(self, transport: Transport) -> None:
+        for n in range(60):
+            transport.send(Message(sender=0, recipient=2, body=n))
+            transport.send(Message(sender=1, recipient=2, body=f"b{n}"))
+        got = self.receive_all(transport, 2, 120)
+        assert [m.body for m in got if m.sender == 0] == list(range(60))
+        assert [m.body for m in got if m.sender == 1] == [f"b{n}" for n in range(60)]
+
+    def test_receive_takes_at_most_limit_and_keeps_the_rest(self, transport: Transport) -> None:
+        for n in range(5):
+            transport.send(Message(sender=0, recipient=1, body=n))
+        first: list[Message] = []
+        while len(first) < 2:  # a queue may hand messages over one at a time as they arrive
+            batch = transport.receive(1, timeout=5.0, limit=2 - len(first))
+            assert batch, "a message was lost"
+            transport.ack(1, [m.id for m in batch])
+            first.extend(batch)
+        assert [m.body for m in first] == [0, 1]
+        assert [m.body for m in self.receive_all(transport, 1, 3)] == [2, 3, 4]
+
+    def test_a_message_sent_twice_is_seen_once(self, transport: Transport) -> None:
+        message = Message(sender=0, recipient=1, body="once")
+        transport.send(message)
+        transport.send(message)
+        transport.send(Message(sender=0, recipient=1, body="after"))
+        got = self.receive_all(transport, 1, 2)
+        assert [m.body for m in got] == ["once", "after"]
+        assert transport.receive(1, timeout=0.2) == []
+
+    # --- waiting -----------------------------------------------------------------------------
+
+    def test_an_empty_queue_returns_nothing_after_the_timeout(self, transport: Transport) -> None:
+        assert transport.receive(1, timeout=0) == []
+        assert transport.receive(1, timeout=0.3) == []
+
+    def test_a_waiting_receive_gets_a_message_sent_later(self, transport: Transport) -> None:
+        def later() -> None:
+            time.sleep(0.3)
+            transport.send(Message(sender=0, recipient=1, body="late"))
+
+        sender = threading.Thread(target=later)
+        sender.start()
+        try:
+            got = transport.receive(1, timeout=30.0)
+        finally:
+            sender.join()
+        assert [m.body for m in got] == ["late"]
+
+    # --- errors the model sees -----------------------------------------------------------------
+
+    def test_an_unknown_recipient_is_a_clear_error(self, transport: Transport) -> None:
+        with pytest.raises(UnknownRecipientError, match="no agent 7"):
+            transport.send(Message(sender=0, recipient=7, body="hi"))
+
+    def test_an_oversized_message_is_a_clear_error_and_is_not_delivered(self, transport: Transport) -> None:
+        with pytest.raises(MessageTooLargeError, match="limit"):
+            transport.send(Message(sender=0, recipient=1, body="x" * (MAX_BYTES + 1)))
+        assert transport.receive(1, timeout=0.2) == []
+
+    @pytest.mark.parametrize("body", [{1, 2}, b"bytes", object(), float("nan"), {1: "int key"}])
+    def test_a_body_that_is_not_data_is_refused_at_the_sender(self, transport: Transport, body: Any) -> None:
+        with pytest.raises(MessageRefusedError):
+            transport.send(Message(sender=0, recipient=1, body=body))
+
+    def test_a_peer_that_has_ended_is_a_clear_error_not_a_hang(self, transport: Transport) -> None:
+        if not hasattr(transport, "status"):
+            pytest.skip("this transport does not take a team's peer status")
+        status = PeerStatus(NUM_AGENTS)
+        transport.status = status
+        status.mark(2, "dead")
+        with pytest.raises(PeerGoneError, match="agent 2 has died"):
+            transport.send(Message(sender=0, recipient=2, body="anyone?"))
+        status.mark(1, "finished")
+        with pytest.raises(PeerGoneError, match="agent 1 has stopped"):
+            transport.send(Message(sender=0, recipient=1, body="anyone?"))
+
+    # --- hostile wire ----------------------------------------------------------------------------
+
+    def hostile_frames(self) -> list[str | bytes]:
+        good = encode(Message(sender=0, recipient=1, body="x"))
+        return [
+            "not json",
+            b"\xff\xfe not utf-8",
+            "[1, 2, 3]",
+            '"just a string"',
+            good.replace('"body"', '"payload"'),
+            good[:-1] + ',"extra":1}',
+            good.replace('"sender":0', '"sender":-1'),
+            good.replace('"sender":0', '"sender":true'),
+            good.replace('"sender":0', '"sender":"0"'),
+            good.replace('"recipient":1', '"recipient":2'),  # addressed to someone else
+            good.replace('"body":"x"', '"body":NaN'),
+            good.replace('"timestamp":', '"timestamp":"yesterday","_":'),
+            '{"id":"' + "i" * 500 + '","sender":0,"recipient":1,"timestamp":1,"body":1}',
+            "[" * 3000 + "]" * 3000,
+            '{"body":"' + "y" * (MAX_BYTES * 2) + '"}',
+        ]
+
+    def test_hostile_frames_are_refused_and_the_receiver_goes_on(self, transport: Transport) -> None:
+        frames = self.hostile_frames()
+        for raw in frames:
+            self.inject_raw(transport, 1, raw)
+        transport.send(Message(sender=0, recipient=1, body="still here"))
+        got: list[Message] = []
+        for _ in range(len(frames) + 2):
+            got.extend(transport.receive(1, timeout=2.0))
+            if got:
+                break
+        assert [m.body for m in got] == ["still here"]
+        refused = getattr(transport, "refused", None)
+        if refused is not None:
+            assert len(refused) == len(frames)

@@ -1,0 +1,296 @@
+"""`RedisTransport`: one Redis stream per agent, read through a consumer group.
+
+Why streams with a group rather than lists: a list's BRPOP hands a message over and forgets it, so
+an agent that dies holding one loses it. A group keeps every delivered entry *pending* until the
+reader acknowledges it (XACK); a replacement reader claims what a dead one left pending (XAUTOCLAIM
+after `claim_idle_seconds`). That is at-least-once delivery; de-duplication by message id (in the
+receiving process, and in Redis for ids already acknowledged) makes it once for the agent.
+
+Everything read from Redis is untrusted: the entry must hold exactly one field, the message's JSON
+text, and it is checked by `smol_core.teams.message.decode`; anything else is refused, acknowledged
+(so it is not redelivered forever) and deleted.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from smol_core.teams.errors import (
+    MessageRefusedError,
+    MessagingError,
+    PeerGoneError,
+    UnknownRecipientError,
+)
+from smol_core.teams.message import DEFAULT_MAX_MESSAGE_BYTES, Message, decode, encode
+from smol_core.teams.transport import Deduplicator
+
+GROUP = "smol-agents"
+FIELD = b"m"
+MAX_REFUSALS_KEPT = 100
+BLOCK_SLICE_MS = 1000
+
+# One round trip that refuses a message to a full inbox instead of letting a stream grow without end.
+# The inbox's time to live is set when it is made and renewed on every acknowledgement (a batch),
+# not here: one command less per message.
+_SEND = """
+if redis.call('XLEN', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('XADD', KEYS[1], '*', 'm', ARGV[1])
+return 1
+"""
+
+
+class RedisTransport:
+    """Agents' inboxes as Redis streams under `smol:<team>:`. Picklable: each process connects anew."""
+
+    def __init__(
+        self,
+        url: str = "redis://127.0.0.1:6379/0",
+        num_agents: int | None = None,
+        agent_ids: Sequence[int] | None = None,
+        team: str | None = None,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        claim_idle_seconds: float = 30.0,
+        max_inbox: int = 10_000,
+        key_ttl_seconds: int = 86_400,
+        status: Any = None,
+    ) -> None:
+        self.url = url
+        self.team = team or uuid.uuid4().hex
+        self.max_message_bytes = max_message_bytes
+        self.claim_idle_seconds = claim_idle_seconds
+        self.max_inbox = max_inbox
+        self.key_ttl_seconds = key_ttl_seconds
+        self.status = status
+        """agent id -> "running" | "finished" | "dead", where the team that started the agents keeps one."""
+        self.prefix = f"smol:{self.team}:"
+        self.refused: list[str] = []
+        self._client: Any = None
+        self._send_script: Any = None
+        self._consumers: dict[int, str] = {}
+        self._dedup: dict[int, Deduplicator] = {}
+        self._holding: dict[int, dict[str, list[bytes]]] = {}
+        """agent id -> message id -> stream entries delivered to the agent and not yet acknowledged."""
+        self._last_claim: dict[int, float] = {}
+        self._ids: list[int] | None = None
+        if agent_ids is not None:
+            self._register([int(i) for i in agent_ids])
+        elif num_agents is not None:
+            self._register(list(range(num_agents)))
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the connection, and what this process has received and holds, stay in this process
+        state = dict(self.__dict__)
+        state.update(
+            _client=None, _send_script=None, _consumers={}, _dedup={}, _holding={}, _last_claim={}, refused=[]
+        )
+        return state
+
+    # --- connection and keys --------------------------------------------------------------------
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            import redis
+
+            self._client = redis.Redis.from_url(self.url)
+        return self._client
+
+    def _script(self) -> Any:
+        """The send script, registered on this process's connection."""
+        if self._send_script is None or self._client is None:
+            self._send_script = self.client.register_script(_SEND)
+        return self._send_script
+
+    def _inbox(self, agent_id: int) -> str:
+        return f"{self.prefix}inbox:{agent_id}"
+
+    def _seen(self, agent_id: int) -> str:
+        """A sorted set of the ids this agent acknowledged, scored by when: one command per batch to
+        check or add, and ids older than the time to live are trimmed on each acknowledgement."""
+        return f"{self.prefix}seen:{agent_id}"
+
+    def _register(self, ids: list[int]) -> None:
+        """Record the team's agents and make each inbox's group, so a message sent before its reader
+        starts waits in the group instead of being missed."""
+        import redis
+
+        pipe = self.client.pipeline(transaction=False)
+        pipe.sadd(f"{self.prefix}agents", *ids)
+        pipe.expire(f"{self.prefix}agents", self.key_ttl_seconds)
+        pipe.execute()
+        for agent_id in ids:
+            try:
+                self.client.xgroup_create(self._inbox(agent_id), GROUP, id="0", mkstream=True)
+            except redis.ResponseError as error:
+                if "BUSYGROUP" not in str(error):
+                    raise
+            self.client.expire(self._inbox(agent_id), self.key_ttl_seconds)
+        self._ids = sorted(ids)
+
+    def agent_ids(self) -> Collection[int]:
+        if self._ids is None:
+            members = self.client.smembers(f"{self.prefix}agents")
+            ids = []
+            for member in members:
+                text = member.decode("ascii", "replace") if isinstance(member, bytes) else str(member)
+                if text.isdigit():
+                    ids.append(int(text))
+            self._ids = sorted(ids)
+        return self._ids
+
+    def _consumer(self, agent_id: int) -> str:
+        if agent_id not in self._consumers:
+            self._consumers[agent_id] = f"agent-{agent_id}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        return self._consumers[agent_id]
+
+    # --- sending --------------------------------------------------------------------------------
+
+    def send(self, message: Message) -> None:
+        if message.recipient not in self.agent_ids():
+            known = ", ".join(str(i) for i in self.agent_ids())
+            raise UnknownRecipientError(
+                f"there is no agent {message.recipient!r} to send to; the agents are: {known}"
+            )
+        state = self.status.get(message.recipient) if self.status is not None else None
+        if state in ("finished", "dead"):
+            raise PeerGoneError(
+                f"agent {message.recipient} has {'stopped' if state == 'finished' else 'died'}: "
+                "it will read no more messages"
+            )
+        text = encode(message, self.max_message_bytes)
+        added = self._script()(keys=[self._inbox(message.recipient)], args=[text, self.max_inbox])
+        if not added:
+            raise MessagingError(
+                f"agent {message.recipient}'s inbox is full ({self.max_inbox} unread messages): "
+                "wait for it to catch up"
+            )
+
+    # --- receiving ------------------------------------------------------------------------------
+
+    def receive(self, agent_id: int, timeout: float | None = 0.0, limit: int = 100) -> list[Message]:
+        if agent_id not in self.agent_ids():
+            raise UnknownRecipientError(f"there is no agent {agent_id!r} to receive for")
+        key, consumer = self._inbox(agent_id), self._consumer(agent_id)
+        deadline = None if timeout is None else time.monotonic() + max(0.0, timeout)
+        received = self._reclaim(agent_id, key, consumer, limit)
+        while len(received) < limit:
+            if received:
+                block = None
+            elif deadline is None:
+                block = BLOCK_SLICE_MS
+            else:
+                left_ms = int((deadline - time.monotonic()) * 1000)
+                block = None if left_ms <= 0 else left_ms
+            reply = self.client.xreadgroup(
+                GROUP, consumer, {key: ">"}, count=limit - len(received), block=block
+            )
+            entries = reply[0][1] if reply else []
+            received.extend(self._accept(agent_id, key, entries))
+            if received or (not entries and deadline is not None and time.monotonic() >= deadline):
+                break
+            if not entries and block is None:
+                break
+        return received
+
+    def _reclaim(self, agent_id: int, key: str, consumer: str, limit: int) -> list[Message]:
+        """Entries another reader of this inbox took and never acknowledged (it died): ours now.
+
+        Checked at most once a second: a claim is a round trip, and a dead reader's entries only
+        become claimable after `claim_idle_seconds` anyway."""
+        now = time.monotonic()
+        if now - self._last_claim.get(agent_id, -1e9) < min(1.0, self.claim_idle_seconds):
+            return []
+        self._last_claim[agent_id] = now
+        reply = self.client.xautoclaim(
+            key,
+            GROUP,
+            consumer,
+            min_idle_time=int(self.claim_idle_seconds * 1000),
+            start_id="0-0",
+            count=limit,
+        )
+        return self._accept(agent_id, key, reply[1])
+
+    def _accept(self, agent_id: int, key: str, entries: list[Any]) -> list[Message]:
+        """Check each entry; refused ones and copies already acknowledged are acked and deleted now."""
+        holding = self._holding.setdefault(agent_id, {})
+        dedup = self._dedup.setdefault(agent_id, Deduplicator())
+        fresh: list[tuple[bytes, Message]] = []
+        drop: list[bytes] = []
+        for entry_id, fields in entries:
+            message = self._check(agent_id, fields)
+            if message is None:
+                drop.append(entry_id)
+            elif message.id in holding:  # a second copy of one the agent holds: acked with it
+                holding[message.id].append(entry_id)
+            elif not dedup.first_time(message.id):
+                drop.append(entry_id)
+            else:
+                fresh.append((entry_id, message))
+        accepted: list[Message] = []
+        if fresh:
+            scores = self.client.zmscore(self._seen(agent_id), [message.id for _, message in fresh])
+            for (entry_id, message), score in zip(fresh, scores, strict=True):
+                if score is not None:  # acknowledged before, by an earlier reader of this inbox
+                    drop.append(entry_id)
+                else:
+                    holding[message.id] = [entry_id]
+                    accepted.append(message)
+        if drop:
+            pipe = self.client.pipeline(transaction=False)
+            pipe.xack(key, GROUP, *drop)
+            pipe.xdel(key, *drop)
+            pipe.execute()
+        return accepted
+
+    def _check(self, agent_id: int, fields: Any) -> Message | None:
+        try:
+            if not isinstance(fields, dict) or set(fields) != {FIELD}:
+                raise MessageRefusedError("a stream entry arrived that is not one message field")
+            message = decode(fields[FIELD], self.max_message_bytes)
+            if message.recipient != agent_id:
+                raise MessageRefusedError(
+                    f"a message for agent {message.recipient} arrived in agent {agent_id}'s inbox"
+                )
+        except MessagingError as error:
+            self._refuse(str(error))
+            return None
+        except Exception as error:  # anything else a hostile writer managed: refused all the same
+            self._refuse(f"{type(error).__name__}: {str(error)[:200]}")
+            return None
+        return message
+
+    def _refuse(self, reason: str) -> None:
+        if len(self.refused) < MAX_REFUSALS_KEPT:
+            self.refused.append(reason)
+
+    def ack(self, agent_id: int, message_ids: Sequence[str]) -> None:
+        """The agent has these: remember their ids (so a copy is never shown again) and free the entries."""
+        holding = self._holding.setdefault(agent_id, {})
+        key = self._inbox(agent_id)
+        if not message_ids:
+            return
+        now = time.time()
+        seen = self._seen(agent_id)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.zadd(seen, dict.fromkeys(message_ids, now))
+        pipe.zremrangebyscore(seen, "-inf", now - self.key_ttl_seconds)
+        pipe.expire(seen, self.key_ttl_seconds)
+        entries: list[bytes] = []
+        for message_id in message_ids:
+            entries.extend(holding.pop(message_id, []))
+        if entries:
+            pipe.xack(key, GROUP, *entries)
+            pipe.xdel(key, *entries)
+        pipe.expire(key, self.key_ttl_seconds)
+        pipe.expire(f"{self.prefix}agents", self.key_ttl_seconds)
+        pipe.execute()
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None

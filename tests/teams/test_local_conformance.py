@@ -1,0 +1,45 @@
+"""The transport conformance suite against the `local` transport, in both of its shapes: its own
+multiprocessing queues, and the seed system's `manager.dict()` of `manager.Queue()`s."""
+
+from __future__ import annotations
+
+import multiprocessing
+
+import pytest
+
+from smol_core.teams.local import LocalTransport
+from smol_core.testing.transport_conformance import TransportConformance
+
+
+class TestLocalTransport(TransportConformance):
+    def make_transport(self, num_agents, max_message_bytes):
+        return LocalTransport(num_agents=num_agents, max_message_bytes=max_message_bytes)
+
+    def inject_raw(self, transport, agent_id, raw):
+        transport.queues[agent_id].put(raw)
+
+
+@pytest.fixture(scope="module")
+def manager():
+    with multiprocessing.Manager() as running:
+        yield running
+
+
+class TestSeedQueueDict(TransportConformance):
+    @pytest.fixture(autouse=True)
+    def _manager(self, manager):
+        self.manager = manager
+
+    def make_transport(self, num_agents, max_message_bytes):
+        queue_dict = self.manager.dict()
+        for agent_id in range(num_agents):
+            queue_dict[agent_id] = self.manager.Queue()
+        return LocalTransport(queue_dict=queue_dict, max_message_bytes=max_message_bytes)
+
+    def inject_raw(self, transport, agent_id, raw):
+        transport.queues[agent_id].put(raw)
+
+    def test_a_live_object_put_on_the_queue_is_refused(self, transport):
+        transport.queues[1].put({"sender": 0, "recipient": 1})  # a dict, not JSON text
+        assert transport.receive(1, timeout=0.5) == []
+        assert "not JSON text" in transport.refused[0]

@@ -1,0 +1,108 @@
+"""smol-transport-redis against a real redis-server: the conformance suite, at-least-once delivery
+when an agent process is killed holding a message, and a team run over Redis."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+from redis_helpers import receive_then_hang
+from smol_transport_redis.transport import FIELD, RedisTransport
+
+from smol_core import CodeAgent, ReceiveMessagesTool, run_agents
+from smol_core.loading import load_transport
+from smol_core.teams import Message
+from smol_core.teams.message import encode
+from smol_core.testing import ScriptedModel
+from smol_core.testing.transport_conformance import TransportConformance
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "teams"))
+from team_helpers import descendants, five_plus_three, left_behind  # noqa: E402
+
+
+class TestRedisTransport(TransportConformance):
+    @pytest.fixture(autouse=True)
+    def _url(self, redis_url):
+        self.url = redis_url
+
+    def make_transport(self, num_agents, max_message_bytes):
+        return RedisTransport(self.url, num_agents=num_agents, max_message_bytes=max_message_bytes)
+
+    def inject_raw(self, transport, agent_id, raw):
+        transport.client.xadd(transport._inbox(agent_id), {FIELD: raw})
+
+    def test_an_entry_with_other_fields_is_refused(self, transport):
+        transport.client.xadd(transport._inbox(1), {b"x": b"1", FIELD: b"{}"})
+        transport.send(Message(sender=0, recipient=1, body="ok"))
+        assert [m.body for m in transport.receive(1, timeout=5)] == ["ok"]
+        assert "not one message field" in transport.refused[0]
+
+
+def test_the_plugin_is_found_by_name(redis_url):
+    made = load_transport("redis", url=redis_url, num_agents=2)
+    assert isinstance(made, RedisTransport)
+    made.close()
+
+
+def test_a_full_inbox_is_a_clear_error(redis_url):
+    transport = RedisTransport(redis_url, num_agents=2, max_inbox=3)
+    for n in range(3):
+        transport.send(Message(sender=0, recipient=1, body=n))
+    with pytest.raises(Exception, match="agent 1's inbox is full"):
+        transport.send(Message(sender=0, recipient=1, body=3))
+
+
+def test_a_message_held_by_a_killed_process_goes_to_its_replacement(redis_url):
+    transport = RedisTransport(redis_url, num_agents=2, claim_idle_seconds=0.5)
+    sent = Message(sender=0, recipient=1, body="Compute 5 + 3")
+    transport.send(sent)
+    ctx = multiprocessing.get_context("spawn")
+    got = ctx.Queue()
+    holder = ctx.Process(target=receive_then_hang, args=(transport, 1, got))
+    holder.start()
+    try:
+        assert got.get(timeout=60) == [sent.id]  # it has the message, and never acknowledges it
+    finally:
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.join()
+    # a new agent process would be started from the same (pickled) settings: a fresh transport
+    replacement = RedisTransport(redis_url, team=transport.team, num_agents=2, claim_idle_seconds=0.5)
+    model = ScriptedModel(["Thought: run it.\n<code>\nfinal_answer(5 + 3)\n</code>"])
+    agent = CodeAgent(tools=[ReceiveMessagesTool(replacement, 1)], model=model, verbosity_level=-1)
+    with agent:
+        result = agent.run(task=None, return_full_result=True)
+    assert result.output == 8
+    assert [r["id"] for r in result.team_messages] == [sent.id]
+    agent.tools["receive_messages"].acknowledge()
+    # acknowledged: neither this reader nor a later one sees it again
+    assert replacement.receive(1, timeout=1.0) == []
+    later = RedisTransport(redis_url, team=transport.team, num_agents=2, claim_idle_seconds=0.1)
+    assert later.receive(1, timeout=1.0) == []
+
+
+def test_an_acknowledged_message_is_not_delivered_again(redis_url):
+    first = RedisTransport(redis_url, num_agents=2, claim_idle_seconds=0.1)
+    first.send(Message(sender=0, recipient=1, body="once"))
+    (message,) = first.receive(1, timeout=5)
+    first.ack(1, [message.id])
+    second = RedisTransport(redis_url, team=first.team, num_agents=2, claim_idle_seconds=0.1)
+    first.client.xadd(first._inbox(1), {FIELD: encode(message)})
+    assert second.receive(1, timeout=1.0) == []  # a copy of an acknowledged id is dropped
+
+
+def test_a_team_runs_over_redis(redis_url):
+    before = descendants()
+    result = run_agents(
+        "Compute 5 + 3",
+        num_agents=2,
+        settings=five_plus_three(),
+        transport="redis",
+        transport_kwargs={"url": redis_url},
+        deadline_seconds=120,
+    )
+    assert result.state == "success" and result.output == "8"
+    assert left_behind(before) == []
