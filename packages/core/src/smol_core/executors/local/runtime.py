@@ -203,14 +203,9 @@ class Guards:
             raise ForbiddenImportError("relative imports are not allowed")
         if type(name) is not str:
             raise TypeError("module name must be a string")
-        view = self.auth.import_module(name)
         if fromlist or "." not in name:
-            return view
-        return (
-            self.auth.import_module(name.split(".")[0])
-            if self.auth.refusal(name.split(".")[0]) is None
-            else view
-        )
+            return self.auth.import_module(name)
+        return self.auth.package_path(name)  # `import a.b` binds `a`, as CPython's __import__ does
 
 
 def _blocked(name: str) -> Callable[..., Any]:

@@ -52,6 +52,7 @@ class Authorizer:
         self._exact = set(self.authorized)
         self._special = special
         self._views: dict[str, ModuleView] = {}
+        self._paths: dict[str, ModuleView] = {}  # unauthorized packages bound only as a path
 
     # --- the decision ----------------------------------------------------------------------
     def refusal(self, name: str) -> str | None:
@@ -118,6 +119,29 @@ class Authorizer:
         _AUTH[id(view)] = self
         return view
 
+    def package_path(self, name: str) -> ModuleView:
+        """What `import a.b.c` binds, as CPython does: the top package `a`, through which `a.b.c` is reached.
+
+        Where a package on the way is not authorized itself (only `a.b.c`, or `a.*`, was named), it is
+        bound as a path view that holds just the authorized submodule; later imports of other
+        submodules of the same package add to the same path view, so `import numpy.random` then
+        `import numpy.linalg` gives one `numpy` with both.
+        """
+        child: ModuleView = self.import_module(name)
+        parts = name.split(".")
+        for depth in range(len(parts) - 1, 0, -1):
+            parent_name, attr = ".".join(parts[:depth]), parts[depth]
+            if self.refusal(parent_name) is None:
+                parent = self.import_module(parent_name)
+            else:
+                parent = self._paths.get(parent_name) or make_view(
+                    parent_name, {}, _path_only(parent_name, self.authorized)
+                )
+                self._paths[parent_name] = parent
+            parent.__dict__.setdefault(attr, child)
+            child = parent
+        return child
+
     def import_module(self, name: str) -> ModuleView:
         """The guarded import: check, import the real module, return its view."""
         reason = self.refusal(name)
@@ -129,6 +153,16 @@ class Authorizer:
 
 
 _AUTH: dict[int, Authorizer] = {}
+
+
+def _path_only(package: str, authorized: list[str]) -> Callable[[str], str]:
+    def explain(attr: str) -> str:
+        return (
+            f"'{package}' itself is not authorized, only submodules of it "
+            f"(authorized: {', '.join(authorized)}); '{package}.{attr}' is not one of them"
+        )
+
+    return explain
 
 
 def _is_private(part: str) -> bool:
