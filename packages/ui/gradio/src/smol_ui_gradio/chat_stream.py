@@ -18,6 +18,7 @@ from smol_core.messages import ChatMessageStreamDelta, agglomerate_stream_deltas
 from smol_ui_gradio.rendering import (
     UIMessage,
     error_message,
+    image_identity,
     media_messages,
     message,
     pending_tool_call,
@@ -35,6 +36,7 @@ class ChatStream:
         self._deltas: list[ChatMessageStreamDelta] = []
         self._live: list[UIMessage] = []
         self._media: list[UIMessage] = []  # images and sounds the step's action or tools returned
+        self._shown_images: set[int] = set()  # ids of those images, not to be shown again with the step
         self.final_output: Any = None
         self.finished = False
 
@@ -47,10 +49,10 @@ class ChatStream:
         """Take one event; True when the messages changed (the page should be updated)."""
         if isinstance(event, ActionStep | PlanningStep | FinalAnswerStep):
             self._live, self._deltas = [], []
-            rendered = step_messages(event, skip_model_outputs=self.skip_model_outputs)
+            rendered = step_messages(event, self.skip_model_outputs, shown_images=self._shown_images)
             if isinstance(event, ActionStep) and self._media:
                 rendered[-2:-2] = self._media  # before the step's footnote
-            self._media = []
+            self._media, self._shown_images = [], set()
             self.done.extend(rendered)
             if isinstance(event, FinalAnswerStep):
                 self.final_output, self.finished = event.output, True
@@ -66,6 +68,9 @@ class ChatStream:
             return True
         if isinstance(event, ActionOutput | ToolOutput) and not event.is_final_answer:
             self._media.extend(media_messages(event.output))
+            shown = image_identity(event.output)
+            if shown is not None:
+                self._shown_images.add(shown)
         return False  # the step follows with everything else in it
 
     def fail(self, error: BaseException) -> None:

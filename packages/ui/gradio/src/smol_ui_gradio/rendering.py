@@ -13,6 +13,7 @@ returns is never served as it is, so a model cannot make the page hand out an ar
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any, TypedDict
 
 from smol_core.agent_types import AgentAudio, AgentImage, AgentText, handle_agent_output_types
@@ -94,6 +95,12 @@ def audio_file(value: Any) -> UIMessage:
     return {"role": "assistant", "content": {"path": fresh.to_string(), "mime_type": "audio/wav"}}
 
 
+def image_identity(value: Any) -> int | None:
+    """The id of the image object `value` is or wraps (what `observations_images` holds), else None."""
+    shown = value if isinstance(value, AgentText | str) else handle_agent_output_types(value)
+    return id(shown.to_raw()) if isinstance(shown, AgentImage) else None
+
+
 def media_messages(value: Any) -> list[UIMessage]:
     """An image or a sound that an action or a tool returned, as a chat file; nothing for other
     values (their text is already in the step's observation)."""
@@ -112,8 +119,14 @@ def pending_tool_call(call: ToolCall) -> UIMessage:
     return message(_tool_call_content(call), title=f"🛠️ Running {call.name}", status="pending")
 
 
-def action_step_messages(step: ActionStep, skip_model_outputs: bool = False) -> list[UIMessage]:
-    """An action step: the model's thought, the action, its logs, images, error and a footnote."""
+def action_step_messages(
+    step: ActionStep, skip_model_outputs: bool = False, shown_images: Collection[int] = ()
+) -> list[UIMessage]:
+    """An action step: the model's thought, the action, its logs, images, error and a footnote.
+
+    `shown_images` are the ids of images already shown live from the step's outputs: the agent
+    also keeps them in `observations_images` (for the model's next step), and each is shown once.
+    """
     name = f"Step {step.step_number}"
     out: list[UIMessage] = []
     if not skip_model_outputs:
@@ -126,7 +139,8 @@ def action_step_messages(step: ActionStep, skip_model_outputs: bool = False) -> 
         logs = re.sub(r"^Execution logs:\s*", "", step.observations.strip())
         out.append(message(f"```text\n{logs}\n```", title="📝 Execution logs"))
     for image in step.observations_images or []:
-        out.append(image_file(image))
+        if id(image) not in shown_images:
+            out.append(image_file(image))
     if step.error is not None:
         out.append(message(str(step.error), title="💥 Error"))
     out.append(message(step_footnote(step, name)))
@@ -156,11 +170,13 @@ def final_answer_messages(output: Any) -> list[UIMessage]:
 
 
 def step_messages(
-    step: ActionStep | PlanningStep | FinalAnswerStep, skip_model_outputs: bool = False
+    step: ActionStep | PlanningStep | FinalAnswerStep,
+    skip_model_outputs: bool = False,
+    shown_images: Collection[int] = (),
 ) -> list[UIMessage]:
     """Any memory step the stream yields, as chat messages."""
     if isinstance(step, ActionStep):
-        return action_step_messages(step, skip_model_outputs)
+        return action_step_messages(step, skip_model_outputs, shown_images)
     if isinstance(step, PlanningStep):
         return planning_step_messages(step, skip_model_outputs)
     if isinstance(step, FinalAnswerStep):
