@@ -128,17 +128,16 @@ def resolve_model_type(model_type: str) -> str:
     return model_type  # the registry's error will list what is installed
 
 
+def model_keywords(args: argparse.Namespace) -> dict[str, Any]:
+    """The model options the flags set (endpoint, key, provider), for one model or a team's."""
+    options = {"api_base": args.api_base, "api_key": args.api_key, "provider": args.provider}
+    return {name: value for name, value in options.items() if value}
+
+
 def build_model(args: argparse.Namespace) -> Any:
     from smol_core.loading import load_model
 
-    kwargs: dict[str, Any] = {}
-    if args.api_base:
-        kwargs["api_base"] = args.api_base
-    if args.api_key:
-        kwargs["api_key"] = args.api_key
-    if args.provider:
-        kwargs["provider"] = args.provider
-    return load_model(resolve_model_type(args.model_type), args.model_id, **kwargs)
+    return load_model(resolve_model_type(args.model_type), args.model_id, **model_keywords(args))
 
 
 def build_tools(names: Sequence[str]) -> list[Any]:
@@ -246,13 +245,7 @@ def _team_settings(args: argparse.Namespace, num_agents: int) -> Any:
     """One agent's settings from the flags, as data: each agent builds its model in its own process."""
     from smol_core.teams.settings import AgentSettings
 
-    kwargs: dict[str, Any] = {}
-    if args.api_base:
-        kwargs["api_base"] = args.api_base
-    if args.api_key:
-        kwargs["api_key"] = args.api_key
-    if args.provider:
-        kwargs["provider"] = args.provider
+    kwargs = model_keywords(args)
     return AgentSettings(
         model_type=resolve_model_type(args.model_type),
         model_id=args.model_id,

@@ -17,12 +17,10 @@ import time
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from smol_core.teams.errors import MessageRefusedError, MessagingError, PeerGoneError, UnknownRecipientError
-from smol_core.teams.message import DEFAULT_MAX_MESSAGE_BYTES, Message, decode, encode
+from smol_core.teams.errors import PeerGoneError, UnknownRecipientError
+from smol_core.teams.message import DEFAULT_MAX_MESSAGE_BYTES, Message, encode
 from smol_core.teams.status import PeerStatus
-from smol_core.teams.transport import Deduplicator
-
-MAX_REFUSALS_KEPT = 100
+from smol_core.teams.transport import Deduplicator, accept_message
 
 
 class LocalTransport:
@@ -94,30 +92,10 @@ class LocalTransport:
                 if received or deadline is None or time.monotonic() >= deadline:
                     break
                 continue
-            message = self._check(raw, agent_id)
+            message = accept_message(raw, agent_id, self.max_message_bytes, self.refused)
             if message is not None and dedup.first_time(message.id):
                 received.append(message)
         return received
-
-    def _check(self, raw: Any, agent_id: int) -> Message | None:
-        """A message for this agent, or None (refused: counted, never raised at the receiver)."""
-        try:
-            message = decode(raw, self.max_message_bytes)
-            if message.recipient != agent_id:
-                raise MessageRefusedError(
-                    f"a message for agent {message.recipient} arrived on agent {agent_id}'s queue"
-                )
-        except MessagingError as error:  # refused or too large
-            self._refuse(str(error))
-            return None
-        except Exception as error:  # anything else a hostile peer managed: refused all the same
-            self._refuse(f"{type(error).__name__}: {str(error)[:200]}")
-            return None
-        return message
-
-    def _refuse(self, reason: str) -> None:
-        if len(self.refused) < MAX_REFUSALS_KEPT:
-            self.refused.append(reason)
 
     def ack(self, agent_id: int, message_ids: Sequence[str]) -> None:
         """Nothing to do: a queue hands each message over once."""

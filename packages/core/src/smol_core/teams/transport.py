@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Collection, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from smol_core.teams.message import Message
+from smol_core.teams.errors import MessageRefusedError, MessagingError
+from smol_core.teams.message import Message, decode
+
+MAX_REFUSALS_KEPT = 100
 
 
 @runtime_checkable
@@ -69,3 +72,27 @@ class Deduplicator:
         if len(self._seen) > self.capacity:
             self._seen.popitem(last=False)
         return True
+
+
+def accept_message(raw: Any, agent_id: int, max_bytes: int, refused: list[str]) -> Message | None:
+    """The message `raw` carries, if it is well formed and addressed to `agent_id`; else None.
+
+    Whatever reaches an inbox was written by someone else: a malformed, oversized or misaddressed
+    entry is refused, its reason kept in `refused` (at most `MAX_REFUSALS_KEPT`), and never raised
+    at the receiving agent. Every transport reads its inbox through this one check.
+    """
+    try:
+        message = decode(raw, max_bytes)
+        if message.recipient != agent_id:
+            raise MessageRefusedError(
+                f"a message for agent {message.recipient} arrived in agent {agent_id}'s inbox"
+            )
+    except MessagingError as error:  # refused or too large
+        reason = str(error)
+    except Exception as error:  # anything else a hostile writer managed: refused all the same
+        reason = f"{type(error).__name__}: {str(error)[:200]}"
+    else:
+        return message
+    if len(refused) < MAX_REFUSALS_KEPT:
+        refused.append(reason)
+    return None

@@ -20,17 +20,15 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from smol_core.teams.errors import (
-    MessageRefusedError,
     MessagingError,
     PeerGoneError,
     UnknownRecipientError,
 )
-from smol_core.teams.message import DEFAULT_MAX_MESSAGE_BYTES, Message, decode, encode
-from smol_core.teams.transport import Deduplicator
+from smol_core.teams.message import DEFAULT_MAX_MESSAGE_BYTES, Message, encode
+from smol_core.teams.transport import MAX_REFUSALS_KEPT, Deduplicator, accept_message
 
 GROUP = "smol-agents"
 FIELD = b"m"
-MAX_REFUSALS_KEPT = 100
 BLOCK_SLICE_MS = 1000
 
 # One round trip that refuses a message to a full inbox instead of letting a stream grow without end.
@@ -248,25 +246,11 @@ class RedisTransport:
         return accepted
 
     def _check(self, agent_id: int, fields: Any) -> Message | None:
-        try:
-            if not isinstance(fields, dict) or set(fields) != {FIELD}:
-                raise MessageRefusedError("a stream entry arrived that is not one message field")
-            message = decode(fields[FIELD], self.max_message_bytes)
-            if message.recipient != agent_id:
-                raise MessageRefusedError(
-                    f"a message for agent {message.recipient} arrived in agent {agent_id}'s inbox"
-                )
-        except MessagingError as error:
-            self._refuse(str(error))
+        if not isinstance(fields, dict) or set(fields) != {FIELD}:
+            if len(self.refused) < MAX_REFUSALS_KEPT:
+                self.refused.append("a stream entry arrived that is not one message field")
             return None
-        except Exception as error:  # anything else a hostile writer managed: refused all the same
-            self._refuse(f"{type(error).__name__}: {str(error)[:200]}")
-            return None
-        return message
-
-    def _refuse(self, reason: str) -> None:
-        if len(self.refused) < MAX_REFUSALS_KEPT:
-            self.refused.append(reason)
+        return accept_message(fields[FIELD], agent_id, self.max_message_bytes, self.refused)
 
     def ack(self, agent_id: int, message_ids: Sequence[str]) -> None:
         """The agent has these: remember their ids (so a copy is never shown again) and free the entries."""
