@@ -55,3 +55,34 @@ def test_code_output_unpacks_as_in_the_seeds_executor_examples():
     with LocalPythonExecutor() as executor:
         output, logs, is_final_answer = executor("print('hi')\n2 + 3")
     assert (output, logs, is_final_answer) == (5, "hi\n", False)
+
+
+def test_assigning_to_a_tool_name_is_refused_and_the_tool_is_put_back():
+    """As in the seed: `final_answer = x` would break every later `final_answer(...)` call."""
+    import pytest
+
+    from smol_core.executors.base import InterpreterError
+
+    with LocalPythonExecutor() as executor:
+        with pytest.raises(InterpreterError, match="Cannot assign to name 'final_answer'"):
+            executor("final_answer = 5\nprint(final_answer)")
+        result = executor("final_answer(3)")
+        assert (result.output, result.is_final_answer) == (3, True)
+
+
+@tool
+def double(x: int) -> int:
+    """Doubles a number.
+
+    Args:
+        x: The number.
+    """
+    return 2 * x
+
+
+def test_a_code_agent_recovers_after_the_model_shadows_a_tool():
+    model = ScriptedModel([code("double = 1"), code("final_answer(double(21))")])
+    agent = CodeAgent(tools=[double], model=model, max_steps=3)
+    with agent:
+        assert agent.run("double 21") == 42
+    assert "Cannot assign to name 'double'" in str(agent.memory.steps[1].error)

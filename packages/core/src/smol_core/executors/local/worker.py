@@ -138,8 +138,21 @@ class Worker:
             self.channel.final_called = signal
             raise signal
 
+        self._default_final_answer = default_final_answer
         self.ns["final_answer"] = default_final_answer
         self.ns.update(self.tools)
+
+    def _restore_tools(self) -> list[str]:
+        """The tool names the code rebound or deleted, each bound to its tool again.
+
+        `final_answer = x` would leave every later `final_answer(...)` calling an int; the seed
+        refuses such an assignment, and so does this (after the fact: the action becomes an error).
+        """
+        bound = {"final_answer": self._default_final_answer, **self.tools}
+        lost = [name for name, tool in bound.items() if self.ns.get(name) is not tool]
+        for name in lost:
+            self.ns[name] = bound[name]
+        return lost
 
     def set_tools(self, specs: list[dict[str, Any]]) -> None:
         channel, clock = self.channel, self.clock
@@ -181,6 +194,7 @@ class Worker:
 
     def _execute(self, compiled: types.CodeType) -> dict[str, Any]:
         started = time.time()
+        rebound: list[str] = []
         try:
             try:
                 self._auto_import(compiled)
@@ -189,6 +203,7 @@ class Worker:
                 else:
                     exec(compiled, self.ns)
             finally:
+                rebound = self._restore_tools()
                 self._check_threads("after its action ended")
                 self._after_action(started)
         except FinalAnswerSignal as signal:
@@ -200,6 +215,13 @@ class Worker:
             return self._error(
                 "blocked" if isinstance(exc, SandboxViolation | ForbiddenImportError) else "runtime",
                 _format_runtime(exc, self.policy, self._missing_name_note(exc)),
+            )
+        if rebound:
+            name = rebound[0]
+            return self._error(
+                "runtime",
+                f"Cannot assign to name '{name}': doing this would erase the existing tool! It was put "
+                f"back; keep your value under another name (e.g. `{name}_value`).",
             )
         pending = self.channel.pending_final()
         if pending is not None:  # final_answer's signal was swallowed by the code
