@@ -22,6 +22,9 @@ DEFAULT_TOOL_TIMEOUT_SECONDS = 300.0
 """How long one tool call may take unless the tool or the agent says otherwise."""
 
 
+_UNSET: Any = object()  # a tool that does not set `timeout_seconds` (None means "no limit")
+
+
 class ToolTimeoutError(AgentToolExecutionError):
     """A tool call ran past its time limit; the agent stopped waiting for it."""
 
@@ -34,9 +37,6 @@ def tool_time_limit(tool: Any, default: float | None) -> float | None:
     """
     own = getattr(tool, "timeout_seconds", _UNSET)
     return default if own is _UNSET else own
-
-
-_UNSET: Any = object()
 
 
 def _timeout_message(name: str, seconds: float) -> str:
