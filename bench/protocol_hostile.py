@@ -50,7 +50,7 @@ def peak() -> int:
 
 
 class _StandIn(LocalPythonExecutor):
-    def _open_link(self) -> WorkerLink:
+    def open_link(self) -> WorkerLink:
         return WorkerProcess(standin_argv())
 
 

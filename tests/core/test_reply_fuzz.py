@@ -13,8 +13,7 @@ import json
 import os
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from smol_core import CodeAgent, ToolCallingAgent, tool
 from smol_core.errors import AgentError

@@ -22,8 +22,8 @@ class LayeredExecutor(LocalPythonExecutor):
         self.layers_off = tuple(layers_off)
         super().__init__(*args, **kwargs)
 
-    def _worker_config(self) -> dict[str, Any]:
-        return {**super()._worker_config(), "os_layers_off": list(self.layers_off)}
+    def worker_config(self) -> dict[str, Any]:
+        return {**super().worker_config(), "os_layers_off": list(self.layers_off)}
 
 
 def layered(choice: str, authorized: list[str], **kwargs: Any) -> LayeredExecutor:
@@ -36,5 +36,5 @@ def layered(choice: str, authorized: list[str], **kwargs: Any) -> LayeredExecuto
 
 
 def active(executor: LocalPythonExecutor) -> dict[str, bool]:
-    executor._drain()
+    executor.wait_until_ready()
     return {name: on for name, on, _ in executor.protections}

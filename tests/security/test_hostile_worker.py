@@ -11,7 +11,7 @@ from smol_core.testing import HostileWorkerConformance, standin_argv
 class _StandInLocalExecutor(LocalPythonExecutor):
     """The local executor exactly, except that each worker it starts is the hostile stand-in."""
 
-    def _open_link(self) -> WorkerLink:
+    def open_link(self) -> WorkerLink:
         return WorkerProcess(standin_argv())
 
 

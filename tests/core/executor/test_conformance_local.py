@@ -17,6 +17,6 @@ class TestLocalConformance(ExecutorConformance):
         return LocalPythonExecutor(additional_authorized_imports, **options)
 
     def kill_worker(self, executor: Any) -> None:
-        executor._drain()
+        executor.wait_until_ready()
         os.kill(executor._proc.pid, 9)
         executor._proc.popen.wait()

@@ -15,8 +15,7 @@ import tracemalloc
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from smol_core.executors.exchange import RUN_OPS
 from smol_core.executors.frames import ProtocolLimits, check_frame

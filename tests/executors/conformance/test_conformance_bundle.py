@@ -21,7 +21,7 @@ from smol_core.testing.executor_conformance import ExecutorConformance
 class BundledLocalExecutor(LocalPythonExecutor):
     """The local executor, but its worker comes from the bundle loader, not from smol's source tree."""
 
-    def _open_link(self) -> WorkerLink:
+    def open_link(self) -> WorkerLink:
         process = WorkerProcess(local_loader_command())
         os.write(process.in_fd, bundle_frame())
         return process
@@ -34,7 +34,7 @@ class TestBundledWorkerConformance(ExecutorConformance):
         return BundledLocalExecutor(additional_authorized_imports, **options)
 
     def kill_worker(self, executor: Any) -> None:
-        executor._drain()
+        executor.wait_until_ready()
         os.kill(executor._proc.pid, 9)
         executor._proc.popen.wait()
 

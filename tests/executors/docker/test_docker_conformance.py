@@ -17,6 +17,6 @@ class TestDockerConformance(ExecutorConformance):
         return DockerExecutor(additional_authorized_imports, **options)
 
     def kill_worker(self, executor: Any) -> None:
-        executor._drain()
+        executor.wait_until_ready()
         executor.client.api.kill(executor.container_id)
         executor.client.api.wait(executor.container_id, timeout=10)

@@ -12,7 +12,7 @@ from smol_core.testing import HostileWorkerConformance, standin_argv
 class _StandInDockerExecutor(DockerExecutor):
     """The Docker executor with its container's command replaced by the hostile stand-in."""
 
-    def _open_link(self) -> WorkerLink:
+    def open_link(self) -> WorkerLink:
         container = self.client.api.create_container(**self._create_arguments(standin_argv(self.python)))
         container_id = str(container["Id"])
         attached = self.client.api.attach_socket(

@@ -32,7 +32,7 @@ class TestE2BConformance(ExecutorConformance):
         return E2BExecutor(additional_authorized_imports, **options)
 
     def kill_worker(self, executor: Any) -> None:
-        executor._drain()
+        executor.wait_until_ready()
         link = executor._proc
         executor.sandbox.commands.kill(link.pid)  # from outside, as E2B's OOM killer would
         deadline = time.monotonic() + 10

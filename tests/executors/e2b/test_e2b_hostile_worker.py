@@ -18,7 +18,7 @@ from smol_core.testing import HostileWorkerConformance, standin_argv
 class _StandInE2BExecutor(E2BExecutor):
     """The E2B executor with the relayed worker replaced by the hostile stand-in (it drops the bundle)."""
 
-    def _open_link(self) -> WorkerLink:
+    def open_link(self) -> WorkerLink:
         argv = standin_argv(self.python, skip_first_frame=True)
         return E2BLink(self.sandbox, relay_command(argv, WORKER_ENV, self.python), bundle_frame())
 

@@ -26,6 +26,6 @@ class TestWasmConformance(ExecutorConformance):
         return WasmExecutor(additional_authorized_imports, **options)
 
     def kill_worker(self, executor: Any) -> None:
-        executor._drain()
+        executor.wait_until_ready()
         os.kill(executor._proc.pid, signal.SIGKILL)  # as the OOM killer would
         executor._proc.popen.wait()

@@ -16,7 +16,7 @@ from smol_core.testing.hostile_worker import STANDIN_SOURCE
 class _StandInWasmExecutor(WasmExecutor):
     """The WebAssembly executor booting the hostile stand-in instead of the worker."""
 
-    def _open_link(self) -> WorkerLink:
+    def open_link(self) -> WorkerLink:
         return NodeWorkerProcess(self.runtime, {"op": "boot", "files": {}, "main": STANDIN_SOURCE, "env": {}})
 
 

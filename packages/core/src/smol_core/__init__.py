@@ -5,8 +5,7 @@ a command-line tool that only lists plugins never loads the agent loop.
 """
 
 import importlib as _importlib
-from typing import TYPE_CHECKING as _TYPE_CHECKING
-from typing import Any as _Any
+from typing import TYPE_CHECKING as _TYPE_CHECKING, Any as _Any
 
 __version__ = "0.1.0"
 
@@ -99,6 +98,7 @@ _EXPORTS: dict[str, str] = {
     "SmolError": "smol_core.errors",
     "PluginNotFoundError": "smol_core.errors",
     "PluginConflictError": "smol_core.errors",
+    "PluginArgumentError": "smol_core.errors",
     "ModelAPIError": "smol_core.errors",
     # plugins
     "hookimpl": "smol_core.plugins.hookspecs",
@@ -161,6 +161,7 @@ if _TYPE_CHECKING:
         AgentToolCallError,
         AgentToolExecutionError,
         ModelAPIError,
+        PluginArgumentError,
         PluginConflictError,
         PluginNotFoundError,
         SmolError,

@@ -86,7 +86,7 @@ def _pil_image_type() -> type | None:
 def decode_image(source: bytes | str | os.PathLike[str], max_pixels: int = MAX_IMAGE_PIXELS) -> Any:
     """A PIL image from bytes or a file, decoded only as PNG, JPEG or WEBP and only within
     `max_pixels`: the size is checked from the header before any pixel is decoded."""
-    from PIL import Image  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    from PIL import Image, UnidentifiedImageError  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
     if isinstance(source, bytes | bytearray):
         if len(source) > MAX_MEDIA_BYTES:
@@ -96,7 +96,7 @@ def decode_image(source: bytes | str | os.PathLike[str], max_pixels: int = MAX_I
         stream = os.fspath(source)
     try:
         image = Image.open(stream, formats=list(IMAGE_FORMATS))
-    except (Image.UnidentifiedImageError, Image.DecompressionBombError) as error:
+    except (UnidentifiedImageError, Image.DecompressionBombError) as error:
         raise ValueError(f"Not a PNG, JPEG or WEBP image within the size budget: {error}") from error
     width, height = image.size
     if width * height > max_pixels:

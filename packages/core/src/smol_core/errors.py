@@ -23,6 +23,10 @@ class PluginNotFoundError(SmolError, LookupError, ValueError):
     moved over may catch it."""
 
 
+class PluginArgumentError(SmolError, TypeError):
+    """A plugin's factory was given a keyword it does not take (a typo in `executor_kwargs`, ...)."""
+
+
 class PluginConflictError(SmolError):
     """Two installed distributions register the same name in the same kind."""
 

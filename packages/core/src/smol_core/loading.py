@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import re
 from typing import Any
 
+from smol_core.errors import PluginArgumentError
 from smol_core.plugins.registry import get_registry
 
 
@@ -20,8 +24,41 @@ def load_model(model_type: str, model_id: str | None = None, **kwargs: Any) -> A
 def load_executor(
     executor_type: str, additional_authorized_imports: list[str] | None = None, **kwargs: Any
 ) -> Any:
+    """`load_executor("docker", ["numpy"], mem_limit="1g")`: an executor from whichever plugin
+    registers `executor_type`. A keyword the executor does not take is an error naming the ones it
+    does, rather than a setting silently dropped (a sandbox limit with a typo is no limit)."""
     spec = get_registry().executor(executor_type)
-    return spec.factory(additional_authorized_imports or [], **kwargs)
+    try:
+        return spec.factory(list(additional_authorized_imports or []), **kwargs)
+    except TypeError as error:
+        unknown = _unexpected_keyword(error, kwargs)
+        if unknown is None:
+            raise
+        raise PluginArgumentError(
+            f"The {executor_type!r} executor takes no argument {unknown!r} (check executor_kwargs); "
+            f"it takes: {', '.join(_keywords(spec.factory)) or 'no keyword arguments'}."
+        ) from None
+
+
+def _unexpected_keyword(error: TypeError, given: dict[str, Any]) -> str | None:
+    """The keyword of `given` that `error` complains about, if it is CPython's unexpected-keyword error."""
+    match = re.search(r"got an unexpected keyword argument '(\w+)'", str(error))
+    return match.group(1) if match and match.group(1) in given else None
+
+
+def _keywords(factory: Any) -> list[str]:
+    """The keyword parameters of what `factory` builds (through `lazy`, the class it names)."""
+    target = getattr(factory, "target", None)
+    if isinstance(target, str):
+        module, _, attribute = target.partition(":")
+        factory = getattr(importlib.import_module(module), attribute)
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    names = [p.name for p in parameters if p.kind in kinds]
+    return [name for name in names if name != "additional_authorized_imports"]
 
 
 def load_transport(name: str, **kwargs: Any) -> Any:

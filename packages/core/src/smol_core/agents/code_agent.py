@@ -180,11 +180,12 @@ class CodeAgent(MultiStepAgent):
         return self._executor
 
     def create_python_executor(self) -> PythonExecutor:
-        from smol_core.plugins.registry import get_registry
+        from smol_core.loading import load_executor
 
-        spec = get_registry().executor(self.executor_type)
         kwargs = {"max_print_outputs_length": self.max_print_outputs_length, **self.executor_kwargs}
-        executor: PythonExecutor = spec.factory(self.additional_authorized_imports, **kwargs)
+        executor: PythonExecutor = load_executor(
+            self.executor_type, self.additional_authorized_imports, **kwargs
+        )
         return executor
 
     def initialize_system_prompt(self) -> str:
@@ -225,7 +226,8 @@ class CodeAgent(MultiStepAgent):
         executor = self.python_executor
         executor.send_variables(self.state)
         callables: dict[str, Any] = {
-            name: tool_callable(tool, self.tool_timeout_seconds) for name, tool in self.tools.items()
+            name: tool_callable(tool, self.tool_timeout_seconds, self.tool_budget)
+            for name, tool in self.tools.items()
         }
         callables.update({name: managed_agent_callable(agent) for name, agent in self.managed_agents.items()})
         executor.send_tools(callables)

@@ -39,7 +39,11 @@ from smol_core.models.base import Model, as_model
 from smol_core.monitoring import AgentLogger, LogLevel, Monitor
 from smol_core.tools.base_tools import TOOL_MAPPING, FinalAnswerTool
 from smol_core.tools.decorator import as_tool
-from smol_core.tools.time_limit import DEFAULT_TOOL_TIMEOUT_SECONDS
+from smol_core.tools.time_limit import (
+    DEFAULT_STEP_TOOL_BUDGET_SECONDS,
+    DEFAULT_TOOL_TIMEOUT_SECONDS,
+    StepToolBudget,
+)
 from smol_core.tools.tool import Tool
 
 StreamEvent = Any
@@ -68,10 +72,13 @@ class MultiStepAgent(ABC):
         return_full_result: bool = False,
         logger: AgentLogger | None = None,
         tool_timeout_seconds: float | None = DEFAULT_TOOL_TIMEOUT_SECONDS,
+        step_tool_budget_seconds: float | None = DEFAULT_STEP_TOOL_BUDGET_SECONDS,
     ) -> None:
         self.model = as_model(model)
         # how long one tool call may take (a tool's own `timeout_seconds` wins); None: no limit
         self.tool_timeout_seconds = tool_timeout_seconds
+        # how long all tool calls of one step may take together; None: no limit
+        self.tool_budget = StepToolBudget(step_tool_budget_seconds)
         self.prompt_templates: PromptTemplates = merge_templates(
             self.default_prompt_templates(), dict(prompt_templates) if prompt_templates else None
         )
@@ -298,6 +305,7 @@ class MultiStepAgent(ABC):
                 repeat_tool_calls_in_messages=self._repeat_tool_calls,
             )
             self.logger.log_rule(f"Step {self.step_number}", level=LogLevel.INFO)
+            self.tool_budget.start_step()
             try:
                 for event in self._step_stream(action_step):
                     yield event

@@ -8,6 +8,7 @@ are never written.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 from pathlib import Path
@@ -20,7 +21,8 @@ from smol_core.agents.saved_settings import (
     benign_model_settings,
 )
 from smol_core.errors import SmolError
-from smol_core.tools.serialization import tool_from_code, tool_source, tool_to_dict
+from smol_core.tools.serialization import tool_source, tool_to_dict
+from smol_core.tools.tool import tool_from_code
 
 if TYPE_CHECKING:
     from smol_core.plugins.specs import ModelSpec
@@ -116,14 +118,23 @@ def save_agent(agent: Any, output_dir: str | os.PathLike[str], relative_path: st
     )
 
 
-def _agent_class(name: str) -> type[Any]:
-    from smol_core.agents.code_agent import CodeAgent
-    from smol_core.agents.tool_calling_agent import ToolCallingAgent
+LOADABLE_AGENT_CLASSES = {
+    "CodeAgent": "smol_core.agents.code_agent",
+    "ToolCallingAgent": "smol_core.agents.tool_calling_agent",
+}
+"""The classes a saved agent may name, and where each is defined. A saved file is data, so it picks
+from this list and nothing else; named by module (imported when a file asks) because the agent
+classes themselves import this module to save and load."""
 
-    classes = {"CodeAgent": CodeAgent, "ToolCallingAgent": ToolCallingAgent}
-    if name not in classes:
-        raise AgentLoadError(f"Unknown agent class {name!r}: expected one of {sorted(classes)}.")
-    return classes[name]
+
+def _agent_class(name: str) -> type[Any]:
+    module = LOADABLE_AGENT_CLASSES.get(name)
+    if module is None:
+        raise AgentLoadError(
+            f"Unknown agent class {name!r}: expected one of {sorted(LOADABLE_AGENT_CLASSES)}."
+        )
+    cls: type[Any] = getattr(importlib.import_module(module), name)
+    return cls
 
 
 def _model_from_dict(model_info: Any, record: LoadRecord, model_kwargs: dict[str, Any] | None) -> Any:

@@ -27,7 +27,7 @@ from smol_core.memory import ActionStep, ToolCall
 from smol_core.messages import ChatMessage, ChatMessageStreamDelta, MessageRole, agglomerate_stream_deltas
 from smol_core.models.base import Model
 from smol_core.monitoring import LogLevel
-from smol_core.tools.time_limit import call_with_time_limit, tool_time_limit
+from smol_core.tools.time_limit import tool_time_limit
 from smol_core.tools.tool import Tool
 
 _PLAIN_TYPES = (str, int, float, bool, type(None), list, dict, tuple)
@@ -278,7 +278,7 @@ class ToolCallingAgent(MultiStepAgent):
                     # an image or audio result displays (UI, notebook) and reaches the model as an image
                     return handle_agent_output_types(result, tool.output_type)
 
-                return call_with_time_limit(run_tool, limit, tool_name)
+                return self.tool_budget.call(run_tool, limit, tool_name)
             if isinstance(arguments, dict):
                 return target(**arguments)
             return target(arguments)

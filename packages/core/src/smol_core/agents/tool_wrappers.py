@@ -12,38 +12,34 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from smol_core.tools.time_limit import (
-    DEFAULT_TOOL_TIMEOUT_SECONDS,
-    await_with_time_limit,
-    call_with_time_limit,
-    tool_time_limit,
-)
+from smol_core.tools.time_limit import DEFAULT_TOOL_TIMEOUT_SECONDS, StepToolBudget, tool_time_limit
 from smol_core.tools.tool import Tool
 
 
 def tool_callable(
-    tool: Tool, timeout_seconds: float | None = DEFAULT_TOOL_TIMEOUT_SECONDS
+    tool: Tool,
+    timeout_seconds: float | None = DEFAULT_TOOL_TIMEOUT_SECONDS,
+    budget: StepToolBudget | None = None,
 ) -> Callable[..., Any]:
     """A callable for code actions: validates arguments, then runs the tool (async tools stay async)
-    within its time limit (`tools/time_limit.py`)."""
+    within its time limit and the step's tool time `budget` (`tools/time_limit.py`)."""
     forward = getattr(tool, "func", None) or tool.forward
     limit = tool_time_limit(tool, timeout_seconds)
+    budget = budget or StepToolBudget(None)
     if inspect.iscoroutinefunction(forward):
 
         async def call_async(*args: Any, **kwargs: Any) -> Any:
             bound = tool.check_arguments(args, kwargs)
             if not getattr(tool, "is_initialized", False):
                 tool.setup()
-            return await await_with_time_limit(forward(**bound), limit, tool.name)
+            return await budget.call_async(forward(**bound), limit, tool.name)
 
         functools.update_wrapper(call_async, forward)
         call_async.__name__ = tool.name
         return call_async
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        return call_with_time_limit(
-            lambda: tool(*args, sanitize_inputs_outputs=True, **kwargs), limit, tool.name
-        )
+        return budget.call(lambda: tool(*args, sanitize_inputs_outputs=True, **kwargs), limit, tool.name)
 
     call.__name__ = tool.name
     call.__doc__ = tool.description

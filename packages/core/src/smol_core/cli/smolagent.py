@@ -292,6 +292,16 @@ def run_team(args: argparse.Namespace) -> int:
     return 0
 
 
+def smolagent_parser() -> argparse.ArgumentParser:
+    """The `smolagent` flags, for a command plugin (a UI) that takes the same ones."""
+    return build_parser()
+
+
+def agent_from_arguments(args: argparse.Namespace) -> Any:
+    """The agent that `smolagent` flags describe (after `check_arguments`): its model, tools, executor."""
+    return _make_agent(args, build_model(args), build_tools(_split(args.tools)))
+
+
 def _make_agent(args: argparse.Namespace, model: Any, tools: list[Any]) -> Any:
     common: dict[str, Any] = {"tools": tools, "model": model, "verbosity_level": args.verbosity_level}
     if args.max_steps is not None:

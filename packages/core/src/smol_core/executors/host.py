@@ -3,8 +3,8 @@
 Why one driver: the worker (local/worker.py) is the same program wherever it runs, so the host that
 talks to it should be the same too: one place for deadlines, tool calls, final answers, crash and
 time-out handling, and the same error messages for the model. Executors differ only in how they
-reach a worker: `WorkerExecutor._open_link()` returns a `WorkerLink` (a pipe to a local process, an
-attached container stream, ...), and `_worker_config()` says how the worker should sandbox itself.
+reach a worker: `WorkerExecutor.open_link()` returns a `WorkerLink` (a pipe to a local process, an
+attached container stream, ...), and `worker_config()` says how the worker should sandbox itself.
 
 Why the host never hangs: every wait on the worker has a deadline (paused while host tools run); past
 it the worker is killed, the agent gets an `ExecutionTimeoutError`, and the next call starts a fresh
@@ -109,8 +109,9 @@ class _AsyncTools:
 class WorkerExecutor(PythonExecutor):
     """An executor whose code runs in a worker reached through a `WorkerLink`; keeps state between calls.
 
-    Subclasses implement `_open_link` (start or take a worker) and `_worker_config` (the `config`
-    message: authorized imports, memory limit, scratch folder...), and may extend `close`.
+    Subclasses implement `open_link` (start or take a worker) and `worker_config` (the `config`
+    message: authorized imports, memory limit, scratch folder...), may add the walls of their own
+    sandbox to what the worker reports (`describe_protections`), and may extend `close`.
     """
 
     worker_start_timeout: float = READY_TIMEOUT
@@ -141,14 +142,14 @@ class WorkerExecutor(PythonExecutor):
 
     # --- what subclasses provide -----------------------------------------------------------
     @abstractmethod
-    def _open_link(self) -> WorkerLink:
+    def open_link(self) -> WorkerLink:
         """A worker that is running and waiting for its `config` message."""
 
     @abstractmethod
-    def _worker_config(self) -> dict[str, Any]:
-        """The `config` message (without `op`): `_common_worker_config()` plus the sandbox's own keys."""
+    def worker_config(self) -> dict[str, Any]:
+        """The `config` message (without `op`): `common_worker_config()` plus the sandbox's own keys."""
 
-    def _common_worker_config(self) -> dict[str, Any]:
+    def common_worker_config(self) -> dict[str, Any]:
         """What every worker is told, wherever it runs: what it may import, the action's time limit
         (which the worker also enforces from inside, with a kernel timer and a CPU limit, in case the
         host cannot: see `local/lifetime.py`), and how much printed output it may buffer."""
@@ -158,9 +159,16 @@ class WorkerExecutor(PythonExecutor):
             "log_cap": max(4_000_000, 2 * self.max_print_outputs_length),
         }
 
+    def describe_protections(self, reported: list[tuple[str, bool, str]]) -> list[tuple[str, bool, str]]:
+        """The protections `protections` shows, from those the worker `reported` when it became ready.
+
+        A sandbox with walls of its own (a container, a cloud VM, a WebAssembly runtime) adds them
+        here, or drops the worker's OS layers that cannot apply inside it. Called once per worker."""
+        return reported
+
     # --- worker lifecycle ------------------------------------------------------------------
     def _start(self) -> None:
-        self._proc = self._open_link()
+        self._proc = self.open_link()
         configure = getattr(self._proc, "set_frame_limits", None)
         if configure is not None:
             configure(self.protocol_limits)
@@ -170,7 +178,7 @@ class WorkerExecutor(PythonExecutor):
         self._post(
             {
                 "op": "config",
-                **self._worker_config(),
+                **self.worker_config(),
                 "xid": xid,
                 "frame_limits": {"max_bytes": limits.max_frame_bytes, "max_elements": limits.max_elements},
             }
@@ -238,9 +246,15 @@ class WorkerExecutor(PythonExecutor):
             self._awaiting.pop(0)
             self._awaiting_xids.pop(0)
             if protections is not None:
-                self.protections = protections
+                self.protections = self.describe_protections(protections)
             elif op == "error":
                 raise InterpreterError(message["message"])
+
+    def wait_until_ready(self) -> None:
+        """Start the worker if none runs, and wait until it has sandboxed itself and said so; then
+        `protections` holds what it reported. Raises `ExecutorUnavailableError` if it cannot start."""
+        with self._lock:
+            self._drain()
 
     def _report_death_between_calls(self) -> None:
         """A worker that died while idle (OOM killer, a removed container) took the code's state with it:

@@ -240,9 +240,9 @@ class _Decoder:
         shape = _shape(data.get("shape"))
         items = self.items(data, depth)
         if not shape:
-            arr = np.empty((), dtype=object)
-            arr[()] = items
-            return arr
+            scalar = np.empty((), dtype=object)
+            scalar[()] = items
+            return scalar
         arr = np.empty(len(items), dtype=object)
         for i, item in enumerate(items):
             arr[i] = item

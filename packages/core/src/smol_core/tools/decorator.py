@@ -38,6 +38,10 @@ class FunctionTool(Tool):
         return self.func(*args, **kwargs)
 
     @property
+    def source_function(self) -> Callable[..., Any]:
+        return self.func
+
+    @property
     def is_async(self) -> bool:
         return inspect.iscoroutinefunction(self.func)
 

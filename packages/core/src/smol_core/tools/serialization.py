@@ -10,9 +10,10 @@ import inspect
 import json
 import os
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from smol_core.tools.tool import Tool
+if TYPE_CHECKING:
+    from smol_core.tools.tool import Tool
 
 _APP_TEMPLATE = """from smol_ui_gradio import launch_gradio_demo
 from tool import {class_name}
@@ -30,17 +31,16 @@ launch_gradio_demo(tool)
 
 def tool_source(tool: Tool) -> str:
     """Self-contained source for a tool: its class or decorated function, with the imports it needs."""
-    from smol_core.tools.decorator import FunctionTool
-
-    if isinstance(tool, FunctionTool):
-        body = textwrap.dedent(inspect.getsource(tool.func))
+    function = tool.source_function
+    if function is not None:
+        body = textwrap.dedent(inspect.getsource(function))
         if not body.lstrip().startswith("@"):
             body = "@tool\n" + body
         header = "from smol_core import tool\n"
     else:
         body = textwrap.dedent(inspect.getsource(type(tool)))
         header = "from smol_core import Tool\n"
-    module = inspect.getmodule(tool.func if isinstance(tool, FunctionTool) else type(tool))
+    module = inspect.getmodule(function if function is not None else type(tool))
     imports = []
     if module is not None:
         try:
@@ -82,29 +82,19 @@ def save_tool(
         with open(os.path.join(output_dir, "app.py"), "w", encoding="utf-8") as f:
             f.write(
                 _FUNCTION_APP_TEMPLATE.format(name=tool.name)
-                if _is_function_tool(tool)
+                if tool.source_function is not None
                 else _APP_TEMPLATE.format(class_name=type(tool).__name__)
             )
 
 
-def _is_function_tool(tool: Tool) -> bool:
-    from smol_core.tools.decorator import FunctionTool
-
-    return isinstance(tool, FunctionTool)
+LOADED_TOOL_MODULE = "smol_loaded_tool"
+"""The `__module__` of what tool source defines when it is run here."""
 
 
-def tool_from_code(tool_code: str, **init_kwargs: Any) -> Tool:
-    """Run tool source and return the tool it defines (a `Tool` subclass, instantiated, or a `@tool`)."""
-    namespace: dict[str, Any] = {"__name__": "smol_loaded_tool"}
+def run_tool_code(tool_code: str) -> dict[str, Any]:
+    """The namespace that running a tool's source leaves (`Tool.from_code` picks the tool from it).
+
+    This runs the code on this machine: callers load only code the user chose to trust."""
+    namespace: dict[str, Any] = {"__name__": LOADED_TOOL_MODULE}
     exec(compile(tool_code, "<tool>", "exec"), namespace)
-    found: list[Tool] = []
-    for value in namespace.values():
-        if isinstance(value, Tool):
-            found.append(value)
-        elif isinstance(value, type) and issubclass(value, Tool) and value.__module__ == "smol_loaded_tool":
-            found.append(value(**init_kwargs))
-    if not found:
-        raise ValueError(
-            "The code defines no tool: it needs a Tool subclass or a function decorated with @tool."
-        )
-    return found[-1]
+    return namespace

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from smol_core.errors import AgentToolCallError, SmolError
 from smol_core.tools.schema import AUTHORIZED_TYPES, function_schema, json_type_of
+from smol_core.tools.serialization import LOADED_TOOL_MODULE, run_tool_code, save_tool, tool_to_dict
 
 _PYTHON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -261,27 +262,24 @@ class Tool:
 
     # --- serialization -----------------------------------------------------------------------------
 
+    @property
+    def source_function(self) -> Callable[..., Any] | None:
+        """The function whose source defines this tool (a `@tool`), or None: the class defines it."""
+        return None
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready description with the tool's source code, for `save` and agent export."""
-        from smol_core.tools.serialization import tool_to_dict
-
         return tool_to_dict(self)
 
     def save(self, output_dir: str, tool_file_name: str = "tool", make_gradio_app: bool = True) -> None:
-        from smol_core.tools.serialization import save_tool
-
         save_tool(self, output_dir, tool_file_name=tool_file_name, make_gradio_app=make_gradio_app)
 
     @classmethod
     def from_code(cls, tool_code: str, **kwargs: Any) -> Tool:
-        from smol_core.tools.serialization import tool_from_code
-
         return tool_from_code(tool_code, **kwargs)
 
     @classmethod
     def from_dict(cls, tool_dict: dict[str, Any], **kwargs: Any) -> Tool:
-        from smol_core.tools.serialization import tool_from_code
-
         if "code" not in tool_dict:
             raise ValueError("A tool dict needs a 'code' entry with the tool's source.")
         return tool_from_code(tool_dict["code"], **kwargs)
@@ -337,3 +335,20 @@ _PY_HINT = {
     "image": "Image",
     "audio": "Audio",
 }
+
+
+def tool_from_code(tool_code: str, **init_kwargs: Any) -> Tool:
+    """Run tool source and return the tool it defines (a `Tool` subclass, instantiated, or a `@tool`).
+
+    This runs the code on this machine: callers load only code the user chose to trust."""
+    found: list[Tool] = []
+    for value in run_tool_code(tool_code).values():
+        if isinstance(value, Tool):
+            found.append(value)
+        elif isinstance(value, type) and issubclass(value, Tool) and value.__module__ == LOADED_TOOL_MODULE:
+            found.append(value(**init_kwargs))
+    if not found:
+        raise ValueError(
+            "The code defines no tool: it needs a Tool subclass or a function decorated with @tool."
+        )
+    return found[-1]

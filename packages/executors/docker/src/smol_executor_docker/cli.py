@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from smol_core.executors.base import ExecutorUnavailableError
+    from smol_core.plugin_api import ExecutorUnavailableError
     from smol_executor_docker import engine, image
 
     tag = args.tag or engine.DEFAULT_IMAGE
@@ -66,13 +66,13 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from smol_core.executors.base import ExecutorUnavailableError
+    from smol_core.plugin_api import ExecutorUnavailableError
     from smol_executor_docker import DEFAULT_IMAGE, DockerExecutor
 
     try:
         executor = DockerExecutor(image=DEFAULT_IMAGE)
         try:
-            executor._drain()
+            executor.wait_until_ready()
         finally:
             executor.close()
     except ExecutorUnavailableError as error:

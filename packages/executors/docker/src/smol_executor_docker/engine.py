@@ -14,7 +14,7 @@ import socket
 import threading
 from typing import Any
 
-from smol_core.executors.base import ExecutorUnavailableError
+from smol_core.plugin_api import ExecutorUnavailableError
 
 LABEL = "smol.executor"
 LABEL_VALUE = "docker"

@@ -21,10 +21,15 @@ import contextlib
 import weakref
 from typing import Any
 
-from smol_core.executors.base import ExecutorUnavailableError
-from smol_core.executors.bundle import bundle_digest, bundle_frame, loader_command
-from smol_core.executors.host import WorkerExecutor, WorkerLink
-from smol_core.executors.local.process import WORKER_ENV
+from smol_core.plugin_api import (
+    WORKER_ENV,
+    ExecutorUnavailableError,
+    WorkerExecutor,
+    WorkerLink,
+    bundle_digest,
+    bundle_frame,
+    loader_command,
+)
 from smol_executor_docker import engine
 from smol_executor_docker.link import ContainerLink
 from smol_executor_docker.raw_worker import RAW_WORKER
@@ -66,7 +71,6 @@ class DockerExecutor(WorkerExecutor):
         container_options: dict[str, Any] | None = None,
         os_sandbox: bool = True,
         unguarded_for_tests: bool = False,
-        **_ignored: Any,
     ) -> None:
         super().__init__(additional_authorized_imports, max_print_outputs_length, timeout_seconds)
         self.image = image
@@ -86,7 +90,7 @@ class DockerExecutor(WorkerExecutor):
         _LIVE.add(self)
 
     # --- WorkerExecutor --------------------------------------------------------------------
-    def _open_link(self) -> WorkerLink:
+    def open_link(self) -> WorkerLink:
         docker = engine.import_docker()
         command = ["python3", "-I", "-c", RAW_WORKER] if self.unguarded_for_tests else None
         try:
@@ -111,10 +115,8 @@ class DockerExecutor(WorkerExecutor):
             link.send_raw(bundle_frame())
         return link
 
-    def _drain(self) -> None:
-        super()._drain()
-        if self.protections and self.protections[-1][0] != "container":
-            self.protections.append(("container", True, self.walls()))
+    def describe_protections(self, reported: list[tuple[str, bool, str]]) -> list[tuple[str, bool, str]]:
+        return [*reported, ("container", True, self.walls())]
 
     def walls(self) -> str:
         """The container's own protections, in words (shown next to the worker's in `protections`)."""
@@ -125,9 +127,9 @@ class DockerExecutor(WorkerExecutor):
             "no-new-privileges"
         )
 
-    def _worker_config(self) -> dict[str, Any]:
+    def worker_config(self) -> dict[str, Any]:
         return {
-            **self._common_worker_config(),
+            **self.common_worker_config(),
             "memory_limit_mb": _megabytes(self.mem_limit),
             "scratch": SCRATCH,
             "os_sandbox": self.os_sandbox,

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from smol_core.errors import SmolError
+from smol_core.plugin_api import SmolError
 from smol_executor_docker import engine
 
 DEFAULT_BASE = "python:3.11-slim"

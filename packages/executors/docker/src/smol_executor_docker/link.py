@@ -15,10 +15,10 @@ import struct
 import time
 from typing import TYPE_CHECKING, Any
 
-from smol_core.executors.protocol import FrameReader, encode_message
+from smol_core.plugin_api import FrameReader, encode_message
 
 if TYPE_CHECKING:
-    from smol_core.executors.frames import ProtocolLimits
+    from smol_core.plugin_api import ProtocolLimits
 
 _HEADER = struct.Struct(">BxxxI")
 _STDERR_KEEP = 16_384

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from smol_core.plugins.hookspecs import hookimpl
-from smol_core.plugins.specs import ExecutorSpec, lazy
+from smol_core.plugin_api import ExecutorSpec, hookimpl, lazy
 
 
 @hookimpl

@@ -20,9 +20,14 @@ import os
 import time
 from typing import Any
 
-from smol_core.executors.base import CodeOutput, ExecutorUnavailableError
-from smol_core.executors.bundle import bundle_frame, loader_command
-from smol_core.executors.host import WorkerExecutor, WorkerLink
+from smol_core.plugin_api import (
+    CodeOutput,
+    ExecutorUnavailableError,
+    WorkerExecutor,
+    WorkerLink,
+    bundle_frame,
+    loader_command,
+)
 from smol_executor_e2b.link import E2BLink, relay_command
 
 SCRATCH = "/tmp/smol-scratch"
@@ -101,7 +106,7 @@ class E2BExecutor(WorkerExecutor):
         except Exception as exc:
             raise _unavailable(exc) from None
 
-    def _open_link(self) -> WorkerLink:
+    def open_link(self) -> WorkerLink:
         command = relay_command(loader_command(self.python), WORKER_ENV, self.python)
         try:
             return E2BLink(self.sandbox, command, bundle_frame())
@@ -132,23 +137,21 @@ class E2BExecutor(WorkerExecutor):
         except Exception:
             return False
 
-    def _worker_config(self) -> dict[str, Any]:
+    def worker_config(self) -> dict[str, Any]:
         return {
-            **self._common_worker_config(),
+            **self.common_worker_config(),
             "memory_limit_mb": self.memory_limit_mb,
             "scratch": SCRATCH,
             "os_sandbox": True,
             "expected_env": list(WORKER_ENV),
         }
 
-    def _drain(self) -> None:
-        booting = bool(self._awaiting) and self._awaiting[0] == "ready"
-        super()._drain()
-        if booting:
-            sandbox_id = getattr(self.sandbox, "sandbox_id", "?")
-            self.protections.append(
-                ("e2b sandbox", True, f"E2B cloud sandbox {sandbox_id}; tools and secrets stay on the host")
-            )
+    def describe_protections(self, reported: list[tuple[str, bool, str]]) -> list[tuple[str, bool, str]]:
+        sandbox_id = getattr(self.sandbox, "sandbox_id", "?")
+        return [
+            *reported,
+            ("e2b sandbox", True, f"E2B cloud sandbox {sandbox_id}; tools and secrets stay on the host"),
+        ]
 
     def close(self) -> None:
         with self._lock:

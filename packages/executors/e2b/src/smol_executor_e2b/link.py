@@ -20,10 +20,10 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from smol_core.executors.protocol import FrameReader, ProtocolError, encode_message
+from smol_core.plugin_api import FrameReader, ProtocolError, encode_message
 
 if TYPE_CHECKING:
-    from smol_core.executors.frames import ProtocolLimits
+    from smol_core.plugin_api import ProtocolLimits
 
 RELAY_SOURCE = Path(__file__).with_name("relay.py").read_text("utf-8")
 FRAME_PREFIX = "smol:"

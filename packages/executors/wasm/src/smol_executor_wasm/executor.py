@@ -15,8 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from smol_core.executors.base import ExecutorUnavailableError
-from smol_core.executors.host import WorkerExecutor, WorkerLink
+from smol_core.plugin_api import ExecutorUnavailableError, WorkerExecutor, WorkerLink
 from smol_executor_wasm.process import POOL, WASM_ENV, boot_frame
 from smol_executor_wasm.runtime import locate
 
@@ -46,14 +45,13 @@ class WasmExecutor(WorkerExecutor):
         node_path: str | None = None,
         pyodide_dir: str | os.PathLike[str] | None = None,
         isolate_network: bool = True,
-        **_ignored: Any,
     ) -> None:
         self.runtime = locate(node_path, pyodide_dir, isolate_network)
         self._boot = boot_frame()
         super().__init__(additional_authorized_imports, max_print_outputs_length, timeout_seconds)
         self._start()  # Node boots while the agent calls its model; the first action waits for `ready`
 
-    def _open_link(self) -> WorkerLink:
+    def open_link(self) -> WorkerLink:
         try:
             return POOL.take(self.runtime, self._boot)
         except EOFError as exc:
@@ -61,9 +59,9 @@ class WasmExecutor(WorkerExecutor):
         except OSError as exc:
             raise ExecutorUnavailableError(f"Node.js could not be started: {exc}") from None
 
-    def _worker_config(self) -> dict[str, Any]:
+    def worker_config(self) -> dict[str, Any]:
         return {
-            **self._common_worker_config(),
+            **self.common_worker_config(),
             # the host kills Node at the deadline; Pyodide has no kernel timer or CPU limit to arm
             "timeout_seconds": None,
             "memory_limit_mb": None,
@@ -72,13 +70,8 @@ class WasmExecutor(WorkerExecutor):
             "expected_env": EXPECTED_ENV,
         }
 
-    def _drain(self) -> None:
-        booting = bool(self._awaiting) and self._awaiting[0] == "ready"
-        super()._drain()
-        if booting:
-            inside = [
-                p
-                for p in self.protections
-                if p[0] not in {"rlimits", "network namespace", "landlock", "seccomp"}
-            ]
-            self.protections = inside + self.runtime.protections()
+    def describe_protections(self, reported: list[tuple[str, bool, str]]) -> list[tuple[str, bool, str]]:
+        """The worker's language-level walls hold inside Pyodide; its OS layers do not exist there,
+        and Node's own (permission model, isolated network) take their place."""
+        inside = [p for p in reported if p[0] not in {"rlimits", "network namespace", "landlock", "seccomp"}]
+        return inside + self.runtime.protections()

@@ -14,8 +14,7 @@ import os
 import threading
 from typing import Any
 
-from smol_core.executors.bundle import worker_sources
-from smol_core.executors.local.process import WorkerProcess
+from smol_core.plugin_api import WorkerProcess, worker_sources
 from smol_executor_wasm.runtime import BOOT_SCRIPT, Runtime
 
 # Node's whole environment: nothing of the host's (API keys, tokens) crosses.

@@ -14,7 +14,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from smol_core.executors.base import ExecutorUnavailableError
+from smol_core.plugin_api import ExecutorUnavailableError
 
 PYODIDE_VERSION = "314.0.7"
 """The Pyodide release the host script is written and tested against (CPython 3.14)."""

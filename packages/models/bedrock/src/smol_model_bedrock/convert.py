@@ -16,7 +16,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from smol_core.messages import (
+from smol_core.plugin_api import (
+    TOOL_ROLE_CONVERSIONS,
     ChatMessage,
     ChatMessageStreamDelta,
     ChatMessageToolCall,
@@ -24,8 +25,9 @@ from smol_core.messages import (
     ChatMessageToolCallStreamDelta,
     MessageRole,
     TokenUsage,
+    get_clean_message_list,
+    get_tool_json_schema,
 )
-from smol_core.models.base import TOOL_ROLE_CONVERSIONS, get_clean_message_list, get_tool_json_schema
 
 # Converse's own tool-choice values; "required" is the OpenAI word the agents use for "must call one".
 TOOL_CHOICES: dict[str, dict[str, Any]] = {"auto": {"auto": {}}, "any": {"any": {}}, "required": {"any": {}}}

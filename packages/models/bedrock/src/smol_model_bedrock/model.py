@@ -10,10 +10,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from smol_core.errors import ModelAPIError
-from smol_core.messages import ChatMessage, ChatMessageStreamDelta, remove_content_after_stop_sequences
-from smol_core.models.base import CONNECT_TIMEOUT, DEFAULT_TIMEOUT, ApiModel, ModelCapabilities, RetryPolicy
-from smol_core.models.request import ModelRequest
+from smol_core.plugin_api import (
+    CONNECT_TIMEOUT,
+    DEFAULT_TIMEOUT,
+    ApiModel,
+    ChatMessage,
+    ChatMessageStreamDelta,
+    ModelAPIError,
+    ModelCapabilities,
+    ModelRequest,
+    RetryPolicy,
+    remove_content_after_stop_sequences,
+)
 from smol_model_bedrock.convert import (
     from_converse_response,
     from_stream_event,
@@ -136,7 +144,7 @@ class AmazonBedrockServerModel(ApiModel):
         except ClientError as error:
             code = error.response.get("Error", {}).get("Code", "")
             status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
-            error.status_code = RETRYABLE_CODES.get(code, status)  # type: ignore[attr-defined]
+            error.status_code = RETRYABLE_CODES.get(code, status)
             raise
         except (EndpointConnectionError, ConnectionClosedError) as error:
             raise ConnectionError(str(error)) from error

@@ -11,11 +11,15 @@ import os
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from smol_core.errors import ModelAPIError
-from smol_core.models.base import DEFAULT_TIMEOUT, ModelCapabilities, RetryPolicy
-from smol_core.models.chat_completions import ChatCompletionsModel
-from smol_core.models.openai_format import model_supports_stop
-from smol_core.models.request import ModelRequest
+from smol_core.plugin_api import (
+    DEFAULT_TIMEOUT,
+    ChatCompletionsModel,
+    ModelAPIError,
+    ModelCapabilities,
+    ModelRequest,
+    RetryPolicy,
+    model_supports_stop,
+)
 
 DEFAULT_MODEL_ID = "Qwen/Qwen3-Next-80B-A3B-Thinking"
 

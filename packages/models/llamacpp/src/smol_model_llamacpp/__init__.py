@@ -5,8 +5,7 @@ Importing this package is cheap; llama.cpp itself loads when a model is first us
 
 from __future__ import annotations
 
-from smol_core.agents.grammar import code_action_grammar
-from smol_core.models.schema_tool_calls import tool_call_schema
+from smol_core.plugin_api import code_action_grammar, tool_call_schema
 from smol_model_llamacpp.embedded import (
     EMBEDDED_MODEL_ID,
     ModelFileNotFoundError,

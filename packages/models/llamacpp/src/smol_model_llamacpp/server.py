@@ -25,7 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from smol_core.errors import SmolError
+from smol_core.plugin_api import SmolError
 from smol_model_llamacpp.embedded import resolve_model_path
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from smol_core.models.schema_tool_calls import sanitize_schema
+from smol_core.plugin_api import sanitize_schema
 
 # --- response formats -------------------------------------------------------------------------------
 

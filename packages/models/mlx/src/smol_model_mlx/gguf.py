@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from smol_core.errors import SmolError
+from smol_core.plugin_api import SmolError
 
 # GGUF tensor name (after `blk.N.`) -> mlx-lm Llama module path (after `model.layers.N.`).
 NAMES = {
@@ -147,8 +147,12 @@ def load_tokenizer(metadata: dict[str, Any]) -> Any:
         raise GGUFLoadError(f"Only byte-level BPE (gpt2) GGUF tokenizers are rebuilt here, not {kind!r}.")
     tokens: list[str] = list(metadata["tokenizer.ggml.tokens"])
     merges = [tuple(merge.split(" ", 1)) for merge in metadata["tokenizer.ggml.merges"]]
-    types = metadata.get("tokenizer.ggml.token_type")
-    types = types.tolist() if hasattr(types, "tolist") else list(types or [1] * len(tokens))
+    raw_types = metadata.get("tokenizer.ggml.token_type")
+    types = (
+        raw_types.tolist()
+        if raw_types is not None and hasattr(raw_types, "tolist")
+        else list(raw_types or [1] * len(tokens))
+    )
 
     raw = Tokenizer(
         models.BPE(vocab={t: i for i, t in enumerate(tokens)}, merges=merges, ignore_merges=False)

@@ -12,24 +12,22 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from smol_core.errors import SmolError
-from smol_core.messages import (
+from smol_core.plugin_api import (
+    TOOL_ROLE_CONVERSIONS,
     ChatMessage,
     ChatMessageStreamDelta,
     MessageRole,
-    TokenUsage,
-    agglomerate_stream_deltas,
-)
-from smol_core.models.base import (
-    TOOL_ROLE_CONVERSIONS,
     Model,
     ModelCapabilities,
+    ModelRequest,
+    SmolError,
     StopSequenceFilter,
+    TokenUsage,
+    agglomerate_stream_deltas,
     get_clean_message_list,
     get_tool_json_schemas,
     tool_calls_in,
 )
-from smol_core.models.request import ModelRequest
 
 # Our sampling keywords, as mlx-lm's `make_sampler` names them.
 SAMPLER_KEYS = {"temperature": "temp", "temp": "temp", "top_p": "top_p", "top_k": "top_k", "min_p": "min_p"}

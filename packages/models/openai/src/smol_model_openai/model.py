@@ -15,13 +15,17 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from smol_core.errors import SmolError
-from smol_core.messages import ChatMessage, ChatMessageStreamDelta
-from smol_core.models.base import CONNECT_TIMEOUT, DEFAULT_TIMEOUT, ModelCapabilities, get_tool_json_schema
-from smol_core.models.chat_completions import ChatCompletionsModel
-from smol_core.models.openai_format import model_supports_stop
-from smol_core.models.request import ModelRequest
-from smol_core.models.schema_tool_calls import (
+from smol_core.plugin_api import (
+    CONNECT_TIMEOUT,
+    DEFAULT_TIMEOUT,
+    ChatCompletionsModel,
+    ChatMessage,
+    ChatMessageStreamDelta,
+    ModelCapabilities,
+    ModelRequest,
+    SmolError,
+    get_tool_json_schema,
+    model_supports_stop,
     tool_call_deltas,
     tool_call_from_json,
     tool_call_response_format,

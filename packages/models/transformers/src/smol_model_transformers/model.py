@@ -15,24 +15,22 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from smol_core.errors import SmolError
-from smol_core.messages import (
+from smol_core.plugin_api import (
+    TOOL_ROLE_CONVERSIONS,
     ChatMessage,
     ChatMessageStreamDelta,
     MessageRole,
-    TokenUsage,
-    remove_content_after_stop_sequences,
-)
-from smol_core.models.base import (
-    TOOL_ROLE_CONVERSIONS,
     Model,
     ModelCapabilities,
+    ModelRequest,
+    SmolError,
     StopSequenceFilter,
+    TokenUsage,
     get_clean_message_list,
     get_tool_json_schemas,
+    remove_content_after_stop_sequences,
     tool_calls_in,
 )
-from smol_core.models.request import ModelRequest
 
 __all__ = ["TransformersModel", "TransformersModelError", "count_generated", "tool_calls_in"]
 

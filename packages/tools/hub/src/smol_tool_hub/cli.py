@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 
-from smol_core.tools.tool import Tool
+from smol_core.plugin_api import Tool
 from smol_tool_hub.hub import tool_from_hub
 from smol_tool_hub.space import tool_from_space
 

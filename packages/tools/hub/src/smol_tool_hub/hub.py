@@ -17,10 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from smol_core.errors import SmolError
-from smol_core.tools.collection import ToolCollection
-from smol_core.tools.serialization import tool_from_code
-from smol_core.tools.tool import Tool
+from smol_core.plugin_api import SmolError, Tool, ToolCollection, tool_from_code
 
 # Keyword arguments that go to the download, not to the tool's or agent's constructor (as in the seed).
 _DOWNLOAD_KWARGS = ("cache_dir", "force_download", "revision", "local_files_only", "proxies", "subfolder")
@@ -221,7 +218,7 @@ def agent_from_hub(
     _require_trust(trust_remote_code, "the agent", repo_id)
     from huggingface_hub import snapshot_download
 
-    from smol_core.agents.serialization import agent_from_folder
+    from smol_core.plugin_api import agent_from_folder
 
     download = {key: kwargs.pop(key) for key in _DOWNLOAD_KWARGS if key in kwargs and key != "subfolder"}
     with _hub_errors(f"download the agent {repo_id!r}"):

@@ -13,8 +13,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from smol_core.errors import AgentToolExecutionError, SmolError
-from smol_core.tools.tool import Tool
+from smol_core.plugin_api import AgentToolExecutionError, SmolError, Tool
 
 # Gradio components whose values are files: the model passes a path, URL or PIL image and gets one back.
 _FILE_COMPONENTS = {"Image": "image", "Audio": "audio", "Video": "any", "File": "any", "Model3D": "any"}

@@ -8,9 +8,14 @@ import re
 import typing
 from typing import Any
 
-from smol_core.errors import AgentToolExecutionError, TypeHintParsingException
-from smol_core.tools.schema import json_type_of, parse_google_docstring
-from smol_core.tools.tool import Tool, validate_tool_definition
+from smol_core.plugin_api import (
+    AgentToolExecutionError,
+    Tool,
+    TypeHintParsingException,
+    json_type_of,
+    parse_google_docstring,
+    validate_tool_definition,
+)
 from smol_tool_langchain.schema import inputs_from_json_schema
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from smol_core.tools.schema import AUTHORIZED_TYPES
+from smol_core.plugin_api import AUTHORIZED_TYPES
 
 _DROPPED = {"title", "type", "anyOf", "oneOf", "allOf", "$ref", "default", "description"}
 

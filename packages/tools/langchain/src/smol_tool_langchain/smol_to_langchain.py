@@ -11,8 +11,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from smol_core.tools.decorator import as_tool
-from smol_core.tools.tool import Tool
+from smol_core.plugin_api import Tool, as_tool
 from smol_tool_langchain.schema import pydantic_model
 
 

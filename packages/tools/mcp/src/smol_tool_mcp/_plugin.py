@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterable
 
-from smol_core.plugins.hookspecs import hookimpl
-from smol_core.plugins.specs import CommandSpec, ToolSpec, lazy
+from smol_core.plugin_api import CommandSpec, ToolSpec, hookimpl, lazy
 
 
 @hookimpl

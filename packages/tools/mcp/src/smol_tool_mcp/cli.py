@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from smol_core.errors import SmolError
+from smol_core.plugin_api import SmolError
 from smol_tool_mcp.http_security import TOKEN_ENV
 
 
@@ -54,8 +54,7 @@ def mcp_tools(server: str, **client_kwargs: Any) -> list[Any]:
 
 def _tools_from_file(path: Path, attribute: str | None) -> list[Any]:
     """Tools defined in a Python file: one by name, or every `Tool` at module level."""
-    from smol_core.tools.decorator import as_tool
-    from smol_core.tools.tool import Tool
+    from smol_core.plugin_api import Tool, as_tool
 
     spec = importlib.util.spec_from_file_location(f"_smol_mcp_tools_{path.stem}", path)
     if spec is None or spec.loader is None:
@@ -74,8 +73,7 @@ def _tools_from_file(path: Path, attribute: str | None) -> list[Any]:
 
 def resolve_tool_entry(entry: str) -> list[Any]:
     """A `--tools` entry: a registered name (`web_search`, `mcp:<server>`), `file.py[:name]`, or `module:name`."""
-    from smol_core.loading import load_tools
-    from smol_core.tools.decorator import as_tool
+    from smol_core.plugin_api import as_tool, load_tools
 
     head, sep, tail = entry.partition(":")
     if head.endswith(".py") or (not sep and entry.endswith(".py")):
@@ -181,12 +179,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _folder_agent_factory(args: argparse.Namespace) -> Any:
     """Each client session loads its own agent from the folder (fresh memory, executor and model)."""
-    from smol_core.agents.multi_step import MultiStepAgent
+    from smol_core.plugin_api import MultiStepAgent
 
     def build() -> Any:
         overrides: dict[str, Any] = {}
         if args.model_type:
-            from smol_core.loading import load_model
+            from smol_core.plugin_api import load_model
 
             overrides["model"] = load_model(args.model_type, args.model_id)
         if args.imports is not None:

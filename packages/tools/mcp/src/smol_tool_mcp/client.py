@@ -12,8 +12,7 @@ from collections.abc import Iterator
 from types import TracebackType
 from typing import Any
 
-from smol_core.tools.collection import ToolCollection
-from smol_core.tools.tool import Tool
+from smol_core.plugin_api import Tool, ToolCollection
 from smol_tool_mcp._loop import LoopThread
 from smol_tool_mcp.connection import (
     DEFAULT_CONNECT_TIMEOUT,

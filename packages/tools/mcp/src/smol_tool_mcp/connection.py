@@ -14,7 +14,7 @@ import shlex
 from collections.abc import AsyncIterator
 from typing import Any
 
-from smol_core.errors import SmolError
+from smol_core.plugin_api import SmolError
 from smol_tool_mcp.results import MCPToolError
 
 DEFAULT_TIMEOUT = 60.0

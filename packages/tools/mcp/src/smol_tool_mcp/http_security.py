@@ -23,7 +23,7 @@ import socket
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from smol_core.errors import SmolError
+from smol_core.plugin_api import SmolError
 
 TOKEN_ENV = "SMOL_MCP_TOKEN"
 LOOPBACK_NAMES = ("localhost",)

@@ -13,7 +13,7 @@ import io
 import json
 from typing import Any
 
-from smol_core.errors import AgentToolExecutionError
+from smol_core.plugin_api import AgentToolExecutionError
 from smol_tool_mcp.schema import is_wrapped_result
 
 

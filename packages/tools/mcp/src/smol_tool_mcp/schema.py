@@ -13,7 +13,7 @@ import keyword
 import re
 from typing import Any
 
-from smol_core.tools.schema import AUTHORIZED_TYPES
+from smol_core.plugin_api import AUTHORIZED_TYPES
 
 _DROPPED_KEYS = {"title", "type", "anyOf", "oneOf", "allOf", "$ref", "$defs", "definitions"}
 

@@ -17,8 +17,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from smol_core.tools.decorator import as_tool
-from smol_core.tools.tool import Tool
+from smol_core.plugin_api import Tool, as_tool
 
 # Output types whose values travel as structured content wrapped in {"result": ...}, the MCP SDKs'
 # convention for non-object outputs (smol's MCPClient unwraps it, so a round trip keeps the type).
@@ -137,7 +136,7 @@ def agent_as_tool(agent: Any, name: str = "run", description: str | None = None)
     executor, so `serve_agent` does not use it: it gives each MCP session an agent of its own.
     Runs are serialized: an agent's memory belongs to one run at a time.
     """
-    from smol_core.tools.decorator import FunctionTool
+    from smol_core.plugin_api import FunctionTool
 
     lock = threading.Lock()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from smol_core.tools.tool import Tool, validate_tool_definition
+from smol_core.plugin_api import Tool, validate_tool_definition
 from smol_tool_mcp.results import MCPToolError, error_text, result_value
 from smol_tool_mcp.schema import describe_output, inputs_from_schema, output_type_from_schema
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from smol_core.errors import AgentToolExecutionError
+from smol_core.plugin_api import AgentToolExecutionError
 from smol_tool_web.address_policy import ENV_VAR, AddressPolicy
 from smol_tool_web.guarded_transport import BlockedAddressError, guarded_client
 

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from typing import Any, Literal
 
-from smol_core.tools.tool import Tool
+from smol_core.plugin_api import Tool
 from smol_tool_web._http import RateLimiter, WebToolError, json_body, request
 from smol_tool_web.address_policy import AddressPolicy, AllowSetting
 from smol_tool_web.results import SearchResult, format_results

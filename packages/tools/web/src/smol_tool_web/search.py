@@ -9,7 +9,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any, Literal
 
-from smol_core.tools.tool import Tool
+from smol_core.plugin_api import Tool
 from smol_tool_web import duckduckgo
 from smol_tool_web._http import RateLimitedError, RateLimiter, WebToolError, request
 from smol_tool_web.address_policy import AddressPolicy, AllowSetting

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from smol_core.tools.tool import Tool
+from smol_core.plugin_api import Tool
 from smol_tool_web._http import WebToolError, request
 from smol_tool_web.address_policy import AddressPolicy, AllowSetting
 from smol_tool_web.page import html_to_markdown, truncate

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from smol_core.tools.tool import Tool
+from smol_core.plugin_api import Tool
 from smol_tool_web._http import WebToolError, json_body, request
 from smol_tool_web.address_policy import AddressPolicy, AllowSetting
 from smol_tool_web.page import html_to_markdown, truncate

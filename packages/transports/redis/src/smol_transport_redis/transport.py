@@ -19,13 +19,17 @@ import uuid
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from smol_core.teams.errors import (
+from smol_core.plugin_api import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    MAX_REFUSALS_KEPT,
+    Deduplicator,
+    Message,
     MessagingError,
     PeerGoneError,
     UnknownRecipientError,
+    accept_message,
+    encode,
 )
-from smol_core.teams.message import DEFAULT_MAX_MESSAGE_BYTES, Message, encode
-from smol_core.teams.transport import MAX_REFUSALS_KEPT, Deduplicator, accept_message
 
 GROUP = "smol-agents"
 FIELD = b"m"

@@ -12,9 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from smol_core.agents.events import ActionOutput, ToolOutput
-from smol_core.memory import ActionStep, FinalAnswerStep, PlanningStep, ToolCall
-from smol_core.messages import ChatMessageStreamDelta, agglomerate_stream_deltas
+from smol_core.plugin_api import (
+    ActionOutput,
+    ActionStep,
+    ChatMessageStreamDelta,
+    FinalAnswerStep,
+    PlanningStep,
+    ToolCall,
+    ToolOutput,
+    agglomerate_stream_deltas,
+)
 from smol_ui_gradio.rendering import (
     UIMessage,
     error_message,

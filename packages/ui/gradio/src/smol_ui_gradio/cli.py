@@ -13,9 +13,9 @@ _SKIPPED = {"help", "prompt", "task_file"}  # the page asks for the task itself
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from smol_core.cli.smolagent import build_parser
+    from smol_core.plugin_api import smolagent_parser
 
-    for action in build_parser()._actions:
+    for action in smolagent_parser()._actions:
         if action.dest not in _SKIPPED:
             parser._add_action(action)
     parser.add_argument(
@@ -39,20 +39,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def build_agent(args: argparse.Namespace) -> Any:
     """The agent: loaded from `--agent-folder`, or built from the smolagent flags."""
     if args.agent_folder:
-        from smol_core.agents.multi_step import MultiStepAgent
+        from smol_core.plugin_api import MultiStepAgent
 
         return MultiStepAgent.from_folder(args.agent_folder)
-    from smol_core.cli.smolagent import _make_agent, _split, build_model, build_tools, check_arguments
+    from smol_core.plugin_api import agent_from_arguments, check_arguments
 
     check_arguments(args, args._ui_parser)
-    return _make_agent(args, build_model(args), build_tools(_split(args.tools)))
+    return agent_from_arguments(args)
 
 
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from smol_core.errors import SmolError
-    from smol_core.terminal import escape_controls
+    from smol_core.plugin_api import SmolError, escape_controls
     from smol_ui_gradio.ui import GradioUI
 
     try:

@@ -16,8 +16,16 @@ import re
 from collections.abc import Collection
 from typing import Any, TypedDict
 
-from smol_core.agent_types import AgentAudio, AgentImage, AgentText, handle_agent_output_types
-from smol_core.memory import ActionStep, FinalAnswerStep, PlanningStep, ToolCall
+from smol_core.plugin_api import (
+    ActionStep,
+    AgentAudio,
+    AgentImage,
+    AgentText,
+    FinalAnswerStep,
+    PlanningStep,
+    ToolCall,
+    handle_agent_output_types,
+)
 
 
 class Metadata(TypedDict, total=False):

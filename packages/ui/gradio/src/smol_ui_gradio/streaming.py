@@ -10,8 +10,13 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from smol_core.memory import ActionStep, FinalAnswerStep, PlanningStep
-from smol_core.messages import ChatMessageStreamDelta, agglomerate_stream_deltas
+from smol_core.plugin_api import (
+    ActionStep,
+    ChatMessageStreamDelta,
+    FinalAnswerStep,
+    PlanningStep,
+    agglomerate_stream_deltas,
+)
 from smol_ui_gradio.rendering import UIMessage, step_messages
 
 

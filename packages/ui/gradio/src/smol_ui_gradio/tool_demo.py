@@ -48,7 +48,7 @@ def _parse(value: Any, kind: str) -> Any:
 
 def tool_runner(tool: Any) -> Any:
     """The function the form calls: the tool, with its output made displayable."""
-    from smol_core.agent_types import AgentAudio, AgentImage, handle_agent_output_types
+    from smol_core.plugin_api import AgentAudio, AgentImage, handle_agent_output_types
 
     names = list(tool.inputs)
 

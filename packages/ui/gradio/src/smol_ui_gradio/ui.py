@@ -82,7 +82,7 @@ class GradioUI:
         """The task text naming the uploaded files, and the uploaded images for a vision model."""
         if not files:
             return task, None
-        from smol_core.agent_types import decode_image
+        from smol_core.plugin_api import decode_image
 
         text = f"{task}\nYou have been provided with these files: {files}"
         images = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from smol_core.agents.code_agent import CodeAgent
+from smol_core.plugin_api import CodeAgent
 from smol_ui_webagent.browser import BrowserSession
 from smol_ui_webagent.screenshots import ScreenshotCallback
 from smol_ui_webagent.tools import browser_tools

@@ -14,7 +14,7 @@ EXAMPLE_TASK = "Go to https://en.wikipedia.org/wiki/Chicago and give me a senten
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from smol_core.cli.smolagent import build_parser as smolagent_parser
+    from smol_core.plugin_api import smolagent_parser
 
     parser = argparse.ArgumentParser(
         prog="webagent", description="An agent that browses the web in a real Chromium to do a task."
@@ -47,9 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.max_steps is not None and args.max_steps < 1:
         parser.error(f"--max-steps must be at least 1, got {args.max_steps}")
-    from smol_core.cli.smolagent import build_model
-    from smol_core.errors import SmolError
-    from smol_core.terminal import escape_controls
+    from smol_core.plugin_api import SmolError, build_model, escape_controls
     from smol_ui_webagent.agent import make_webagent
     from smol_ui_webagent.browser import BrowserSession, find_browser
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from smol_core.memory import ActionStep
+from smol_core.plugin_api import ActionStep
 from smol_ui_webagent.browser import BrowserSession
 
 KEEP_SCREENSHOTS = 2  # the steps, counting back from the latest, whose screenshots the model sees
@@ -25,7 +25,7 @@ class ScreenshotCallback:
     def __call__(self, memory_step: ActionStep, agent: Any = None) -> None:
         if self.session.driver is None:
             return
-        from smol_core.agent_types import decode_image
+        from smol_core.plugin_api import decode_image
 
         if agent is not None:
             for step in agent.memory.steps:

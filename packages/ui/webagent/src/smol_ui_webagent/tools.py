@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from smol_core.errors import AgentToolExecutionError
-from smol_core.tools.tool import Tool
+from smol_core.plugin_api import AgentToolExecutionError, Tool
 from smol_ui_webagent.browser import BrowserSession
 
 MAX_TEXT = 300  # characters of an element's text shown back to the model

@@ -43,7 +43,6 @@ class LocalPythonExecutor(WorkerExecutor):
         memory_limit_mb: int | None = 4096,
         os_sandbox: bool = True,
         scratch_limit_mb: int | None = 512,
-        **_ignored: Any,
     ) -> None:
         super().__init__(additional_authorized_imports, max_print_outputs_length, timeout_seconds)
         self.memory_limit_mb = memory_limit_mb
@@ -53,17 +52,17 @@ class LocalPythonExecutor(WorkerExecutor):
         self._scratch_cleanup: weakref.finalize[..., Any] | None = None
         self._start()
 
-    def _open_link(self) -> WorkerLink:
+    def open_link(self) -> WorkerLink:
         return POOL.take()
 
-    def _worker_config(self) -> dict[str, Any]:
+    def worker_config(self) -> dict[str, Any]:
         if self._scratch is None or not os.path.isdir(self._scratch):
             self._scratch = tempfile.mkdtemp(prefix="smol-scratch-")
             # Removed when the executor is closed, collected, or the host exits normally; a host
             # killed outright leaves at most an empty folder, the files living in the worker's tmpfs.
             self._scratch_cleanup = weakref.finalize(self, shutil.rmtree, self._scratch, True)
         return {
-            **self._common_worker_config(),
+            **self.common_worker_config(),
             "memory_limit_mb": self.memory_limit_mb,
             "scratch_limit_mb": self.scratch_limit_mb,
             "scratch": self._scratch,
@@ -87,7 +86,7 @@ def protection_report(timeout: float = 30.0) -> list[tuple[str, bool, str]]:
     """
     executor = LocalPythonExecutor()
     try:
-        executor._drain()
+        executor.wait_until_ready()
         return list(executor.protections)
     finally:
         executor.close()

@@ -95,6 +95,15 @@ class WorkerProcess:
         except (BrokenPipeError, OSError) as exc:
             raise EOFError(f"worker pipe closed: {exc}") from None
 
+    def send_raw(self, data: bytes) -> None:
+        """Write bytes that are not a protocol message: the worker bundle a loader reads first."""
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.in_fd, view) :]
+        except (BrokenPipeError, OSError) as exc:
+            raise EOFError(f"worker pipe closed: {exc}") from None
+
     def set_frame_limits(self, limits: ProtocolLimits) -> None:
         """Bound what is read from this worker by the executor's limits (before anything was read)."""
         self._reader = limits.reader()

@@ -1,0 +1,326 @@
+"""The plugin-author API: the one module a smol plugin imports from.
+
+A plugin is a package with an entry point in the group `smol` that names a module of `@hookimpl`
+functions. Each hook returns typed records (`ModelSpec`, `ExecutorSpec`, `ToolSpec`, `CommandSpec`,
+`TransportSpec`) whose factory is usually `lazy("my_pkg.module:Name")`, so that discovering every
+installed plugin never imports an SDK. The hooks and their contracts, each with a runnable example,
+are in `smol_core.plugins.hookspecs`; CONTRIBUTING.md walks through writing one of each kind.
+
+Everything else a plugin needs is here too, and only here:
+- models: `Model` (implement `generate`, optionally `generate_stream`), `ApiModel` and
+  `ChatCompletionsModel` (the request / retry / parse skeleton of an HTTP API model, so a plugin
+  writes only its client call), `ModelRequest`, `ModelCapabilities`, the message types, and the
+  helpers that turn tools into JSON schemas or grammar-constrained tool calls;
+- tools: `Tool`, `as_tool`, `ToolCollection`, the schema helpers;
+- executors: `WorkerExecutor` (implement `open_link` and `worker_config`; optionally
+  `describe_protections`), the `WorkerLink` protocol a transport to a worker satisfies, the
+  worker bundle (`bundle_frame`, `loader_command`) that boots the worker anywhere a `python3` runs,
+  and the frame codec (`FrameReader`, `encode_message`, `ProtocolLimits`);
+- transports: `Message`, `encode`, `accept_message` (the one check every inbox runs), `Deduplicator`
+  and the messaging errors;
+- errors: every exception is a `SmolError`; model plugins raise `ModelAPIError`.
+
+`tests/core/test_plugin_api.py` fails when a plugin imports anything of smol_core but this module,
+so a name a plugin needs is added here, where its contract is written, not reached for in a submodule.
+
+Names resolve on first use (PEP 562): `from smol_core.plugin_api import hookimpl, ModelSpec, lazy`
+in a plugin's `_plugin.py` costs milliseconds and loads no agent code.
+"""
+
+from __future__ import annotations
+
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING, Any as _Any
+
+_EXPORTS: dict[str, str] = {
+    # hooks and the records they return
+    "hookimpl": "smol_core.plugins.hookspecs",
+    "ModelSpec": "smol_core.plugins.specs",
+    "ExecutorSpec": "smol_core.plugins.specs",
+    "ToolSpec": "smol_core.plugins.specs",
+    "CommandSpec": "smol_core.plugins.specs",
+    "TransportSpec": "smol_core.plugins.specs",
+    "lazy": "smol_core.plugins.specs",
+    # errors
+    "SmolError": "smol_core.errors",
+    "ModelAPIError": "smol_core.errors",
+    "AgentToolExecutionError": "smol_core.errors",
+    "TypeHintParsingException": "smol_core.errors",
+    "ExecutorUnavailableError": "smol_core.executors.base",
+    "InterpreterError": "smol_core.executors.base",
+    "ProtocolError": "smol_core.executors.protocol",
+    "MessagingError": "smol_core.teams.errors",
+    "PeerGoneError": "smol_core.teams.errors",
+    "UnknownRecipientError": "smol_core.teams.errors",
+    # models
+    "Model": "smol_core.models.base",
+    "ApiModel": "smol_core.models.base",
+    "ModelCapabilities": "smol_core.models.base",
+    "RetryPolicy": "smol_core.models.base",
+    "StopSequenceFilter": "smol_core.models.base",
+    "DEFAULT_TIMEOUT": "smol_core.models.base",
+    "CONNECT_TIMEOUT": "smol_core.models.base",
+    "TOOL_ROLE_CONVERSIONS": "smol_core.models.base",
+    "get_clean_message_list": "smol_core.models.base",
+    "get_tool_json_schema": "smol_core.models.base",
+    "get_tool_json_schemas": "smol_core.models.base",
+    "tool_calls_in": "smol_core.models.base",
+    "ChatCompletionsModel": "smol_core.models.chat_completions",
+    "model_supports_stop": "smol_core.models.openai_format",
+    "ModelRequest": "smol_core.models.request",
+    "sanitize_schema": "smol_core.models.schema_tool_calls",
+    "tool_call_deltas": "smol_core.models.schema_tool_calls",
+    "tool_call_from_json": "smol_core.models.schema_tool_calls",
+    "tool_call_response_format": "smol_core.models.schema_tool_calls",
+    "tool_call_schema": "smol_core.models.schema_tool_calls",
+    "tools_prompt": "smol_core.models.schema_tool_calls",
+    "with_system_note": "smol_core.models.schema_tool_calls",
+    "code_action_grammar": "smol_core.agents.grammar",
+    # messages
+    "ChatMessage": "smol_core.messages",
+    "ChatMessageStreamDelta": "smol_core.messages",
+    "ChatMessageToolCall": "smol_core.messages",
+    "ChatMessageToolCallFunction": "smol_core.messages",
+    "ChatMessageToolCallStreamDelta": "smol_core.messages",
+    "MessageRole": "smol_core.messages",
+    "TokenUsage": "smol_core.messages",
+    "agglomerate_stream_deltas": "smol_core.messages",
+    "remove_content_after_stop_sequences": "smol_core.messages",
+    # tools
+    "Tool": "smol_core.tools.tool",
+    "validate_tool_definition": "smol_core.tools.tool",
+    "as_tool": "smol_core.tools.decorator",
+    "FunctionTool": "smol_core.tools.decorator",
+    "ToolCollection": "smol_core.tools.collection",
+    "tool_from_code": "smol_core.tools.tool",
+    "AUTHORIZED_TYPES": "smol_core.tools.schema",
+    "json_type_of": "smol_core.tools.schema",
+    "parse_google_docstring": "smol_core.tools.schema",
+    # agents, memory and outputs (what user interfaces show)
+    "MultiStepAgent": "smol_core.agents.multi_step",
+    "CodeAgent": "smol_core.agents.code_agent",
+    "agent_from_folder": "smol_core.agents.serialization",
+    "ActionOutput": "smol_core.agents.events",
+    "ToolOutput": "smol_core.agents.events",
+    "ActionStep": "smol_core.memory",
+    "FinalAnswerStep": "smol_core.memory",
+    "PlanningStep": "smol_core.memory",
+    "ToolCall": "smol_core.memory",
+    "AgentAudio": "smol_core.agent_types",
+    "AgentImage": "smol_core.agent_types",
+    "AgentText": "smol_core.agent_types",
+    "handle_agent_output_types": "smol_core.agent_types",
+    "decode_image": "smol_core.agent_types",
+    "load_model": "smol_core.loading",
+    "load_tools": "smol_core.loading",
+    # command-line plugins: the smolagent flags and the agent they describe
+    "smolagent_parser": "smol_core.cli.smolagent",
+    "check_arguments": "smol_core.cli.smolagent",
+    "build_model": "smol_core.cli.smolagent",
+    "agent_from_arguments": "smol_core.cli.smolagent",
+    "escape_controls": "smol_core.terminal",
+    # executors
+    "CodeOutput": "smol_core.executors.base",
+    "WorkerExecutor": "smol_core.executors.host",
+    "WorkerLink": "smol_core.executors.host",
+    "WorkerProcess": "smol_core.executors.local.process",
+    "WORKER_ENV": "smol_core.executors.local.process",
+    "ProtocolLimits": "smol_core.executors.frames",
+    "FrameReader": "smol_core.executors.protocol",
+    "encode_message": "smol_core.executors.protocol",
+    "bundle_digest": "smol_core.executors.bundle",
+    "bundle_frame": "smol_core.executors.bundle",
+    "loader_command": "smol_core.executors.bundle",
+    "worker_sources": "smol_core.executors.bundle",
+    # transports
+    "Message": "smol_core.teams.message",
+    "encode": "smol_core.teams.message",
+    "DEFAULT_MAX_MESSAGE_BYTES": "smol_core.teams.message",
+    "Transport": "smol_core.teams.transport",
+    "accept_message": "smol_core.teams.transport",
+    "Deduplicator": "smol_core.teams.transport",
+    "MAX_REFUSALS_KEPT": "smol_core.teams.transport",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> _Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(
+            f"smol_core.plugin_api has no {name!r}. A plugin imports only from this module; "
+            "if a plugin needs something the core has, add it to _EXPORTS here with its contract."
+        )
+    value = getattr(_importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return list(__all__)
+
+
+if _TYPE_CHECKING:
+    from smol_core.agent_types import (
+        AgentAudio as AgentAudio,
+        AgentImage as AgentImage,
+        AgentText as AgentText,
+        decode_image as decode_image,
+        handle_agent_output_types as handle_agent_output_types,
+    )
+    from smol_core.agents.code_agent import (
+        CodeAgent as CodeAgent,
+    )
+    from smol_core.agents.events import (
+        ActionOutput as ActionOutput,
+        ToolOutput as ToolOutput,
+    )
+    from smol_core.agents.grammar import (
+        code_action_grammar as code_action_grammar,
+    )
+    from smol_core.agents.multi_step import (
+        MultiStepAgent as MultiStepAgent,
+    )
+    from smol_core.agents.serialization import (
+        agent_from_folder as agent_from_folder,
+    )
+    from smol_core.cli.smolagent import (
+        agent_from_arguments as agent_from_arguments,
+        build_model as build_model,
+        check_arguments as check_arguments,
+        smolagent_parser as smolagent_parser,
+    )
+    from smol_core.errors import (
+        AgentToolExecutionError as AgentToolExecutionError,
+        ModelAPIError as ModelAPIError,
+        SmolError as SmolError,
+        TypeHintParsingException as TypeHintParsingException,
+    )
+    from smol_core.executors.base import (
+        CodeOutput as CodeOutput,
+        ExecutorUnavailableError as ExecutorUnavailableError,
+        InterpreterError as InterpreterError,
+    )
+    from smol_core.executors.bundle import (
+        bundle_digest as bundle_digest,
+        bundle_frame as bundle_frame,
+        loader_command as loader_command,
+        worker_sources as worker_sources,
+    )
+    from smol_core.executors.frames import (
+        ProtocolLimits as ProtocolLimits,
+    )
+    from smol_core.executors.host import (
+        WorkerExecutor as WorkerExecutor,
+        WorkerLink as WorkerLink,
+    )
+    from smol_core.executors.local.process import (
+        WORKER_ENV as WORKER_ENV,
+        WorkerProcess as WorkerProcess,
+    )
+    from smol_core.executors.protocol import (
+        FrameReader as FrameReader,
+        ProtocolError as ProtocolError,
+        encode_message as encode_message,
+    )
+    from smol_core.loading import (
+        load_model as load_model,
+        load_tools as load_tools,
+    )
+    from smol_core.memory import (
+        ActionStep as ActionStep,
+        FinalAnswerStep as FinalAnswerStep,
+        PlanningStep as PlanningStep,
+        ToolCall as ToolCall,
+    )
+    from smol_core.messages import (
+        ChatMessage as ChatMessage,
+        ChatMessageStreamDelta as ChatMessageStreamDelta,
+        ChatMessageToolCall as ChatMessageToolCall,
+        ChatMessageToolCallFunction as ChatMessageToolCallFunction,
+        ChatMessageToolCallStreamDelta as ChatMessageToolCallStreamDelta,
+        MessageRole as MessageRole,
+        TokenUsage as TokenUsage,
+        agglomerate_stream_deltas as agglomerate_stream_deltas,
+        remove_content_after_stop_sequences as remove_content_after_stop_sequences,
+    )
+    from smol_core.models.base import (
+        CONNECT_TIMEOUT as CONNECT_TIMEOUT,
+        DEFAULT_TIMEOUT as DEFAULT_TIMEOUT,
+        TOOL_ROLE_CONVERSIONS as TOOL_ROLE_CONVERSIONS,
+        ApiModel as ApiModel,
+        Model as Model,
+        ModelCapabilities as ModelCapabilities,
+        RetryPolicy as RetryPolicy,
+        StopSequenceFilter as StopSequenceFilter,
+        get_clean_message_list as get_clean_message_list,
+        get_tool_json_schema as get_tool_json_schema,
+        get_tool_json_schemas as get_tool_json_schemas,
+        tool_calls_in as tool_calls_in,
+    )
+    from smol_core.models.chat_completions import (
+        ChatCompletionsModel as ChatCompletionsModel,
+    )
+    from smol_core.models.openai_format import (
+        model_supports_stop as model_supports_stop,
+    )
+    from smol_core.models.request import (
+        ModelRequest as ModelRequest,
+    )
+    from smol_core.models.schema_tool_calls import (
+        sanitize_schema as sanitize_schema,
+        tool_call_deltas as tool_call_deltas,
+        tool_call_from_json as tool_call_from_json,
+        tool_call_response_format as tool_call_response_format,
+        tool_call_schema as tool_call_schema,
+        tools_prompt as tools_prompt,
+        with_system_note as with_system_note,
+    )
+    from smol_core.plugins.hookspecs import (
+        hookimpl as hookimpl,
+    )
+    from smol_core.plugins.specs import (
+        CommandSpec as CommandSpec,
+        ExecutorSpec as ExecutorSpec,
+        ModelSpec as ModelSpec,
+        ToolSpec as ToolSpec,
+        TransportSpec as TransportSpec,
+        lazy as lazy,
+    )
+    from smol_core.teams.errors import (
+        MessagingError as MessagingError,
+        PeerGoneError as PeerGoneError,
+        UnknownRecipientError as UnknownRecipientError,
+    )
+    from smol_core.teams.message import (
+        DEFAULT_MAX_MESSAGE_BYTES as DEFAULT_MAX_MESSAGE_BYTES,
+        Message as Message,
+        encode as encode,
+    )
+    from smol_core.teams.transport import (
+        MAX_REFUSALS_KEPT as MAX_REFUSALS_KEPT,
+        Deduplicator as Deduplicator,
+        Transport as Transport,
+        accept_message as accept_message,
+    )
+    from smol_core.terminal import (
+        escape_controls as escape_controls,
+    )
+    from smol_core.tools.collection import (
+        ToolCollection as ToolCollection,
+    )
+    from smol_core.tools.decorator import (
+        FunctionTool as FunctionTool,
+        as_tool as as_tool,
+    )
+    from smol_core.tools.schema import (
+        AUTHORIZED_TYPES as AUTHORIZED_TYPES,
+        json_type_of as json_type_of,
+        parse_google_docstring as parse_google_docstring,
+    )
+    from smol_core.tools.tool import (
+        Tool as Tool,
+        tool_from_code as tool_from_code,
+        validate_tool_definition as validate_tool_definition,
+    )
