@@ -47,6 +47,64 @@ def smol_per_step(logs: bool) -> float:
     return statistics.median(times[3:])
 
 
+FRESH_AGENTS = 30
+
+
+def smol_fresh_agent() -> tuple[float, float]:
+    """Agents made back to back, each run once: median ms from the constructor to the first model
+    call, and to the answer. The worker starts during the model call (its acknowledgements are
+    collected before the first action), so the first figure is the agent's own cost."""
+    from smol_core import CodeAgent, LogLevel
+    from smol_core.messages import ChatMessage
+    from smol_core.testing import FunctionModel
+
+    first_call: list[float] = []
+
+    def reply(messages: Any, **call: Any) -> ChatMessage:
+        first_call.append(time.perf_counter())
+        return ChatMessage("assistant", "Thought: done.\n<code>\nfinal_answer(1)\n</code>")
+
+    to_call, to_answer, agents = [], [], []
+    for _ in range(FRESH_AGENTS):
+        first_call.clear()
+        start = time.perf_counter()
+        agent = CodeAgent(tools=[], model=FunctionModel(reply), verbosity_level=LogLevel.OFF)
+        agent.run("Answer 1.")
+        to_answer.append(time.perf_counter() - start)
+        to_call.append(first_call[0] - start)
+        agents.append(agent)
+    for agent in agents:
+        agent.python_executor.close()
+    return statistics.median(to_call[3:]), statistics.median(to_answer[3:])
+
+
+def seed_fresh_agent() -> tuple[float, float] | None:
+    try:
+        from smolagents import CodeAgent, LogLevel
+        from smolagents.models import ChatMessage, MessageRole, Model
+    except ImportError:
+        return None
+    first_call: list[float] = []
+
+    class Answer(Model):
+        def generate(self, messages: Any, stop_sequences: Any = None, **kwargs: Any) -> Any:
+            first_call.append(time.perf_counter())
+            return ChatMessage(
+                role=MessageRole.ASSISTANT, content="Thought: done.\n<code>\nfinal_answer(1)\n</code>"
+            )
+
+    to_call, to_answer = [], []
+    sink = io.StringIO()
+    with redirect_stdout(sink), redirect_stderr(sink):
+        for _ in range(FRESH_AGENTS):
+            first_call.clear()
+            start = time.perf_counter()
+            CodeAgent(tools=[], model=Answer(model_id="x"), verbosity_level=LogLevel.OFF).run("Answer 1.")
+            to_answer.append(time.perf_counter() - start)
+            to_call.append(first_call[0] - start)
+    return statistics.median(to_call[3:]), statistics.median(to_answer[3:])
+
+
 def seed_per_step(logs: bool) -> float | None:
     try:
         from smolagents import CodeAgent, LogLevel
@@ -127,6 +185,15 @@ def main() -> None:
         ("overhead per step, logs off", _ms(smol_per_step(False)), _ms(seed_per_step(False))),
         ("overhead per step, logs on", _ms(smol_per_step(True)), _ms(seed_per_step(True))),
     ]
+    smol_fresh, seed_fresh = smol_fresh_agent(), seed_fresh_agent()
+    rows.append(
+        (
+            "fresh agent: constructor to first model call",
+            _ms(smol_fresh[0]),
+            _ms(seed_fresh and seed_fresh[0]),
+        )
+    )
+    rows.append(("fresh agent: constructor to answer", _ms(smol_fresh[1]), _ms(seed_fresh and seed_fresh[1])))
     smol_chars, seed_chars = prompt_sizes()
     prompts = [CodeAgent(tools=[], model=ScriptedModel([])).system_prompt]
     if seed_chars is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 import pytest
@@ -84,6 +85,7 @@ def test_print_flood_is_bounded(make_executor):
 
 def test_crash_is_reported_and_next_call_works(executor):
     executor.send_tools({"noop": lambda: None})
+    executor.wait_until_ready()
     pid_before = executor._proc.pid
     os.kill(pid_before, 9)
     with pytest.raises(InterpreterError, match="died") as info:
@@ -91,6 +93,26 @@ def test_crash_is_reported_and_next_call_works(executor):
     assert "lost" in str(info.value)
     assert executor("noop() is None").output is True
     assert executor._proc.pid != pid_before
+
+
+def test_a_worker_killed_while_it_starts_is_replaced_with_its_tools_and_values(executor):
+    """Nothing ran in it yet, so nothing is lost: the next action just works."""
+    executor.send_tools({"noop": lambda: None})
+    executor.send_variables({"base": 41})
+    os.kill(executor._proc.pid, 9)
+    assert executor("noop() is None and base + 1").output == 42
+
+
+def test_a_worker_that_cannot_start_makes_the_executor_unavailable(make_executor, monkeypatch):
+    from smol_core.executors.base import ExecutorUnavailableError
+    from smol_core.executors.local import executor as local_executor
+    from smol_core.executors.local.process import WorkerProcess
+
+    monkeypatch.setattr(
+        local_executor.POOL, "take", lambda: WorkerProcess([sys.executable, "-c", "raise SystemExit(3)"])
+    )
+    with pytest.raises(ExecutorUnavailableError, match="failed to start"):
+        make_executor()("1")
 
 
 def test_kill_during_run_is_reported(make_executor):

@@ -222,7 +222,13 @@ class WorkerExecutor(PythonExecutor):
         )
 
     def _drain(self) -> None:
-        """Collect the replies owed (ready, acks) before a new exchange."""
+        """Collect the replies owed (ready, acks) before a new exchange.
+
+        A worker that dies before it is ready (killed from outside while it started) is replaced
+        once, and the new one gets the tools and values owed: nothing ran in it, so nothing is lost.
+        One that dies after it was ready took the code's state along: an error the model reads. One
+        that cannot start twice in a row makes the executor unavailable."""
+        restarted = False
         proc = self._worker()
         while self._awaiting:
             allowed, xid = _REPLIES[self._awaiting[0]], self._awaiting_xids[0]
@@ -234,10 +240,20 @@ class WorkerExecutor(PythonExecutor):
             except ProtocolError as exc:
                 raise self._violation(str(exc)) from None
             except (TimeoutError, EOFError) as exc:
+                starting = self._awaiting[0] == "ready"
                 tail = proc.stderr_tail()
+                how = proc.exit_description() if isinstance(exc, EOFError) else "it stopped answering"
                 proc.close()
                 self._proc = None
                 self._awaiting, self._awaiting_xids = [], []
+                if starting and not restarted:
+                    restarted = True
+                    proc = self._worker()
+                    continue
+                if not starting:
+                    raise InterpreterError(
+                        f"The sandbox worker process died ({how}) between actions. {STATE_LOST}"
+                    ) from None
                 raise ExecutorUnavailableError(
                     f"the sandbox worker failed to start ({type(exc).__name__}): {tail}"
                 ) from None
@@ -283,7 +299,8 @@ class WorkerExecutor(PythonExecutor):
             self._tools.update(tools)
             self._worker()
             self._send_control({"op": "tools", "tools": self._tool_specs(tools)})
-            self._drain()
+            # The ack is collected before the next action (`__call__` drains first): an agent's first
+            # model call then overlaps the worker's start instead of waiting for it.
 
     @staticmethod
     def _tool_specs(tools: dict[str, Any]) -> list[dict[str, Any]]:
@@ -317,8 +334,8 @@ class WorkerExecutor(PythonExecutor):
         with self._lock:
             self._variables.update(variables)
             self._worker()
-            self._send_control({"op": "vars", "values": encode(variables, allow_pickle=True)})
-            self._drain()
+            if variables:  # acknowledged before the next action, as tools are
+                self._send_control({"op": "vars", "values": encode(variables, allow_pickle=True)})
 
     def reset(self) -> None:
         with self._lock:
