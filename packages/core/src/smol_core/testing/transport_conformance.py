@@ -30,6 +30,7 @@ import pytest
 from smol_core.teams.errors import (
     MessageRefusedError,
     MessageTooLargeError,
+    MessagingError,
     PeerGoneError,
     UnknownRecipientError,
 )
@@ -43,6 +44,9 @@ NUM_AGENTS = 3
 
 class TransportConformance:
     """Subclass and implement `make_transport` and `inject_raw`."""
+
+    flood_size = 100_000
+    """How many messages the flood test sends one receiver."""
 
     def make_transport(self, num_agents: int, max_message_bytes: int) -> Transport:
         raise NotImplementedError
@@ -88,6 +92,39 @@ class TransportConformance:
         got = self.receive_all(transport, 2, 120)
         assert [m.body for m in got if m.sender == 0] == list(range(60))
         assert [m.body for m in got if m.sender == 1] == [f"b{n}" for n in range(60)]
+
+    def test_a_flood_arrives_whole_and_in_order(self, transport: Transport) -> None:
+        """`flood_size` messages from one sender while the receiver drains: none lost, none twice, in
+        order. A transport that bounds an inbox may refuse a send as full (a clear error); the
+        sender then waits, as an agent told so would."""
+        total, failures = self.flood_size, []
+
+        def flood() -> None:
+            n = 0
+            try:
+                while n < total:
+                    try:
+                        transport.send(Message(sender=0, recipient=1, body=n))
+                        n += 1
+                    except MessagingError as error:
+                        if "full" not in str(error):
+                            raise
+                        time.sleep(0.01)
+            except BaseException as error:  # reported by the test below, not lost in the thread
+                failures.append(error)
+
+        sender = threading.Thread(target=flood, name="flood", daemon=True)
+        sender.start()
+        got: list[Any] = []
+        while len(got) < total:
+            batch = transport.receive(1, timeout=10.0, limit=1000)
+            if not batch:
+                break
+            transport.ack(1, [m.id for m in batch])
+            got.extend(m.body for m in batch)
+        sender.join(timeout=30)
+        assert not failures, failures
+        assert len(got) == total and got == list(range(total))
 
     def test_receive_takes_at_most_limit_and_keeps_the_rest(self, transport: Transport) -> None:
         for n in range(5):

@@ -13,11 +13,13 @@ text, and it is checked by `smol_core.teams.message.decode`; anything else is re
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 import uuid
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from smol_core.plugin_api import (
     DEFAULT_MAX_MESSAGE_BYTES,
@@ -78,10 +80,11 @@ class RedisTransport:
         """agent id -> message id -> stream entries delivered to the agent and not yet acknowledged."""
         self._last_claim: dict[int, float] = {}
         self._ids: list[int] | None = None
-        if agent_ids is not None:
-            self._register([int(i) for i in agent_ids])
-        elif num_agents is not None:
-            self._register(list(range(num_agents)))
+        with self._server("making the team's inboxes"):
+            if agent_ids is not None:
+                self._register([int(i) for i in agent_ids])
+            elif num_agents is not None:
+                self._register(list(range(num_agents)))
 
     def __getstate__(self) -> dict[str, Any]:
         # the connection, and what this process has received and holds, stay in this process
@@ -98,8 +101,26 @@ class RedisTransport:
         if self._client is None:
             import redis
 
-            self._client = redis.Redis.from_url(self.url)
+            # a server that is down is an error within seconds, never a hang (reads may block: a
+            # receive waits on purpose, and the blocking read's own timeout bounds it)
+            self._client = redis.Redis.from_url(self.url, socket_connect_timeout=5, socket_keepalive=True)
         return self._client
+
+    @contextlib.contextmanager
+    def _server(self, doing: str) -> Iterator[None]:
+        """Redis down, restarting or unreachable: a `MessagingError` the model reads, naming the
+        server (never its password), instead of a client library exception. The connection is made
+        again on the next call, so the team goes on once Redis is back."""
+        import redis
+
+        try:
+            yield
+        except (redis.ConnectionError, redis.TimeoutError) as error:
+            where = urlsplit(self.url)
+            raise MessagingError(
+                f"Redis at {where.hostname}:{where.port or 6379} is not reachable ({type(error).__name__}) "
+                f"while {doing}; try again in a moment"
+            ) from None
 
     def _script(self) -> Any:
         """The send script, registered on this process's connection."""
@@ -135,7 +156,8 @@ class RedisTransport:
 
     def agent_ids(self) -> Collection[int]:
         if self._ids is None:
-            members = self.client.smembers(f"{self.prefix}agents")
+            with self._server("listing the agents"):
+                members = self.client.smembers(f"{self.prefix}agents")
             ids = []
             for member in members:
                 text = member.decode("ascii", "replace") if isinstance(member, bytes) else str(member)
@@ -164,7 +186,8 @@ class RedisTransport:
                 "it will read no more messages"
             )
         text = encode(message, self.max_message_bytes)
-        added = self._script()(keys=[self._inbox(message.recipient)], args=[text, self.max_inbox])
+        with self._server("sending"):
+            added = self._script()(keys=[self._inbox(message.recipient)], args=[text, self.max_inbox])
         if not added:
             raise MessagingError(
                 f"agent {message.recipient}'s inbox is full ({self.max_inbox} unread messages): "
@@ -174,8 +197,22 @@ class RedisTransport:
     # --- receiving ------------------------------------------------------------------------------
 
     def receive(self, agent_id: int, timeout: float | None = 0.0, limit: int = 100) -> list[Message]:
+        import redis
+
         if agent_id not in self.agent_ids():
             raise UnknownRecipientError(f"there is no agent {agent_id!r} to receive for")
+        with self._server("receiving"):
+            try:
+                return self._receive(agent_id, timeout, limit)
+            except redis.ResponseError as error:
+                if "NOGROUP" not in str(error):
+                    raise
+                # Redis restarted without persistence: the inboxes are gone. Make them again so
+                # the team goes on; what was unread went with the server (use appendonly for that).
+                self._register(list(self.agent_ids()))
+                return self._receive(agent_id, timeout, limit)
+
+    def _receive(self, agent_id: int, timeout: float | None, limit: int) -> list[Message]:
         key, consumer = self._inbox(agent_id), self._consumer(agent_id)
         deadline = None if timeout is None else time.monotonic() + max(0.0, timeout)
         received = self._reclaim(agent_id, key, consumer, limit)
@@ -258,6 +295,10 @@ class RedisTransport:
 
     def ack(self, agent_id: int, message_ids: Sequence[str]) -> None:
         """The agent has these: remember their ids (so a copy is never shown again) and free the entries."""
+        with self._server("acknowledging messages"):
+            self._ack(agent_id, message_ids)
+
+    def _ack(self, agent_id: int, message_ids: Sequence[str]) -> None:
         holding = self._holding.setdefault(agent_id, {})
         key = self._inbox(agent_id)
         if not message_ids:
