@@ -26,7 +26,7 @@ _EXECUTORS_DIR = Path(__file__).resolve().parent
 _LOCAL_DIR = _EXECUTORS_DIR / "local"
 
 # Host-only modules of the local executor: the worker never imports them (they need smol_core.base).
-_HOST_ONLY = {"executor.py", "process.py", "__init__.py"}
+_HOST_ONLY = {"executor.py", "process.py", "scratch.py", "__init__.py"}
 # Packages on the way to the worker modules: empty in the bundle, so nothing heavy is imported.
 _PACKAGES = ("smol_core", "smol_core.executors", "smol_core.executors.local")
 

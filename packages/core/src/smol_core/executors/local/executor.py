@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 import weakref
 from typing import Any
 
 from smol_core.executors.host import WorkerExecutor, WorkerLink
 from smol_core.executors.local.process import POOL, WORKER_ENV
+from smol_core.executors.local.scratch import make_scratch
 
 __all__ = ["LocalPythonExecutor", "protection_report"]
 
@@ -57,7 +57,7 @@ class LocalPythonExecutor(WorkerExecutor):
 
     def worker_config(self) -> dict[str, Any]:
         if self._scratch is None or not os.path.isdir(self._scratch):
-            self._scratch = tempfile.mkdtemp(prefix="smol-scratch-")
+            self._scratch = make_scratch()
             # Removed when the executor is closed, collected, or the host exits normally; a host
             # killed outright leaves at most an empty folder, the files living in the worker's tmpfs.
             self._scratch_cleanup = weakref.finalize(self, shutil.rmtree, self._scratch, True)

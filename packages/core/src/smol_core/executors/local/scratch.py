@@ -1,0 +1,61 @@
+"""Scratch folders on the host: one per executor, named after the host process that made it.
+
+Why the process id in the name: a folder is removed when its executor closes or the host exits, but
+a host killed outright (`kill -9`, the OOM killer) runs no clean-up and leaves it behind (empty: the
+files live in the worker's own tmpfs). The next host to make a scratch folder removes those whose
+host is gone, so they do not pile up in the temporary directory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+
+PREFIX = "smol-scratch-"
+_OWNED = re.compile(rf"^{re.escape(PREFIX)}(\d+)-")
+
+
+def make_scratch() -> str:
+    """A new scratch folder for this process; first, those left by hosts that no longer run go."""
+    sweep_orphans()
+    return tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
+
+
+def sweep_orphans(folder: str | None = None) -> list[str]:
+    """Remove the scratch folders in `folder` (the temporary directory) whose host process is gone.
+
+    Only folders named by this module are touched, only when the process that made them no longer
+    exists, and only when they are ours to remove (owned by this user). Returns what was removed."""
+    root = folder or tempfile.gettempdir()
+    removed = []
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return removed
+    for name in names:
+        match = _OWNED.match(name)
+        if match is None or _alive(int(match.group(1))):
+            continue
+        path = os.path.join(root, name)
+        try:
+            if os.lstat(path).st_uid != os.getuid() or os.path.islink(path):
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True  # someone else's process, or not a pid at all: leave it be
+    return True
