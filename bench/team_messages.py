@@ -6,14 +6,18 @@ receiver (this process) drains it.
 - throughput: a burst of BURST messages, from the first send to the last receive;
 - latency: PACED messages, one every 0.5 ms (after WARM_UP), each carrying its send time
   (CLOCK_MONOTONIC, one clock for every process of the machine); one-way p50 and p99.
-Goals: local >= 10k msg/s and p99 <= 5 ms; redis >= 5k msg/s.
+Goals: local >= 10k msg/s and p99 <= 5 ms; redis >= 5k msg/s. `ray` (in the plugin-ray environment:
+a local Ray cluster is started, its start not counted) sends each message as one call to the team's
+mailbox actor, answered before the next.
 
-Team runs (`run_agents`, local transport, CodeAgents with an instant scripted model, each agent its
-own spawned process with its own sandbox worker): N = 1 (agent 0 answers) and N = 8 (agent 0 sends
-a message to each of the 7 others, collects their 7 replies, answers); runs/s includes starting
-and stopping every process.
+Team runs (`run_agents`, CodeAgents with an instant scripted model, each agent its own process with
+its own sandbox worker: spawned by the host with `local`; with `ray`, started on the cluster under
+a supervisor actor each, with a fresh mailbox actor per run): N = 1 (agent 0 answers) and N = 8
+(agent 0 sends a message to each of the 7 others, collects their 7 replies, answers); runs/s
+includes starting and stopping every process.
 
     python bench/team_messages.py
+    hatch run plugin-ray:python bench/team_messages.py     # with ray (and redis) side by side
 """
 
 from __future__ import annotations
@@ -120,15 +124,51 @@ def team_settings(num_agents: int) -> list[Any]:
     ] * (num_agents - 1)
 
 
-def team_runs(num_agents: int, runs: int) -> None:
+def team_runs(
+    num_agents: int, runs: int, transport: str = "local", context: str = "spawn", **transport_kwargs: Any
+) -> None:
     from smol_core import run_agents
 
     start = time.perf_counter()
     for _ in range(runs):
-        result = run_agents("Go.", settings=team_settings(num_agents), deadline_seconds=120)
+        result = run_agents(
+            "Go.",
+            settings=team_settings(num_agents),
+            transport=transport,
+            transport_kwargs=transport_kwargs,
+            deadline_seconds=120,
+            context=context,  # type: ignore[arg-type]
+        )
         assert result.state == "success", result
     elapsed = time.perf_counter() - start
-    print(f"team of {num_agents}: {runs / elapsed:5.2f} runs/s ({elapsed / runs:.2f} s per run, {runs} runs)")
+    print(
+        f"{transport:6s} team of {num_agents} ({context}): {runs / elapsed:5.2f} runs/s "
+        f"({elapsed / runs:.2f} s per run, {runs} runs)"
+    )
+
+
+def bench_ray() -> None:
+    """The `ray` transport on a local Ray cluster started here (its start is not counted); needs the
+    plugin-ray environment: `hatch run plugin-ray:python bench/team_messages.py`."""
+    import importlib.util
+
+    if importlib.util.find_spec("smol_transport_ray") is None or importlib.util.find_spec("ray") is None:
+        print("ray    (not installed: hatch run plugin-ray:python bench/team_messages.py)")
+        return
+    import logging
+    import os
+
+    import ray
+    from smol_transport_ray.transport import RayTransport
+
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    ray.init(include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING, namespace="smol")
+    try:
+        report("ray", lambda: RayTransport(num_agents=2))
+        team_runs(1, 5, "ray")
+        team_runs(8, 3, "ray")
+    finally:
+        ray.shutdown()
 
 
 def main() -> None:
@@ -148,8 +188,11 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait()
-    team_runs(1, 5)
-    team_runs(8, 3)
+    for context in ("spawn", "forkserver"):
+        team_runs(1, 5, context=context)
+        team_runs(8, 3, context=context)
+    team_runs(64, 1, context="forkserver")
+    bench_ray()
 
 
 if __name__ == "__main__":

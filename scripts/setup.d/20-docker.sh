@@ -3,7 +3,8 @@
 # Idempotent and fast when done (engine answering + image present: about a second).
 #   1. Debian's docker.io and debootstrap (apt), unless dockerd is already installed;
 #   2. the engine, started in the background if it is not answering (no iptables, no bridge: the
-#      executor's containers have no network anyway); log in /var/log/smol-dockerd.log;
+#      executor's containers have no network anyway); log in /var/log/smol-dockerd.log; its pid goes
+#      to $SMOL_SERVICES_FILE, so that scripts/test stops it when the tests end;
 #   3. the image, built without a registry: `smol executor docker build --from-rootfs` (debootstrap a
 #      minimal Debian with python3, `docker import`; 1-3 minutes), only if missing.
 # Without root (a developer's machine) it does what it can and says what is missing; the Docker tests
@@ -43,6 +44,10 @@ if ! engine_up; then
     echo "20-docker: dockerd did not come up; last lines of $log:" >&2
     tail -20 "$log" >&2
     exit 1
+  fi
+  # scripts/test stops what its set-up started when the tests end (unless SMOL_KEEP_SERVICES=1)
+  if [ -n "${SMOL_SERVICES_FILE:-}" ] && [ -s /var/run/docker.pid ]; then
+    echo "dockerd $(cat /var/run/docker.pid)" >>"$SMOL_SERVICES_FILE"
   fi
 fi
 

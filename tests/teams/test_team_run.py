@@ -53,6 +53,18 @@ def test_run_agents_gives_agent_0_the_task_and_returns_its_answer():
     assert left_behind(before) == []
 
 
+def test_agents_forked_from_a_warm_fork_server_run_the_same_team():
+    """`context="forkserver"`: each agent forks from a server that imported the agent loop once
+    (several times faster to start than `spawn`); its parent is that server, not the host."""
+    before = descendants()
+    result = run_agents(
+        "Compute 5 + 3", num_agents=2, settings=five_plus_three(), deadline_seconds=120, context="forkserver"
+    )
+    assert (result.state, result.output) == ("success", "8")
+    # the fork server itself stays for the host's next team (it ends with the host); no agent stays
+    assert all("forkserver" in command for _, command in left_behind(before))
+
+
 def test_agents_still_waiting_are_stopped_when_agent_0_answers():
     before = descendants()
     settings = [AgentSettings(model=ScriptedModel([code("final_answer('alone')")]), verbosity_level=-1)] + [
@@ -131,14 +143,28 @@ def test_the_cli_runs_a_team_and_prints_one_answer_with_prefixed_logs(tmp_path):
         "import smol_core.cli.smolagent as cli\n"
         "cli._team_settings = lambda args, n: five_plus_three(verbosity=1)\n"
         "if __name__ == '__main__':\n"
-        "    sys.exit(main(['Compute 5 + 3', '--num-agents', '2', '--deadline', '120']))\n"
+        "    sys.exit(main(['Compute 5 + 3', '--num-agents', '2', '--deadline', '120', '--save-run', sys.argv[1]]))\n"
     )
+    saved = tmp_path / "runs" / "team.json"
     import os
 
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.dirname(__file__), *sys.path])}
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=180, env=env)
+    done = subprocess.run(
+        [sys.executable, str(script), str(saved)], capture_output=True, text=True, timeout=180, env=env
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout == "8\n"
+    shown = subprocess.run(
+        [sys.executable, "-m", "smol_core.cli.smol", "team", str(saved)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert (
+        "Team run of 2 agents" in shown.stdout and "success" in shown.stdout and "Answer: 8" in shown.stdout
+    )
+    assert "agent 0: success" in shown.stdout and "0 -> 1" in shown.stdout
     assert "[agent 0] " in done.stderr and "[agent 1] " in done.stderr
     assert "[agent 0] message sent to agent 1" in done.stderr
     assert "[agent 1] message received from agent 0" in done.stderr

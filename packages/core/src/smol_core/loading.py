@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import re
@@ -18,7 +19,13 @@ def load_model(model_type: str, model_id: str | None = None, **kwargs: Any) -> A
         model_id = spec.default_model_id
     if model_id is not None:
         kwargs["model_id"] = model_id
-    return spec.factory(**kwargs)
+    model = spec.factory(**kwargs)
+    if not getattr(model, "model_id", None):
+        # A model that names no id (a plugin's canned model) goes by the name it was chosen by, so the
+        # run's banner and traces say `CannedModel - canned`, not `CannedModel - `.
+        with contextlib.suppress(AttributeError, TypeError):
+            model.model_id = spec.name
+    return model
 
 
 def load_executor(

@@ -17,7 +17,8 @@ Everything else a plugin needs is here too, and only here:
   worker bundle (`bundle_frame`, `loader_command`) that boots the worker anywhere a `python3` runs,
   and the frame codec (`FrameReader`, `encode_message`, `ProtocolLimits`);
 - transports: `Message`, `encode`, `accept_message` (the one check every inbox runs), `Deduplicator`
-  and the messaging errors;
+  and the messaging errors; for a transport that also starts the agents (`TransportSpec.launcher`),
+  `AgentProcess` and `PeerStatus` / `Activity` (the team's shared status);
 - errors: every exception is a `SmolError`; model plugins raise `ModelAPIError`.
 
 `tests/core/test_plugin_api.py` fails when a plugin imports anything of smol_core but this module,
@@ -40,6 +41,7 @@ _EXPORTS: dict[str, str] = {
     "ToolSpec": "smol_core.plugins.specs",
     "CommandSpec": "smol_core.plugins.specs",
     "TransportSpec": "smol_core.plugins.specs",
+    "InstrumentorSpec": "smol_core.plugins.specs",
     "lazy": "smol_core.plugins.specs",
     # errors
     "SmolError": "smol_core.errors",
@@ -52,6 +54,8 @@ _EXPORTS: dict[str, str] = {
     "MessagingError": "smol_core.teams.errors",
     "PeerGoneError": "smol_core.teams.errors",
     "UnknownRecipientError": "smol_core.teams.errors",
+    "MessageRefusedError": "smol_core.teams.errors",
+    "MessageTooLargeError": "smol_core.teams.errors",
     # models
     "Model": "smol_core.models.base",
     "ApiModel": "smol_core.models.base",
@@ -90,6 +94,7 @@ _EXPORTS: dict[str, str] = {
     "Tool": "smol_core.tools.tool",
     "validate_tool_definition": "smol_core.tools.tool",
     "as_tool": "smol_core.tools.decorator",
+    "tool": "smol_core.tools.decorator",
     "FunctionTool": "smol_core.tools.decorator",
     "ToolCollection": "smol_core.tools.collection",
     "tool_from_code": "smol_core.tools.tool",
@@ -121,6 +126,7 @@ _EXPORTS: dict[str, str] = {
     "escape_controls": "smol_core.terminal",
     # executors
     "CodeOutput": "smol_core.executors.base",
+    "LocalPythonExecutor": "smol_core.executors.local",
     "WorkerExecutor": "smol_core.executors.host",
     "WorkerLink": "smol_core.executors.host",
     "WorkerProcess": "smol_core.executors.local.process",
@@ -135,11 +141,23 @@ _EXPORTS: dict[str, str] = {
     # transports
     "Message": "smol_core.teams.message",
     "encode": "smol_core.teams.message",
+    "decode": "smol_core.teams.message",
     "DEFAULT_MAX_MESSAGE_BYTES": "smol_core.teams.message",
     "Transport": "smol_core.teams.transport",
     "accept_message": "smol_core.teams.transport",
     "Deduplicator": "smol_core.teams.transport",
     "MAX_REFUSALS_KEPT": "smol_core.teams.transport",
+    "PeerStatus": "smol_core.teams.status",
+    "Activity": "smol_core.teams.status",
+    "AgentProcess": "smol_core.teams.launcher",
+    "MAX_RESULT_BYTES": "smol_core.teams.worker",
+    # telemetry: the neutral interface an instrumentor implements, and the switch that activates one
+    "Instrumentor": "smol_core.instrumentation",
+    "SpanHandle": "smol_core.instrumentation",
+    "SpanKind": "smol_core.instrumentation",
+    "add_instrumentor": "smol_core.instrumentation",
+    "remove_instrumentor": "smol_core.instrumentation",
+    "instrumentors": "smol_core.instrumentation",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -215,6 +233,9 @@ if _TYPE_CHECKING:
         WorkerExecutor as WorkerExecutor,
         WorkerLink as WorkerLink,
     )
+    from smol_core.executors.local import (
+        LocalPythonExecutor as LocalPythonExecutor,
+    )
     from smol_core.executors.local.process import (
         WORKER_ENV as WORKER_ENV,
         WorkerProcess as WorkerProcess,
@@ -223,6 +244,14 @@ if _TYPE_CHECKING:
         FrameReader as FrameReader,
         ProtocolError as ProtocolError,
         encode_message as encode_message,
+    )
+    from smol_core.instrumentation import (
+        Instrumentor as Instrumentor,
+        SpanHandle as SpanHandle,
+        SpanKind as SpanKind,
+        add_instrumentor as add_instrumentor,
+        instrumentors as instrumentors,
+        remove_instrumentor as remove_instrumentor,
     )
     from smol_core.loading import (
         load_model as load_model,
@@ -283,26 +312,40 @@ if _TYPE_CHECKING:
     from smol_core.plugins.specs import (
         CommandSpec as CommandSpec,
         ExecutorSpec as ExecutorSpec,
+        InstrumentorSpec as InstrumentorSpec,
         ModelSpec as ModelSpec,
         ToolSpec as ToolSpec,
         TransportSpec as TransportSpec,
         lazy as lazy,
     )
     from smol_core.teams.errors import (
+        MessageRefusedError as MessageRefusedError,
+        MessageTooLargeError as MessageTooLargeError,
         MessagingError as MessagingError,
         PeerGoneError as PeerGoneError,
         UnknownRecipientError as UnknownRecipientError,
     )
+    from smol_core.teams.launcher import (
+        AgentProcess as AgentProcess,
+    )
     from smol_core.teams.message import (
         DEFAULT_MAX_MESSAGE_BYTES as DEFAULT_MAX_MESSAGE_BYTES,
         Message as Message,
+        decode as decode,
         encode as encode,
+    )
+    from smol_core.teams.status import (
+        Activity as Activity,
+        PeerStatus as PeerStatus,
     )
     from smol_core.teams.transport import (
         MAX_REFUSALS_KEPT as MAX_REFUSALS_KEPT,
         Deduplicator as Deduplicator,
         Transport as Transport,
         accept_message as accept_message,
+    )
+    from smol_core.teams.worker import (
+        MAX_RESULT_BYTES as MAX_RESULT_BYTES,
     )
     from smol_core.terminal import (
         escape_controls as escape_controls,
@@ -313,6 +356,7 @@ if _TYPE_CHECKING:
     from smol_core.tools.decorator import (
         FunctionTool as FunctionTool,
         as_tool as as_tool,
+        tool as tool,
     )
     from smol_core.tools.schema import (
         AUTHORIZED_TYPES as AUTHORIZED_TYPES,

@@ -8,6 +8,7 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from smol_core import instrumentation
 from smol_core.agent_types import AgentImage, handle_agent_output_types
 from smol_core.agents.events import ActionOutput
 from smol_core.agents.examples import example_sets
@@ -305,7 +306,9 @@ class CodeAgent(MultiStepAgent):
 
         self.logger.log_code(title="Executing parsed code:", content=code, level=LogLevel.INFO)
         try:
-            output = self.python_executor(code)
+            with instrumentation.span("code", "python", {"code": code}) as code_span:
+                output = self.python_executor(code)
+                _record_code_output(code_span, output)
         except InterpreterError as error:
             logs = getattr(error, "logs", "") or ""
             if logs:
@@ -440,6 +443,15 @@ class CodeAgent(MultiStepAgent):
 
 
 DEFAULT_ANSWER_DRAFTS = 3
+
+
+def _record_code_output(scope: Any, output: CodeOutput) -> None:
+    """What the code did, on its span (content: recorded only if the user opted in)."""
+    if scope is instrumentation.NO_SPAN:
+        return
+    scope.set("code.final_answer", output.is_final_answer)
+    scope.set("code.logs", output.logs)
+    scope.set("output", output.output)
 
 
 @dataclass

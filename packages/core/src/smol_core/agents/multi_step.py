@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Iterable
 from typing import Any, Literal, cast
 
+from smol_core import instrumentation
 from smol_core.agent_types import handle_agent_output_types
 from smol_core.agents.events import ActionOutput
 from smol_core.agents.prompts import (
@@ -201,8 +202,11 @@ class MultiStepAgent(ABC):
         agent's `ReceiveMessagesTool` and take what arrives as the task."""
         max_steps = max_steps or self.max_steps
         self.interrupt_switch = False
+        instrumentation.discover()
+        trace_parent = None
         if task is None:
             task = self._task_from_messages()
+            trace_parent = instrumentation.extract(self._message_trace_context())  # the sender's trace
         self.task = task
         if additional_args:
             self.state.update(additional_args)
@@ -216,17 +220,17 @@ class MultiStepAgent(ABC):
             self.monitor.reset()
         self.logger.log_task(
             content=self.task.strip(),
-            subtitle=f"{type(self.model).__name__} - {self.model.model_id or ''}",
+            subtitle=" - ".join(filter(None, [type(self.model).__name__, str(self.model.model_id or "")])),
             title=self.name,
             level=LogLevel.INFO,
         )
         self.memory.steps.append(TaskStep(task=self.task, task_images=images))
         self._prepare_run()
         if stream:
-            return self._run_stream(self.task, max_steps, images)
+            return self._traced_run(self.task, max_steps, images, trace_parent)
         start = time.time()
         final: FinalAnswerStep | None = None
-        for event in self._run_stream(self.task, max_steps, images):
+        for event in self._traced_run(self.task, max_steps, images, trace_parent):
             if isinstance(event, FinalAnswerStep):
                 final = event
         assert final is not None
@@ -235,6 +239,36 @@ class MultiStepAgent(ABC):
             result.team_messages = self._team_messages()
             return result
         return final.output
+
+    def _traced_run(
+        self, task: str, max_steps: int, images: list[Any] | None, parent: Any
+    ) -> Generator[StreamEvent]:
+        """The run's events, under the run's span when something traces (`smol_core.instrumentation`)."""
+        self._run_span = instrumentation.span(
+            "agent",
+            self.name or type(self).__name__,
+            {
+                "agent.name": self.name or type(self).__name__,
+                "agent.id": f"{self.name or type(self).__name__}-{id(self):x}",
+                "agent.description": self.description,
+                "agent.class": type(self).__name__,
+                "model.id": self.model.model_id,
+                "task": task,
+            },
+            parent=parent,
+        )
+        return instrumentation.traced_iter(self._run_span, self._run_stream(task, max_steps, images))  # type: ignore[return-value]
+
+    _run_span: Any = instrumentation.NO_SPAN
+
+    def _message_trace_context(self) -> dict[str, str]:
+        """The W3C trace context of the messages that became this run's task (empty if none)."""
+        from smol_core.teams.tools import ReceiveMessagesTool
+
+        for tool in self._message_tools():
+            if isinstance(tool, ReceiveMessagesTool) and tool.trace_context:
+                return tool.trace_context
+        return {}
 
     def _message_tools(self) -> list[Tool]:
         from smol_core.teams.tools import ReceiveMessagesTool, SendMessageTool
@@ -306,41 +340,52 @@ class MultiStepAgent(ABC):
             )
             self.logger.log_rule(f"Step {self.step_number}", level=LogLevel.INFO)
             self.tool_budget.start_step()
+            step_span = instrumentation.span(
+                "step", f"step {self.step_number}", {"step.number": self.step_number}
+            )
             try:
-                for event in self._step_stream(action_step):
+                for event in instrumentation.traced_iter(
+                    step_span, self._step_stream(action_step), end=False
+                ):
                     yield event
                     if isinstance(event, ActionOutput) and event.is_final_answer:
                         self.logger.print(
                             self.logger._style(f"Final answer: {event.output}", "bold", "yellow")
                         )
                         if self.final_answer_checks:
-                            self._validate_final_answer(event.output)
+                            with step_span.activate():
+                                self._validate_final_answer(event.output)
                         final_answer = event.output
                         returned_final_answer = True
                         action_step.is_final_answer = True
             except AgentGenerationError as error:
+                step_span.error(error)
                 action_step.error = error
                 action_step.timing.finish()
                 self.memory.steps.append(action_step)
                 raise
             except AgentError as error:
+                step_span.error(error)
                 action_step.error = error
                 if not getattr(error, "logged", False):  # a subclass may skip our __init__
                     self.logger.log_error(str(error))
             except Exception as error:
                 # An error of the host's making still ends the run, but the step that failed says why.
+                step_span.error(error)
                 action_step.error = AgentError(f"{type(error).__name__}: {error}"[:2000])
                 raise
             finally:
                 if action_step not in self.memory.steps:
                     self._finalize_step(action_step)
                     self.memory.steps.append(action_step)
+                _end_step_span(step_span, action_step)
             yield action_step
             self.step_number += 1
         if not returned_final_answer:
             final_answer = self._handle_max_steps_reached(task)
         # a str, image or audio answer becomes an agent type that displays (notebook, UI) and saves
         final_step = FinalAnswerStep(output=handle_agent_output_types(final_answer))
+        self._run_span.set("output", final_step.output)
         self.step_callbacks.callback(final_step, agent=self)
         yield final_step
 
@@ -354,12 +399,15 @@ class MultiStepAgent(ABC):
 
     def _validate_final_answer(self, final_answer: Any) -> None:
         for check in self.final_answer_checks:
+            name = str(getattr(check, "__name__", "check"))
             try:
-                passed = (
-                    check(final_answer, self.memory, agent=self)
-                    if _takes_agent(check)
-                    else check(final_answer, self.memory)
-                )
+                with instrumentation.span("check", name, {"check.name": name}) as check_span:
+                    passed = (
+                        check(final_answer, self.memory, agent=self)
+                        if _takes_agent(check)
+                        else check(final_answer, self.memory)
+                    )
+                    check_span.set("check.passed", bool(passed))
             except Exception as error:
                 raise AgentError(
                     f"The final answer was rejected by the check {getattr(check, '__name__', check)!r}: {error}",
@@ -408,7 +456,8 @@ class MultiStepAgent(ABC):
                 ChatMessage(MessageRole.USER, [{"type": "text", "text": post}]),
             ]
         try:
-            message = self.model.generate(input_messages, stop_sequences=["<end_plan>"])
+            with instrumentation.span("planning", "planning", {"step.number": self.step_number}):
+                message = self.model.generate(input_messages, stop_sequences=["<end_plan>"])
         except Exception as error:
             raise AgentGenerationError(f"The model failed while planning: {error}", self.logger) from error
         plan = (message.text or "").split("<end_plan>")[0].strip()
@@ -561,6 +610,17 @@ class MultiStepAgent(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.cleanup()
+
+
+def _end_step_span(scope: Any, step: ActionStep) -> None:
+    """What the step came to, on its span (when something traces), then the span's end."""
+    if scope is instrumentation.NO_SPAN:
+        return
+    if step.token_usage is not None:
+        scope.set("usage.input_tokens", step.token_usage.input_tokens)
+        scope.set("usage.output_tokens", step.token_usage.output_tokens)
+    scope.set("step.final", bool(step.is_final_answer))
+    scope.end()
 
 
 def _takes_agent(check: Callable[..., Any]) -> bool:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from smol_core import instrumentation
 from smol_core.agent_types import AgentImage, handle_agent_input_types, handle_agent_output_types
 from smol_core.agents.events import ActionOutput, ToolOutput
 from smol_core.agents.multi_step import MultiStepAgent, StreamEvent
@@ -222,11 +224,16 @@ class ToolCallingAgent(MultiStepAgent):
         if len(calls) == 1:
             yield self._run_one(calls[0])
             return
+        # the pool's threads do not inherit the step's context: each call's span takes it explicitly
+        run_one = functools.partial(self._run_one, trace_parent=instrumentation.capture())
         with ThreadPoolExecutor(max_workers=self.max_tool_threads) as pool:
-            yield from pool.map(self._run_one, calls)
+            yield from pool.map(run_one, calls)
 
-    def _run_one(self, call: ToolCall) -> ToolOutput:
-        result = self.execute_tool_call(call.name, call.arguments)
+    def _run_one(self, call: ToolCall, trace_parent: Any = None) -> ToolOutput:
+        attributes = _tool_attributes(self, call) if instrumentation.active() else None
+        with instrumentation.span("tool", call.name, attributes, parent=trace_parent) as scope:
+            result = self.execute_tool_call(call.name, call.arguments)
+            scope.set("tool.result", result)
         is_final = call.name == "final_answer"
         if is_final:
             observation = f"Final answer: {as_text(result)}"
@@ -294,6 +301,16 @@ class ToolCallingAgent(MultiStepAgent):
             raise AgentToolExecutionError(
                 f"Tool {tool_name!r} failed: {type(error).__name__}: {error}", self.logger
             ) from error
+
+
+def _tool_attributes(agent: ToolCallingAgent, call: ToolCall) -> dict[str, Any]:
+    target = agent.tools.get(call.name) or agent.managed_agents.get(call.name)
+    return {
+        "tool.name": call.name,
+        "tool.call_id": call.id,
+        "tool.description": getattr(target, "description", None),
+        "tool.arguments": call.arguments,
+    }
 
 
 async def _await(awaitable: Any) -> Any:

@@ -1,4 +1,4 @@
-"""The `smol` subcommands smol-core provides: `plugins` and `doctor`."""
+"""The `smol` subcommands smol-core provides: `plugins`, `doctor` and `team`."""
 
 from __future__ import annotations
 
@@ -53,10 +53,35 @@ def run_doctor(args: argparse.Namespace) -> int:
     return 0
 
 
+def _configure_team(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="A team run saved by `smolagent ... --num-agents N --save-run FILE`.")
+    parser.add_argument("--json", action="store_true", help="The checked record as JSON.")
+
+
+def run_team(args: argparse.Namespace) -> int:
+    """Show a finished team run: the answer, each agent's outcome, the messages in time order."""
+    from dataclasses import asdict
+
+    from smol_core.teams.record import TeamRecordError, load_team_run, render_team_run
+
+    try:
+        record = load_team_run(args.file)
+    except TeamRecordError as error:
+        print(f"smol team: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        json.dump(asdict(record), sys.stdout, indent=2, default=repr)
+        print()
+    else:
+        print(render_team_run(record))
+    return 0
+
+
 def commands() -> list[CommandSpec]:
     return [
         CommandSpec(
             "plugins", "List installed plugins and what they register.", run_plugins, _configure_plugins
         ),
         CommandSpec("doctor", "Show which sandbox protections are active here.", run_doctor),
+        CommandSpec("team", "Show a finished team run saved with --save-run.", run_team, _configure_team),
     ]

@@ -96,6 +96,19 @@ def build_parser() -> argparse.ArgumentParser:
         default=600.0,
         help="A team's time budget in seconds: then every agent is stopped. Default: 600.",
     )
+    parser.add_argument(
+        "--save-run",
+        default=None,
+        metavar="FILE",
+        help="With --num-agents: save the finished team run (each agent's outcome, every message) to "
+        "FILE; `smol team FILE` shows it.",
+    )
+    parser.add_argument(
+        "--trace-file",
+        default=None,
+        help="Write the run's spans as OTLP JSON lines to this file (needs smol-telemetry-otel; "
+        "`smol trace FILE` prints them). Same as SMOL_TRACE_FILE.",
+    )
     return parser
 
 
@@ -187,6 +200,8 @@ def check_arguments(args: argparse.Namespace, parser: argparse.ArgumentParser) -
         parser.error(f"--max-steps must be at least 1, got {args.max_steps}")
     if not 1 <= args.num_agents <= MAX_AGENTS:
         parser.error(f"--num-agents must be from 1 to {MAX_AGENTS}, got {args.num_agents}")
+    if args.save_run and args.num_agents < 2:
+        parser.error("--save-run saves a team run: use it with --num-agents 2 or more")
     if args.num_agents > 1:
         if args.deadline <= 0:
             parser.error(f"--deadline must be positive, got {args.deadline}")
@@ -218,8 +233,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.prompt = read_task(args, parser)
     check_arguments(args, parser)
+    if argv is None:  # the real command, not a call from Python (a test, a UI plugin)
+        from smol_core.cli.lifetime import end_with_parent
+
+        end_with_parent()  # a killed `hatch run` (or any launcher) takes the run and its workers with it
+    _trace_to_file(args.trace_file)
     from smol_core.agents.parsing import as_text
-    from smol_core.errors import SmolError
+    from smol_core.errors import AgentGenerationError, SmolError
     from smol_core.terminal import escape_controls
 
     if args.num_agents > 1:
@@ -230,7 +250,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         agent = _make_agent(args, model, tools)
         with agent:
             answer = agent.run(args.prompt, max_steps=args.max_steps)
-    except SmolError as error:
+    # A model that cannot answer at all (a task longer than its context, a server that refuses) ends
+    # the run: the user gets its reason in one line, not the agent loop's traceback.
+    except (SmolError, AgentGenerationError) as error:
         print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -239,6 +261,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the answer was written by the model or the sandbox: no escape sequence reaches the terminal
     print(escape_controls(as_text(answer)))
     return 0
+
+
+def _trace_to_file(path: str | None) -> None:
+    """`--trace-file`: set through the environment, so that a team's agent processes trace too."""
+    if not path:
+        return
+    import importlib.util
+
+    if importlib.util.find_spec("smol_telemetry_otel") is None:
+        print("smolagent: --trace-file needs pip install 'smol-core[telemetry]'", file=sys.stderr)
+        return
+    os.environ["SMOL_TRACE_FILE"] = os.path.abspath(path)
 
 
 def _team_settings(args: argparse.Namespace, num_agents: int) -> Any:
@@ -282,6 +316,15 @@ def run_team(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("smolagent: interrupted; every agent was stopped", file=sys.stderr)
         return 130
+    if args.save_run:
+        from smol_core.teams.record import save_team_run
+
+        try:
+            print(f"smolagent: team run saved to {save_team_run(result, args.save_run)}", file=sys.stderr)
+        except OSError as error:
+            print(
+                f"smolagent: the team run could not be saved: {escape_controls(str(error))}", file=sys.stderr
+            )
     if result.output is None:
         why = {"deadline": f"the deadline of {args.deadline:g} s passed"}.get(result.state, result.state)
         reason = result.agents[0].error

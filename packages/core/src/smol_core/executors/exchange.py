@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from smol_core import instrumentation
 from smol_core.executors.base import STATE_LOST, CodeOutput, ExecutionTimeoutError, InterpreterError
 from smol_core.executors.frames import check_frame
 from smol_core.executors.protocol import ProtocolError, encode
@@ -45,6 +46,8 @@ class Exchange:
         self.inflight: dict[int, Any] = {}
         self.done_async: list[tuple[int, Any]] = []
         self.wake_r, self.wake_w = -1, -1
+        # tools the code calls are traced as children of the code's span, whatever thread runs them
+        self.trace_parent = instrumentation.capture()
         timeout = executor.timeout_seconds
         self.deadline = None if timeout is None else time.monotonic() + timeout
 
@@ -186,7 +189,7 @@ class Exchange:
             return
         started = time.monotonic()
         try:
-            result = fn(*args, **kwargs)
+            result = instrumentation.traced_call(self.trace_parent, name, call_id, fn, args, kwargs)
             if inspect.isawaitable(result):
                 result = asyncio.run_coroutine_threadsafe(
                     _await(result), self.ex._async_runner().loop
@@ -229,7 +232,10 @@ class Exchange:
         if self.wake_r < 0:
             self.wake_r, self.wake_w = os.pipe()
         runner = self.ex._async_runner()
-        future = asyncio.run_coroutine_threadsafe(fn(*args, **kwargs), runner.loop)
+        coroutine = instrumentation.traced_coroutine(
+            self.trace_parent, getattr(fn, "__name__", "tool"), call_id, fn(*args, **kwargs)
+        )
+        future = asyncio.run_coroutine_threadsafe(coroutine, runner.loop)
         self.inflight[call_id] = future
 
         def wake(_: Any, call_id: int = call_id) -> None:

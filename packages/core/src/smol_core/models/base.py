@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from smol_core import instrumentation
 from smol_core.errors import ModelAPIError
 from smol_core.json_limits import JSONLimitError, find_json_object, parse_arguments
 from smol_core.messages import (
@@ -117,10 +118,18 @@ class Model:
 
         Subclasses implement `request` (and `request_stream` if they can stream); one that still
         overrides `generate` the seed's way keeps working, and `request` then calls it.
+        Every model call of an agent passes here (or through `generate_stream`): it is traced here.
         """
-        return self.request(
-            ModelRequest.from_call(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
+        request = ModelRequest.from_call(
+            messages, stop_sequences, response_format, tools_to_call_from, **kwargs
         )
+        if not instrumentation.active():
+            return self.request(request)
+        attributes = instrumentation.model_attributes(self, messages, stream=False)
+        with instrumentation.span("model", str(attributes["model.id"]), attributes) as scope:
+            message = self.request(request)
+            instrumentation.record_reply(scope, message)
+            return message
 
     def generate_stream(
         self,
@@ -130,10 +139,15 @@ class Model:
         tools_to_call_from: list[Any] | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatMessageStreamDelta]:
-        """The seed system's streaming call, answered by `request_stream`."""
-        return self.request_stream(
-            ModelRequest.from_call(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
+        """The seed system's streaming call, answered by `request_stream` (traced as one model call)."""
+        request = ModelRequest.from_call(
+            messages, stop_sequences, response_format, tools_to_call_from, **kwargs
         )
+        if not instrumentation.active():
+            return self.request_stream(request)
+        attributes = instrumentation.model_attributes(self, messages, stream=True)
+        scope = instrumentation.span("model", str(attributes["model.id"]), attributes)
+        return instrumentation.traced_iter(scope, _recording_usage(scope, self.request_stream(request)))
 
     def request(self, request: ModelRequest) -> ChatMessage:
         """Answer one request: what a model plugin implements."""
@@ -204,6 +218,23 @@ class CallableModel(Model):
             return reply
         text = remove_content_after_stop_sequences(str(reply), request.stop_sequences)
         return ChatMessage(role=MessageRole.ASSISTANT, content=text, token_usage=TokenUsage(0, 0))
+
+
+def _recording_usage(
+    scope: Any, deltas: Iterator[ChatMessageStreamDelta]
+) -> Iterator[ChatMessageStreamDelta]:
+    """The deltas, passed on as they come; the usage they report is put on the model call's span."""
+    input_tokens = output_tokens = 0
+    seen = False
+    for delta in deltas:
+        if delta.token_usage is not None:
+            seen = True
+            input_tokens += delta.token_usage.input_tokens
+            output_tokens += delta.token_usage.output_tokens
+        yield delta
+    if seen:
+        scope.set("usage.input_tokens", input_tokens)
+        scope.set("usage.output_tokens", output_tokens)
 
 
 def as_model(obj: Any) -> Model:

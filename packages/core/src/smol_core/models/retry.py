@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from smol_core import instrumentation
+
 __all__ = ["RetryPolicy", "attempts_made", "error_status", "is_retryable_error", "retry_after"]
 
 logger = logging.getLogger("smol_core.models")
@@ -154,6 +156,15 @@ class RetryPolicy:
                     attempt,
                     self.max_attempts - 1,
                     delay,
+                )
+                instrumentation.event(
+                    "retry",
+                    {
+                        "retry.attempt": attempt,
+                        "error.type": type(error).__qualname__,
+                        "retry.reason": str(error)[:500],
+                        "retry.delay_seconds": delay,
+                    },
                 )
                 self.sleep(delay)
 

@@ -21,6 +21,7 @@ import pluggy
 from smol_core.plugins.specs import (
     CommandSpec,
     ExecutorSpec,
+    InstrumentorSpec,
     ModelSpec,
     ToolSpec,
     TransportSpec,
@@ -172,6 +173,9 @@ def smol_transports() -> Iterable[TransportSpec]:  # type: ignore[empty-body]
     message is data, and whatever reaches an inbox was written by someone else: read every one
     through `accept_message` (it decodes, checks the addressee and bounds, and logs refusals), and
     drop redelivered ids with a `Deduplicator`. Test it with `smol_core.testing.TransportConformance`.
+    A transport whose agents should run elsewhere (the `ray` transport starts them on its cluster)
+    sets `TransportSpec.launcher`: `launcher(transport)` returns an `AgentLauncher` or None (local
+    processes, the default); the host still owns shutdown, and no agent outlives the run.
     Example (agents as threads of one process)::
 
         import queue
@@ -222,4 +226,20 @@ def smol_transports() -> Iterable[TransportSpec]:  # type: ignore[empty-body]
         @hookimpl
         def smol_transports():
             return [TransportSpec("threads", ThreadTransport, "Queues between threads.")]
+    """
+
+
+@hookspec
+def smol_instrumentors() -> Iterable[InstrumentorSpec]:  # type: ignore[empty-body]
+    """Tracers of agent runs (`smol_core.instrumentation.Instrumentor`), asked once per process at the
+    first agent run when a variable of the environment starts with `OTEL_` or `SMOL_TRACE`. The
+    factory returns an instrumentor, or None when tracing is not asked for, and imports its SDK only
+    then:
+
+        from smol_core import hookimpl
+        from smol_core.plugins.specs import InstrumentorSpec, lazy
+
+        @hookimpl
+        def smol_instrumentors():
+            return [InstrumentorSpec("otel", lazy("my_pkg.auto:from_environment"), "OpenTelemetry.")]
     """

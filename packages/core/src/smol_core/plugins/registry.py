@@ -30,17 +30,18 @@ from smol_core.plugins.specs import (
     KNOWN_PROVIDERS,
     CommandSpec,
     ExecutorSpec,
+    InstrumentorSpec,
     ModelSpec,
     ToolSpec,
     TransportSpec,
 )
 
-Kind = Literal["models", "executors", "tools", "commands", "transports"]
-KINDS: tuple[Kind, ...] = ("models", "executors", "tools", "commands", "transports")
+Kind = Literal["models", "executors", "tools", "commands", "transports", "instrumentors"]
+KINDS: tuple[Kind, ...] = ("models", "executors", "tools", "commands", "transports", "instrumentors")
 BUILTIN_PLUGIN = "smol_core.plugins.builtin"
 
-Spec = ModelSpec | ExecutorSpec | ToolSpec | CommandSpec | TransportSpec
-S = TypeVar("S", ModelSpec, ExecutorSpec, ToolSpec, CommandSpec, TransportSpec)
+Spec = ModelSpec | ExecutorSpec | ToolSpec | CommandSpec | TransportSpec | InstrumentorSpec
+S = TypeVar("S", ModelSpec, ExecutorSpec, ToolSpec, CommandSpec, TransportSpec, InstrumentorSpec)
 
 
 @dataclass

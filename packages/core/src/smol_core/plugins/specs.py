@@ -89,10 +89,30 @@ class TransportSpec:
 
     The factory's keyword arguments are the transport's own (a Redis URL, a queue mapping): a team
     passes them through untouched, so that every transport can take what it needs.
+
+    `launcher(transport)`, where given, says where a team's agents run when this transport carries
+    their messages: an `AgentLauncher` (`smol_core.teams.launcher`), or None for local processes
+    (the default, and the only choice without it). The `ray` transport starts agents on its cluster.
     """
 
     name: str
     factory: Callable[..., Any]
+    description: str = ""
+    aliases: Sequence[str] = ()
+    launcher: Callable[[Any], Any] | None = None
+
+
+@dataclass(frozen=True)
+class InstrumentorSpec:
+    """A tracer of agent runs (`smol_core.instrumentation.Instrumentor`).
+
+    `factory()` is called once per process, at the first agent run, and returns an instrumentor when
+    the environment asks for tracing (`OTEL_EXPORTER_OTLP_ENDPOINT`, ...) or None when it does not:
+    an installed plugin that nobody switched on costs nothing.
+    """
+
+    name: str
+    factory: Callable[[], Any]
     description: str = ""
     aliases: Sequence[str] = ()
 
@@ -128,5 +148,11 @@ KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
         "langchain": "smol-tool-langchain",
     },
     "transports": {"redis": "smol-transport-redis", "ray": "smol-transport-ray"},
-    "commands": {"ui": "smol-ui-gradio", "mcp": "smol-tool-mcp", "executor": "smol-executor-docker"},
+    "commands": {
+        "ui": "smol-ui-gradio",
+        "mcp": "smol-tool-mcp",
+        "executor": "smol-executor-docker",
+        "trace": "smol-telemetry-otel",
+    },
+    "instrumentors": {"otel": "smol-telemetry-otel"},
 }

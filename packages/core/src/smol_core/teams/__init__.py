@@ -14,8 +14,10 @@ from smol_core.teams.errors import (
     PeerGoneError,
     UnknownRecipientError,
 )
+from smol_core.teams.launcher import AgentLauncher, AgentProcess, LocalLauncher
 from smol_core.teams.local import LocalTransport
 from smol_core.teams.message import DEFAULT_MAX_MESSAGE_BYTES, Message
+from smol_core.teams.record import load_team_run, render_team_run, save_team_run
 from smol_core.teams.settings import AgentSettings
 from smol_core.teams.team import AgentOutcome, Team, TeamResult, run_agents
 from smol_core.teams.tools import MessageLog, ReceiveMessagesTool, SendMessageTool
@@ -23,9 +25,12 @@ from smol_core.teams.transport import Deduplicator, Transport
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_BYTES",
+    "AgentLauncher",
     "AgentOutcome",
+    "AgentProcess",
     "AgentSettings",
     "Deduplicator",
+    "LocalLauncher",
     "LocalTransport",
     "Message",
     "MessageLog",
@@ -39,5 +44,8 @@ __all__ = [
     "TeamResult",
     "Transport",
     "UnknownRecipientError",
+    "load_team_run",
+    "render_team_run",
     "run_agents",
+    "save_team_run",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -24,6 +25,14 @@ results, small enough that a runaway model cannot fill a peer's memory or a Redi
 MAX_AGENT_ID = 1_000_000
 MAX_DEPTH = 32
 _FIELDS = frozenset({"id", "sender", "recipient", "timestamp", "body"})
+_TRACE_FIELD = "trace"
+# W3C Trace Context: version-traceid-parentid-flags, lower-case hex; all-zero ids and version ff are invalid
+_TRACEPARENT = re.compile(r"(?!ff)[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}")
+_TRACESTATE_MEMBER = re.compile(
+    r"[a-z0-9][a-z0-9_\-*/@]{0,255}=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]"
+)
+MAX_TRACESTATE_CHARS = 512
+MAX_TRACESTATE_MEMBERS = 32
 
 
 @dataclass(frozen=True)
@@ -35,6 +44,9 @@ class Message:
     body: Any
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
     timestamp: float = field(default_factory=time.time)
+    trace: dict[str, str] = field(default_factory=dict, compare=False)
+    """The sender's W3C trace context (`traceparent`, maybe `tracestate`), so that the receiver's
+    work continues the sender's trace: empty when the sender traced nothing."""
 
     def to_dict(self) -> dict[str, Any]:
         """The record memory and `RunResult` keep, and the shape the model reads."""
@@ -86,14 +98,18 @@ def encode(message: Message, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> str:
     check_agent_id(message.sender, "sender")
     check_agent_id(message.recipient, "target_id")
     _check_body(message.body)
+    record: dict[str, Any] = {
+        "id": message.id,
+        "sender": message.sender,
+        "recipient": message.recipient,
+        "timestamp": message.timestamp,
+        "body": message.body,
+    }
+    trace = trace_context(message.trace)
+    if trace:
+        record[_TRACE_FIELD] = trace
     text = json.dumps(
-        {
-            "id": message.id,
-            "sender": message.sender,
-            "recipient": message.recipient,
-            "timestamp": message.timestamp,
-            "body": message.body,
-        },
+        record,
         ensure_ascii=False,
         separators=(",", ":"),
         allow_nan=False,
@@ -105,6 +121,23 @@ def encode(message: Message, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> str:
             "send a shorter message, or split it"
         )
     return text
+
+
+def trace_context(value: Any) -> dict[str, str]:
+    """The valid W3C trace context in `value`, or {}: a bad `traceparent` is dropped with its
+    `tracestate`, a bad `tracestate` alone. Never refuses the message: tracing is not its content."""
+    if not isinstance(value, dict):
+        return {}
+    parent = value.get("traceparent")
+    if type(parent) is not str or not _TRACEPARENT.fullmatch(parent):
+        return {}
+    checked = {"traceparent": parent}
+    state = value.get("tracestate")
+    if type(state) is str and 0 < len(state) <= MAX_TRACESTATE_CHARS:
+        members = [member.strip() for member in state.split(",") if member.strip()]
+        if len(members) <= MAX_TRACESTATE_MEMBERS and all(_TRACESTATE_MEMBER.fullmatch(m) for m in members):
+            checked["tracestate"] = ",".join(members)
+    return checked
 
 
 def _refuse_constant(name: str) -> Any:
@@ -135,6 +168,8 @@ def decode(raw: Any, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> Message:
     if not isinstance(data, dict):
         raise MessageRefusedError("a message arrived that is not a JSON object")
     keys = set(data)
+    trace = trace_context(data.pop(_TRACE_FIELD, None))
+    keys.discard(_TRACE_FIELD)
     if keys != _FIELDS:
         unknown, missing = sorted(keys - _FIELDS), sorted(_FIELDS - keys)
         raise MessageRefusedError(
@@ -153,4 +188,5 @@ def decode(raw: Any, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> Message:
         body=data["body"],
         id=message_id,
         timestamp=float(timestamp),
+        trace=trace,
     )

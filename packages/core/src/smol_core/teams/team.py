@@ -1,5 +1,9 @@
 """`run_agents` and `Team`: start N agents as processes, give agent 0 the task, stop them all after.
 
+The processes are local children of the host, unless the transport's plugin launches them elsewhere
+(`TransportSpec.launcher`: the `ray` transport starts them on its cluster); the rules below hold
+either way.
+
 The host owns the shutdown (DESIGN: "no process outlives the run"): the run ends when agent 0
 answers, when every agent has ended, when all of them wait for messages that no one is sending
 (idle), or when the deadline passes; then each agent process is sent
@@ -23,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from smol_core.messages import Timing
+from smol_core.teams.launcher import AgentLauncher, AgentProcess, LocalLauncher
 from smol_core.teams.settings import AgentSettings
 from smol_core.teams.status import Activity, PeerStatus
 from smol_core.teams.worker import MAX_RESULT_BYTES, agent_main
@@ -63,6 +68,14 @@ class TeamResult:
     timing: Timing = field(default_factory=Timing)
 
 
+FORKSERVER_PRELOAD = (
+    "smol_core.teams.worker",
+    "smol_core.agents.code_agent",
+    "smol_core.agents.tool_calling_agent",
+)
+"""What the `forkserver` start method imports once, so that each agent process starts warm."""
+
+
 class Team:
     """N agents, each in its own process, that talk through a transport plugin's queues.
 
@@ -94,30 +107,39 @@ class Team:
         self.transport_kwargs = dict(transport_kwargs or {})
         self.deadline_seconds = deadline_seconds
         self.context: Any = multiprocessing.get_context(context)
-        self.processes: list[Any] = []
+        if context == "forkserver":  # agents fork from a server that has imported the agent loop once
+            self.context.set_forkserver_preload(list(FORKSERVER_PRELOAD))
+        self.processes: list[AgentProcess] = []
 
-    def _make_transport(self, status: PeerStatus) -> Any:
+    def _make_transport(self) -> tuple[Any, AgentLauncher]:
+        """The transport, and the launcher of the agents: its plugin's, if it has one, or local processes."""
+        local = LocalLauncher(self.context)
         if self.transport_name in ("local", "multiprocessing"):
             from smol_core.teams.local import LocalTransport
 
-            return LocalTransport(
-                num_agents=self.num_agents,
-                context=self.context.get_start_method(),
-                status=status,
-                **self.transport_kwargs,
+            made = LocalTransport(
+                num_agents=self.num_agents, context=self.context.get_start_method(), **self.transport_kwargs
             )
+            return made, local
         from smol_core.loading import load_transport
+        from smol_core.plugins.registry import get_registry
 
         made = load_transport(self.transport_name, num_agents=self.num_agents, **self.transport_kwargs)
-        if hasattr(made, "status"):
-            made.status = status
-        return made
+        make_launcher = get_registry().transport(self.transport_name).launcher
+        launcher = make_launcher(made) if make_launcher is not None else None
+        if launcher is None:
+            return made, local
+        if not isinstance(launcher, AgentLauncher):
+            raise TypeError(f"the {self.transport_name!r} transport's launcher is not an AgentLauncher")
+        return made, launcher
 
     def run(self, task: str) -> TeamResult:
         """Start every agent, agent 0 with `task` and the others with none, and wait for the answer."""
         start = time.time()
-        status = PeerStatus(self.num_agents, self.context.get_start_method())
-        transport = self._make_transport(status)
+        transport, launcher = self._make_transport()
+        status = launcher.peer_status(self.num_agents)
+        if hasattr(transport, "status"):
+            transport.status = status
         # Each agent writes its report to a file (atomically) and then puts only its id on `done`: a
         # notice that small is written to the pipe in one piece, so a process killed at any moment
         # never leaves the host reading half a message.
@@ -127,9 +149,9 @@ class Team:
         with tempfile.TemporaryDirectory(prefix="smol-team-") as folder:
             reports = [Path(folder) / f"agent-{agent_id}.json" for agent_id in range(self.num_agents)]
             self.processes = [
-                self.context.Process(
-                    target=agent_main,
-                    args=(
+                launcher.process(
+                    agent_main,
+                    (
                         agent_id,
                         task if agent_id == 0 else None,
                         self.settings[agent_id],
@@ -137,9 +159,7 @@ class Team:
                         done,
                         str(reports[agent_id]),
                     ),
-                    # not daemonic: an agent's tools may start processes of their own; the host
-                    # stops every agent itself (below), and the kernel does if the host dies
-                    name=f"smol-agent-{agent_id}",
+                    f"smol-agent-{agent_id}",
                 )
                 for agent_id in range(self.num_agents)
             ]
@@ -149,6 +169,7 @@ class Team:
                 ended_by = self._wait(done, reports, outcomes, status)
             finally:
                 self._stop_all(status)
+                launcher.close()
                 done.close()
                 done.cancel_join_thread()
                 close = getattr(transport, "close", None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from smol_core import instrumentation
 from smol_core.teams.local import LocalTransport
 from smol_core.teams.message import Message
 from smol_core.teams.status import PeerStatus
@@ -77,7 +78,10 @@ class SendMessageTool(Tool):
         self.log = log or MessageLog()
 
     def forward(self, target_id: int, message: Any) -> None:
-        sent = Message(sender=self.agent_id, recipient=target_id, body=message)
+        # the trace context goes along as data, so the recipient's work continues this trace
+        sent = Message(
+            sender=self.agent_id, recipient=target_id, body=message, trace=instrumentation.inject()
+        )
         self.transport.send(sent)
         self.log.record("sent", sent)
         status = _status(self.transport)
@@ -108,6 +112,8 @@ class ReceiveMessagesTool(Tool):
         self.agent_id = agent_id
         self.log = log or MessageLog()
         self._unacknowledged: list[str] = []
+        self.trace_context: dict[str, str] = {}
+        """The W3C trace context of the last message received that carried one (checked on receipt)."""
 
     def forward(self, timeout: float | None = None) -> list[dict[str, Any]]:
         wait = min(max(0.0, float(timeout or 0.0)), self.MAX_TIMEOUT)
@@ -134,6 +140,11 @@ class ReceiveMessagesTool(Tool):
         self._unacknowledged.extend(message.id for message in messages)
         for message in messages:
             self.log.record("received", message)
+            if message.trace:
+                self.trace_context = message.trace
+            instrumentation.event(
+                "message.received", {"message.id": message.id, "message.sender": message.sender}
+            )
         return messages
 
     def acknowledge(self) -> None:

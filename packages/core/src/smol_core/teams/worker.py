@@ -67,10 +67,19 @@ def agent_main(
         done.put(agent_id)
     except OSError:  # the host is gone (its folder with it): no one to tell
         pass
+    _flush_traces()
     close = getattr(transport, "close", None)
     if close is not None:
         close()
     sys.stderr.flush()
+
+
+def _flush_traces() -> None:
+    """Export this agent's spans now: a multiprocessing child runs no exit handlers, so whatever an
+    instrumentor still buffers would be lost with the process."""
+    from smol_core import instrumentation
+
+    instrumentation.flush()
 
 
 def _die_with_parent() -> None:
@@ -88,8 +97,22 @@ def _die_with_parent() -> None:
     import multiprocessing
 
     host = multiprocessing.parent_process()
-    if host is not None and os.getppid() != host.pid:  # the host died before the request was made
+    if host is not None and not _alive(host.pid):  # the host died before the request was made
         os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _alive(pid: int | None) -> bool:
+    """Whether the host still runs. Not `getppid() == host`: under `forkserver` the agent's parent is
+    the fork server (whose own death, when the host's goes, is what the kernel signals), not the host."""
+    if pid is None:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class TeamStopped(BaseException):

@@ -6,12 +6,42 @@ model what to do next. Only public addresses are fetched unless the user allows 
 (`allow_private_addresses=`, `SMOL_WEB_ALLOW_PRIVATE`): a non-public one raises `AddressRefusedError`.
 """
 
-from smol_tool_web._http import AddressRefusedError, RateLimitedError, WebToolError
-from smol_tool_web.api_search import ApiWebSearchTool, GoogleSearchTool
-from smol_tool_web.results import SearchResult
-from smol_tool_web.search import DuckDuckGoSearchTool, WebSearchTool
-from smol_tool_web.visit import VisitWebpageTool
-from smol_tool_web.wikipedia import WikipediaSearchTool
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from smol_tool_web._http import AddressRefusedError, RateLimitedError, WebToolError
+    from smol_tool_web.api_search import ApiWebSearchTool, GoogleSearchTool
+    from smol_tool_web.results import SearchResult
+    from smol_tool_web.search import DuckDuckGoSearchTool, WebSearchTool
+    from smol_tool_web.visit import VisitWebpageTool
+    from smol_tool_web.wikipedia import WikipediaSearchTool
+
+# Names load on first use (PEP 562): `smol plugins` imports `smol_tool_web._plugin`, hence this
+# package, and must not need httpx to list the toolkit.
+_EXPORTS = {
+    "AddressRefusedError": "smol_tool_web._http",
+    "RateLimitedError": "smol_tool_web._http",
+    "WebToolError": "smol_tool_web._http",
+    "ApiWebSearchTool": "smol_tool_web.api_search",
+    "GoogleSearchTool": "smol_tool_web.api_search",
+    "SearchResult": "smol_tool_web.results",
+    "DuckDuckGoSearchTool": "smol_tool_web.search",
+    "WebSearchTool": "smol_tool_web.search",
+    "VisitWebpageTool": "smol_tool_web.visit",
+    "WikipediaSearchTool": "smol_tool_web.wikipedia",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'smol_tool_web' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AddressRefusedError",

@@ -29,7 +29,7 @@ def sweep_orphans(folder: str | None = None) -> list[str]:
     Only folders named by this module are touched, only when the process that made them no longer
     exists, and only when they are ours to remove (owned by this user). Returns what was removed."""
     root = folder or tempfile.gettempdir()
-    removed = []
+    removed: list[str] = []
     try:
         names = os.listdir(root)
     except OSError:

@@ -1,0 +1,164 @@
+"""Agents as Ray actors: each agent of a team runs under an `AgentSupervisor` actor on the cluster.
+
+The host keeps the same rules as with local processes (`smol_core.teams.launcher`): it starts every
+agent, asks how each ended, stops them all at the end (SIGTERM relayed by the supervisor, then the
+supervisor killed, whose agent dies with it), and no actor outlives the run: `close` kills every
+supervisor, and they are not detached, so they end with the host's Ray connection in any case.
+
+An agent's report comes back as the result of its supervisor's `run` call; the host writes it where
+the team reads local agents' reports, and puts the agent's id on the team's `done` queue.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from smol_core.plugin_api import MAX_RESULT_BYTES, AgentProcess
+from smol_transport_ray import supervisor as supervisor_module
+from smol_transport_ray.cluster import NAMESPACE
+from smol_transport_ray.console import ConsoleEcho
+from smol_transport_ray.status import MailboxStatus
+from smol_transport_ray.transport import RayTransport
+
+KILLED = -9
+"""The exit code of an agent whose supervisor was killed or lost (its node died)."""
+KILL_WAIT_SECONDS = 30.0
+"""How long a join waits for a killed supervisor's end to be confirmed before taking it as ended."""
+
+
+def launcher_for(transport: Any) -> RayLauncher | None:
+    """`TransportSpec.launcher` of the `ray` transport: agents on the cluster unless the transport
+    was made with `agents="local"` (then the team starts local processes, talking through Ray)."""
+    if not isinstance(transport, RayTransport) or transport.agents != "cluster":
+        return None
+    return RayLauncher(transport, transport.agent_options)
+
+
+class RayLauncher:
+    """Starts each agent of a team under its own supervisor actor; kills them all at `close`."""
+
+    def __init__(self, transport: RayTransport, options: Mapping[str, Any] | None = None) -> None:
+        self.transport = transport
+        # an agent mostly waits on its model: by default it takes no CPU slot, so a team larger
+        # than the cluster's CPU count still starts (pass {"num_cpus": 1} to reserve one each)
+        self.options = {"num_cpus": 0, **(options or {})}
+        self.processes: list[RayAgentProcess] = []
+        self.echo: ConsoleEcho | None = None
+
+    def peer_status(self, num_agents: int) -> MailboxStatus:
+        return MailboxStatus(self.transport, num_agents)
+
+    def process(self, target: Callable[..., None], args: tuple[Any, ...], name: str) -> AgentProcess:
+        if self.echo is None:
+            self.echo = ConsoleEcho(self.transport)
+            self.echo.start()
+        made = RayAgentProcess(self.transport, self.options, target, args, name)
+        self.processes.append(made)
+        return made
+
+    def close(self) -> None:
+        for process in self.processes:
+            process.release()
+        if self.echo is not None:
+            self.echo.stop()
+
+
+class RayAgentProcess:
+    """One agent on the cluster, seen from the host as a `multiprocessing.Process`.
+
+    `args` are the team's `(agent_id, task, settings, transport, done, report_path)`: the first three
+    and the transport go to the supervisor (which hands the agent a relay to itself instead of the
+    transport); `done` and `report_path` are the host's, where the report is relayed."""
+
+    def __init__(
+        self,
+        transport: RayTransport,
+        options: Mapping[str, Any],
+        target: Callable[..., None],
+        args: tuple[Any, ...],
+        name: str,
+    ) -> None:
+        self.transport = transport
+        self.options = dict(options)
+        self.target = target
+        self.agent_id: int = args[0]
+        self.remote_args = tuple(args[:3])
+        self.done, self.report_path = args[4], str(args[5])
+        self.name = name
+        self.pid: int | None = None
+        self._exitcode: int | None = None
+        self._actor: Any = None
+        self._result: Any = None
+        self._ended = False
+        self._killed = False
+
+    def start(self) -> None:
+        ray = self.transport.ray
+        remote = ray.remote(max_restarts=0, max_concurrency=4)(supervisor_module.AgentSupervisor)
+        self._actor = remote.options(
+            name=f"{self.transport.name}-agent-{self.agent_id}", namespace=NAMESPACE, **self.options
+        ).remote()
+        self._result = self._actor.run.remote(
+            self.target, self.remote_args, self.transport, self.name, MAX_RESULT_BYTES
+        )
+        self.pid = 0  # started; the agent's own pid is on its node, not here
+
+    @property
+    def exitcode(self) -> int | None:
+        self._poll(0)
+        return self._exitcode
+
+    def is_alive(self) -> bool:
+        return self.pid is not None and not self._poll(0)
+
+    def join(self, timeout: float | None = None) -> None:
+        if timeout is None and self._killed:  # a node that went away never confirms: never a hang
+            timeout = KILL_WAIT_SECONDS
+        if not self._poll(timeout) and self._killed:
+            self._ended, self._exitcode = True, KILLED
+
+    def terminate(self) -> None:
+        if self._actor is not None and not self._ended:
+            with contextlib.suppress(Exception):  # gone already: nothing to stop
+                self._actor.terminate.remote()
+
+    def kill(self) -> None:
+        self._killed = True
+        self.release()
+
+    def release(self) -> None:
+        """Kill the supervisor (its agent gets SIGTERM from the kernel, its sandbox follows)."""
+        if self._actor is not None:
+            with contextlib.suppress(Exception):
+                self.transport.ray.kill(self._actor, no_restart=True)
+
+    def _poll(self, timeout: float | None) -> bool:
+        """Whether the agent has ended, waiting up to `timeout`; relays its report the first time."""
+        if self._ended or self._result is None:
+            return self._ended
+        ray = self.transport.ray
+        ready, _ = ray.wait([self._result], timeout=timeout)
+        if not ready:
+            return False
+        try:
+            exitcode, report = ray.get(self._result)
+        except ray.exceptions.RayError:  # the supervisor was killed, or its node lost
+            exitcode, report = KILLED, None
+        self._ended = True
+        self._exitcode = exitcode if type(exitcode) is int else KILLED
+        if isinstance(report, str):
+            _write_report(self.report_path, report)
+            self.done.put(self.agent_id)
+        self.release()
+        return True
+
+
+def _write_report(path: str, text: str) -> None:
+    """Write then rename, as an agent does: the team reads a whole report or none."""
+    partial = f"{path}.partial"
+    with open(partial, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(partial, path)

@@ -1,0 +1,227 @@
+"""`Mailbox`: the inboxes of one team, kept by one Ray actor on the cluster.
+
+Why an actor: it is the one place every agent of the team can reach, wherever Ray placed it, and
+it serialises the calls made to it, so a sender's messages are queued in the order it sent them.
+Why one actor per team (not one per agent): an actor costs a worker process, and a team that runs
+on the cluster already pays one per agent for its supervisor; its messages should not double that.
+
+Delivery is at-least-once, as with Redis consumer groups: `take` hands entries over and keeps them
+*pending* under the reader's consumer name until `ack`; when that reader goes silent for longer
+than `claim_idle_seconds` (its process died), the next reader of the same inbox (its replacement)
+receives them again. Acknowledged message ids are remembered (bounded), so a copy sent again later
+is dropped here; each receiver drops repeats by id as well.
+
+Where the team's agents run on the cluster, the actor also keeps the team's status (who runs,
+waits or has ended: a send to an ended agent is refused here) and what the agents write on their
+console, until the host prints it.
+
+The entries are opaque text to this actor: it never parses them (the receiving process runs the
+one check every inbox runs, `accept_message`). It only bounds what it keeps: entry size, inbox
+length, the memory of ids. This module imports nothing but the standard library, so the cluster's
+nodes need Ray and nothing else (it is shipped to them by value).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+OK, UNKNOWN, FULL, TOO_LARGE, NOT_TEXT = "ok", "unknown", "full", "too_large", "not_text"
+STATES = frozenset({"running", "waiting", "finished", "dead"})
+MAX_CONSOLE_WRITES = 10_000
+MAX_CONSOLE_CHARS = 8_192
+MAX_HINT_CHARS = 128
+
+
+@dataclass
+class _Pending:
+    entry: tuple[int, str | None, Any]
+    consumer: str
+
+
+@dataclass
+class _Inbox:
+    queue: deque[tuple[int, str | None, Any]] = field(default_factory=deque)
+    pending: dict[int, _Pending] = field(default_factory=dict)
+    held_ids: dict[str, int] = field(default_factory=dict)
+    """message id -> how many entries with that id are queued or pending (a repeat is dropped)."""
+    acked: OrderedDict[str, None] = field(default_factory=OrderedDict)
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class Mailbox:
+    """Inboxes for agent ids `agent_ids`; made with `ray.remote(Mailbox).options(name=...)`."""
+
+    def __init__(
+        self,
+        agent_ids: list[int],
+        max_entry_bytes: int,
+        max_inbox: int = 10_000,
+        claim_idle_seconds: float = 30.0,
+        remember_acked: int = 100_000,
+    ) -> None:
+        self.max_entry_bytes = max_entry_bytes
+        self.max_inbox = max_inbox
+        self.claim_idle_seconds = claim_idle_seconds
+        self.remember_acked = remember_acked
+        self.inboxes = {int(agent_id): _Inbox() for agent_id in agent_ids}
+        self.last_heard: dict[str, float] = {}
+        """consumer name -> when it last called: a reader silent for long has died."""
+        self.next_entry = 0
+        # the team's status, for agents that run on the cluster (no memory shared with the host)
+        self.states = dict.fromkeys(self.inboxes, "running")
+        self.sent = dict.fromkeys(self.inboxes, 0)
+        self.taken = dict.fromkeys(self.inboxes, 0)
+        # what agents on the cluster write to their console, until the host prints it (bounded)
+        self.console: deque[str] = deque()
+        self.console_dropped = 0
+
+    async def agent_ids(self) -> list[int]:
+        return sorted(self.inboxes)
+
+    async def put(self, recipient: int, raw: Any, message_id: str | None) -> str:
+        """Queue `raw` for `recipient`; `message_id` is the sender's word for the id inside (checked
+        by the receiver), used to drop repeats. Returns a status word, never raises at the sender."""
+        inbox = self.inboxes.get(recipient) if type(recipient) is int else None
+        if inbox is None:
+            return UNKNOWN
+        if self.states[recipient] in ("finished", "dead"):  # the team's status, where kept here
+            return self.states[recipient]
+        if type(raw) not in (str, bytes):
+            return NOT_TEXT
+        if len(raw) > self.max_entry_bytes:  # characters or bytes: bounded either way
+            return TOO_LARGE
+        if type(message_id) is not str or len(message_id) > MAX_HINT_CHARS:
+            message_id = None
+        if message_id is not None and (message_id in inbox.acked or message_id in inbox.held_ids):
+            return OK  # a repeat of one this inbox holds or has acknowledged: at most once here
+        if len(inbox.queue) + len(inbox.pending) >= self.max_inbox:
+            return FULL
+        self.next_entry += 1
+        inbox.queue.append((self.next_entry, message_id, raw))
+        if message_id is not None:
+            inbox.held_ids[message_id] = inbox.held_ids.get(message_id, 0) + 1
+        inbox.arrived.set()
+        return OK
+
+    async def take(self, agent_id: int, consumer: str, limit: int, wait: float) -> list[tuple[int, Any, Any]]:
+        """Up to `limit` entries for `agent_id`: first those a silent reader left unacknowledged,
+        then new ones, waiting up to `wait` seconds for one to come. They stay pending until `ack`."""
+        inbox = self.inboxes.get(agent_id)
+        if inbox is None:
+            return []
+        self.last_heard[consumer] = time.monotonic()
+        limit = max(1, min(int(limit), 10_000))
+        taken = self._reclaim(inbox, consumer, limit)
+        if not taken and not inbox.queue and wait > 0:
+            inbox.arrived.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(inbox.arrived.wait(), timeout=min(float(wait), 60.0))
+            self.last_heard[consumer] = time.monotonic()
+        while inbox.queue and len(taken) < limit:
+            entry = inbox.queue.popleft()
+            inbox.pending[entry[0]] = _Pending(entry, consumer)
+            taken.append(entry)
+        if not inbox.queue:
+            inbox.arrived.clear()
+        return taken
+
+    def _reclaim(self, inbox: _Inbox, consumer: str, limit: int) -> list[tuple[int, Any, Any]]:
+        """Entries pending with another reader that has not called for `claim_idle_seconds`: a dead
+        agent's unacknowledged messages, handed to its replacement in the order they came."""
+        if not inbox.pending:
+            return []
+        now = time.monotonic()
+        taken: list[tuple[int, Any, Any]] = []
+        for entry_id in sorted(inbox.pending):
+            pending = inbox.pending[entry_id]
+            if pending.consumer == consumer:
+                continue
+            if now - self.last_heard.get(pending.consumer, 0.0) < self.claim_idle_seconds:
+                continue
+            pending.consumer = consumer
+            taken.append(pending.entry)
+            if len(taken) >= limit:
+                break
+        return taken
+
+    async def ack(self, agent_id: int, consumer: str, entry_ids: list[int], message_ids: list[str]) -> None:
+        """The reader has these: free the entries, remember the ids (a later copy is dropped)."""
+        inbox = self.inboxes.get(agent_id)
+        if inbox is None:
+            return
+        self.last_heard[consumer] = time.monotonic()
+        for entry_id in entry_ids:
+            pending = inbox.pending.pop(entry_id, None) if type(entry_id) is int else None
+            if pending is not None:
+                self._release_id(inbox, pending.entry[1])
+        for message_id in message_ids:
+            if type(message_id) is str and len(message_id) <= MAX_HINT_CHARS:
+                inbox.acked[message_id] = None
+                inbox.acked.move_to_end(message_id)
+        while len(inbox.acked) > self.remember_acked:
+            inbox.acked.popitem(last=False)
+
+    @staticmethod
+    def _release_id(inbox: _Inbox, message_id: str | None) -> None:
+        if message_id is None:
+            return
+        left = inbox.held_ids.get(message_id, 0) - 1
+        if left > 0:
+            inbox.held_ids[message_id] = left
+        else:
+            inbox.held_ids.pop(message_id, None)
+
+    async def sizes(self) -> dict[int, tuple[int, int]]:
+        """agent id -> (queued, pending): for tests and for a look at a team's backlog."""
+        return {agent_id: (len(i.queue), len(i.pending)) for agent_id, i in self.inboxes.items()}
+
+    # --- the team's status (`MailboxStatus`): who runs, waits or has ended; what has moved ---------
+
+    async def status_get(self, agent_id: int) -> str | None:
+        return self.states.get(agent_id)
+
+    async def status_mark(self, agent_id: int, state: str) -> None:
+        if agent_id in self.states and state in STATES:
+            self.states[agent_id] = state
+
+    async def status_waiting(self, agent_id: int, is_waiting: bool) -> None:
+        """An agent enters or leaves a receive that waits; an ended agent stays ended."""
+        if self.states.get(agent_id) in ("running", "waiting"):
+            self.states[agent_id] = "waiting" if is_waiting else "running"
+
+    async def status_count(self, agent_id: int, sent: int, taken: int) -> None:
+        if agent_id in self.states:
+            self.sent[agent_id] += int(sent)
+            self.taken[agent_id] += int(taken)
+
+    async def activity(self) -> tuple[list[int], bool, int, int]:
+        """(live agents, whether all of them wait with nothing queued for them, sent, taken)."""
+        live = [i for i, state in self.states.items() if state in ("running", "waiting")]
+        all_waiting = bool(live) and all(
+            self.states[i] == "waiting" and not self.inboxes[i].queue for i in live
+        )
+        return live, all_waiting, sum(self.sent.values()), sum(self.taken.values())
+
+    # --- the agents' console lines, relayed to the host's terminal -----------------------------
+
+    async def console_put(self, text: str) -> None:
+        if type(text) is not str or not text:
+            return
+        if len(self.console) >= MAX_CONSOLE_WRITES:
+            self.console_dropped += 1
+            return
+        self.console.append(text[:MAX_CONSOLE_CHARS])
+
+    async def console_take(self) -> list[str]:
+        """Every write waiting, oldest first (and a note of how many were dropped when full)."""
+        taken = list(self.console)
+        self.console.clear()
+        if self.console_dropped:
+            taken.append(f"({self.console_dropped} console writes of the agents were dropped: too many)\n")
+            self.console_dropped = 0
+        return taken

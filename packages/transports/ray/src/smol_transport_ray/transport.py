@@ -1,0 +1,294 @@
+"""`RayTransport`: a team's inboxes in a `Mailbox` actor on a Ray cluster.
+
+The host that makes the transport (the team) creates the mailbox actor, named after the team, and
+owns it: it is not detached, so it ends with the host's Ray connection at the latest, and `close()`
+by the host kills it at the end of the run. Every agent process receives the transport pickled
+(the address and the team's name only), joins the cluster and finds the mailbox by name.
+
+Every call to the actor has a time limit: a mailbox that died or a cluster that stopped answering is
+a `MessagingError` the model reads, never a hang. Whatever is read from the mailbox is untrusted
+(another agent wrote it) and goes through `accept_message`, the one check every inbox runs; the
+message id the sender declared must match the one inside, or the entry is refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+import uuid
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, Literal
+
+from smol_core.plugin_api import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    MAX_REFUSALS_KEPT,
+    Deduplicator,
+    Message,
+    MessagingError,
+    PeerGoneError,
+    UnknownRecipientError,
+    accept_message,
+    encode,
+)
+from smol_transport_ray import mailbox as mailbox_module
+from smol_transport_ray.cluster import NAMESPACE, connect, gcs_address
+from smol_transport_ray.status import MailboxStatus
+
+WAIT_SLICE_SECONDS = 1.0
+"""A waiting receive asks the mailbox to wait at most this long per call, so that the caller's own
+deadline, and a mailbox that died meanwhile, are both noticed within about a second."""
+CALL_TIMEOUT_SECONDS = 30.0
+"""How long one call to the mailbox may take beyond its own wait before the cluster counts as gone."""
+
+
+class RayTransport:
+    """Agents' inboxes in one named actor per team. Picklable: each process joins the cluster anew.
+
+    `url`: the cluster to join (`auto`, `host:6379`, `ray://head:10001`); None joins the cluster this
+    process is connected to, or starts a local one. `team`: the mailbox's name; a fresh one makes a
+    new mailbox owned (and killed at `close`) by this object, an existing one is joined.
+
+    In a team (`run_agents(..., transport="ray")`), `agents="cluster"` runs each agent under a Ray
+    actor on the cluster (`agent_options`: its Ray actor options, e.g. `{"num_cpus": 1}`);
+    `agents="local"` keeps them local processes of the host, talking through the cluster's mailbox.
+    """
+
+    def __init__(
+        self,
+        url: str | None = None,
+        num_agents: int | None = None,
+        agent_ids: Sequence[int] | None = None,
+        team: str | None = None,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        claim_idle_seconds: float = 30.0,
+        max_inbox: int = 10_000,
+        call_timeout_seconds: float = CALL_TIMEOUT_SECONDS,
+        agents: Literal["cluster", "local"] = "cluster",
+        agent_options: Mapping[str, Any] | None = None,
+        status: Any = None,
+    ) -> None:
+        if agents not in ("cluster", "local"):
+            raise ValueError(f"agents must be 'cluster' or 'local', got {agents!r}")
+        self.agents = agents
+        self.agent_options = dict(agent_options or {})
+        self.team = team or uuid.uuid4().hex
+        self.max_message_bytes = max_message_bytes
+        self.claim_idle_seconds = claim_idle_seconds
+        self.max_inbox = max_inbox
+        self.call_timeout_seconds = call_timeout_seconds
+        self.status = status
+        """agent id -> "running" | "finished" | "dead", where the team that started the agents keeps one."""
+        self.refused: list[str] = []
+        self._ray: Any = connect(None if url in (None, "") else url)
+        self.address = gcs_address() or url
+        """What the agents' processes join: the cluster's own address when this process started it."""
+        self._actor: Any = None
+        self._owner = False
+        self._consumers: dict[int, str] = {}
+        self._dedup: dict[int, Deduplicator] = {}
+        self._holding: dict[int, dict[str, list[int]]] = {}
+        """agent id -> message id -> mailbox entries handed to the agent and not yet acknowledged."""
+        ids = list(agent_ids) if agent_ids is not None else None
+        if ids is None and num_agents is not None:
+            ids = list(range(num_agents))
+        self._ids: list[int] | None = sorted(int(i) for i in ids) if ids is not None else None
+        if self._ids is not None:
+            self._open(self._ids, fresh=team is None)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the connection, the actor handle and what this process holds stay here; the mailbox is
+        # the creator's to kill
+        state = dict(self.__dict__)
+        state.update(_ray=None, _actor=None, _owner=False, _consumers={}, _dedup={}, _holding={}, refused=[])
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        # join the cluster as the process starts (its main thread, before an agent's own signal
+        # handlers are set), not halfway through the agent's first tool call
+        self._ray = connect(self.address)
+        # on a node of the cluster (an agent's supervisor), the cluster's own address is the one its
+        # processes join, whatever the host used (a Ray Client URL, `auto`)
+        self.address = gcs_address() or self.address
+
+    @property
+    def name(self) -> str:
+        return f"smol-team-{self.team}"
+
+    # --- the mailbox ------------------------------------------------------------------------------
+
+    def _open(self, ids: list[int], fresh: bool) -> None:
+        """Create the team's mailbox (a fresh team: this object owns it) or join the named one."""
+        ray = self._ray
+        # by value: the cluster's nodes need Ray, not this package, to run the mailbox
+        ray.cloudpickle.register_pickle_by_value(mailbox_module)
+        remote = ray.remote(num_cpus=0, max_restarts=0)(mailbox_module.Mailbox)
+        self._actor = remote.options(
+            name=self.name,
+            namespace=NAMESPACE,
+            get_if_exists=not fresh,
+            lifetime="non_detached",
+            # the mailbox bounds entries loosely (4 bytes a character, whatever it was sent as): the exact
+            # limit is the receiver's check, which counts what it refuses
+        ).remote(ids, self.max_message_bytes * 4, self.max_inbox, self.claim_idle_seconds)
+        self._owner = fresh
+        if not fresh:  # a mailbox joined by name says who its agents are
+            self._ids = self._call(self._actor.agent_ids.remote(), 0.0, "join the team's mailbox")
+        # a new one is not waited for: its worker starts while the agents' do (a failed start is
+        # the first call's error)
+
+    @property
+    def ray(self) -> Any:
+        """The `ray` module, connected to the team's cluster."""
+        if self._ray is None:
+            self._ray = connect(self.address)
+        return self._ray
+
+    def call(self, method: str, doing: str, *args: Any) -> Any:
+        """Call the mailbox's `method` and wait for its answer (bounded): for the team's status."""
+        return self._call(getattr(self.actor, method).remote(*args), 0.0, doing)
+
+    @property
+    def actor(self) -> Any:
+        """The mailbox actor's handle, found by name on first use in this process."""
+        if self._actor is None:
+            try:
+                self._actor = self.ray.get_actor(self.name, namespace=NAMESPACE)
+            except ValueError:
+                raise MessagingError(
+                    f"the team's mailbox ({self.name}) is not on the Ray cluster: the team has ended"
+                ) from None
+        return self._actor
+
+    def _call(self, ref: Any, wait: float, doing: str) -> Any:
+        """`ray.get` with a deadline: a dead mailbox or a silent cluster is an error, not a hang."""
+        ray = self.ray
+        try:
+            return ray.get(ref, timeout=wait + self.call_timeout_seconds)
+        except ray.exceptions.GetTimeoutError:
+            raise MessagingError(
+                f"the Ray cluster did not answer within {wait + self.call_timeout_seconds:.0f} s "
+                f"when asked to {doing}"
+            ) from None
+        except ray.exceptions.RayActorError:
+            raise MessagingError(
+                f"the team's mailbox on the Ray cluster is gone (could not {doing}): the team has ended"
+            ) from None
+
+    def agent_ids(self) -> Collection[int]:
+        if self._ids is None:
+            self._ids = list(self._call(self.actor.agent_ids.remote(), 0.0, "list the agents"))
+        return self._ids
+
+    def _consumer(self, agent_id: int) -> str:
+        if agent_id not in self._consumers:
+            self._consumers[agent_id] = f"agent-{agent_id}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        return self._consumers[agent_id]
+
+    # --- sending --------------------------------------------------------------------------------
+
+    def send(self, message: Message) -> None:
+        if message.recipient not in self.agent_ids():
+            raise UnknownRecipientError(
+                f"there is no agent {message.recipient!r} to send to; the agents are: {self._known()}"
+            )
+        # a team's status kept in the mailbox is checked there, by the same call that queues
+        local_status = self.status is not None and not isinstance(self.status, MailboxStatus)
+        state = self.status.get(message.recipient) if local_status else None
+        if state in ("finished", "dead"):
+            raise self._gone(message.recipient, state)
+        text = encode(message, self.max_message_bytes)
+        outcome = self._call(
+            self.actor.put.remote(message.recipient, text, message.id),
+            0.0,
+            f"send to agent {message.recipient}",
+        )
+        if outcome in ("finished", "dead"):
+            raise self._gone(message.recipient, outcome)
+        if outcome == mailbox_module.FULL:
+            raise MessagingError(
+                f"agent {message.recipient}'s inbox is full ({self.max_inbox} unread messages): "
+                "wait for it to catch up"
+            )
+        if outcome != mailbox_module.OK:
+            raise MessagingError(
+                f"the team's mailbox refused the message to agent {message.recipient}: {outcome}"
+            )
+
+    @staticmethod
+    def _gone(recipient: int, state: str) -> PeerGoneError:
+        return PeerGoneError(
+            f"agent {recipient} has {'stopped' if state == 'finished' else 'died'}: it will read no more messages"
+        )
+
+    def _known(self) -> str:
+        return ", ".join(str(i) for i in self.agent_ids())
+
+    # --- receiving ------------------------------------------------------------------------------
+
+    def receive(self, agent_id: int, timeout: float | None = 0.0, limit: int = 100) -> list[Message]:
+        if agent_id not in self.agent_ids():
+            raise UnknownRecipientError(
+                f"there is no agent {agent_id!r} to receive for; the agents are: {self._known()}"
+            )
+        consumer = self._consumer(agent_id)
+        deadline = None if timeout is None else time.monotonic() + max(0.0, timeout)
+        while True:
+            left = WAIT_SLICE_SECONDS if deadline is None else deadline - time.monotonic()
+            wait = max(0.0, min(left, WAIT_SLICE_SECONDS))
+            entries = self._call(
+                self.actor.take.remote(agent_id, consumer, limit, wait), wait, f"receive for agent {agent_id}"
+            )
+            received = self._accept(agent_id, consumer, entries)
+            if received or (deadline is not None and time.monotonic() >= deadline):
+                return received
+
+    def _accept(self, agent_id: int, consumer: str, entries: Any) -> list[Message]:
+        """Check each entry; refused ones and repeats are acknowledged at once (never redelivered)."""
+        holding = self._holding.setdefault(agent_id, {})
+        dedup = self._dedup.setdefault(agent_id, Deduplicator())
+        accepted: list[Message] = []
+        drop: list[int] = []
+        for entry in entries if isinstance(entries, list) else []:
+            entry_id, declared, raw = entry
+            message = accept_message(raw, agent_id, self.max_message_bytes, self.refused)
+            if message is None:
+                drop.append(entry_id)
+            elif declared != message.id:  # the mailbox drops repeats by the declared id: it must be true
+                if len(self.refused) < MAX_REFUSALS_KEPT:
+                    self.refused.append("a message arrived whose id is not the one its sender declared")
+                drop.append(entry_id)
+            elif message.id in holding:  # a second copy of one the agent holds: acked with it
+                holding[message.id].append(entry_id)
+            elif not dedup.first_time(message.id):
+                drop.append(entry_id)
+            else:
+                holding[message.id] = [entry_id]
+                accepted.append(message)
+        if drop:
+            self._call(self.actor.ack.remote(agent_id, consumer, drop, []), 0.0, "drop refused messages")
+        return accepted
+
+    def ack(self, agent_id: int, message_ids: Sequence[str]) -> None:
+        """The agent has these: the mailbox frees their entries and drops any later copy."""
+        if not message_ids:
+            return
+        holding = self._holding.setdefault(agent_id, {})
+        entries: list[int] = []
+        for message_id in message_ids:
+            entries.extend(holding.pop(message_id, []))
+        self._call(
+            self.actor.ack.remote(agent_id, self._consumer(agent_id), entries, list(message_ids)),
+            0.0,
+            f"acknowledge agent {agent_id}'s messages",
+        )
+
+    def close(self) -> None:
+        """The host that made the mailbox kills it (the run is over); an agent's process only lets go."""
+        if self._owner and self._actor is not None and self._ray is not None:
+            # already gone with its cluster: nothing left to end
+            with contextlib.suppress(Exception):
+                self._ray.kill(self._actor, no_restart=True)
+        self._owner = False
+        self._actor = None
