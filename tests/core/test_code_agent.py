@@ -391,7 +391,7 @@ def test_answer_drafts_setting():
     assert CodeAgent(tools=[], model=ScriptedModel([]), answer_drafts=5)._drafts_per_step == 5
 
 
-def test_small_models_with_tools_see_the_tools_and_no_answer_only_examples():
+def test_small_models_with_tools_see_the_tools_and_examples_that_call_them():
     model = _small(ScriptedModel([code("final_answer(population('Paris'))")]))
     agent = CodeAgent(
         tools=[population],
@@ -402,9 +402,12 @@ def test_small_models_with_tools_see_the_tools_and_no_answer_only_examples():
     with agent:
         agent.run("How many people live in Paris?")
     call = model.calls[0]
-    assert [message.role.value for message in call["messages"]] == ["system", "user"]
+    # one worked example per tool (here one), made from the tool itself: no arithmetic-only examples
+    assert [message.role.value for message in call["messages"]] == ["system", "user", "assistant", "user"]
     assert "def population(" in call["messages"][0].text
-    assert "line{1,20}" in call["grammar"] and "printline" not in call["grammar"]
+    assert "population('London')" in call["messages"][2].text
+    # the block starts with a tool call and ends by answering (tests/core/test_small_model_tools.py)
+    assert "firstcall line{0,1} printline? answer" in call["grammar"]
 
 
 def test_a_custom_system_prompt_turns_the_small_model_prompting_off():

@@ -70,6 +70,7 @@ _EXPORTS: dict[str, str] = {
     "get_tool_json_schemas": "smol_core.models.base",
     "tool_calls_in": "smol_core.models.base",
     "ChatCompletionsModel": "smol_core.models.chat_completions",
+    "CapabilityDetector": "smol_core.models.detection",
     "model_supports_stop": "smol_core.models.openai_format",
     "ModelRequest": "smol_core.models.request",
     "sanitize_schema": "smol_core.models.schema_tool_calls",
@@ -290,6 +291,9 @@ if _TYPE_CHECKING:
     )
     from smol_core.models.chat_completions import (
         ChatCompletionsModel as ChatCompletionsModel,
+    )
+    from smol_core.models.detection import (
+        CapabilityDetector as CapabilityDetector,
     )
     from smol_core.models.openai_format import (
         model_supports_stop as model_supports_stop,

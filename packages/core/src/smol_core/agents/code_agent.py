@@ -10,9 +10,11 @@ from typing import Any
 
 from smol_core import instrumentation
 from smol_core.agent_types import AgentImage, handle_agent_output_types
+from smol_core.agents.draft_checks import echoes_task
 from smol_core.agents.events import ActionOutput
-from smol_core.agents.examples import example_sets
+from smol_core.agents.examples import WorkedExample, example_sets
 from smol_core.agents.grammar import code_action_grammar, task_comment
+from smol_core.agents.model_mode import describe_mode
 from smol_core.agents.multi_step import MultiStepAgent, StreamEvent
 from smol_core.agents.parsing import (
     as_text,
@@ -29,6 +31,7 @@ from smol_core.agents.prompts import (
     compact_code_agent_templates,
     populate_template,
 )
+from smol_core.agents.tool_examples import tool_examples
 from smol_core.agents.tool_wrappers import managed_agent_callable, tool_callable
 from smol_core.errors import AgentExecutionError, AgentGenerationError, AgentParsingError
 from smol_core.executors.base import BASE_BUILTIN_MODULES, CodeOutput, InterpreterError, PythonExecutor
@@ -157,6 +160,13 @@ class CodeAgent(MultiStepAgent):
         return set(self.tools) == {"final_answer"} and not self.managed_agents
 
     @property
+    def _calls_tools_then_answers(self) -> bool:
+        """A small model with tools (no team): each block calls a tool first and ends by answering
+        with what it returned, after worked examples made from the tools (`agents/tool_examples.py`):
+        a 135M model rarely comes back to an observation in a later step."""
+        return self._small_model and not self._answers_directly and not self.managed_agents
+
+    @property
     def _drafts_per_step(self) -> int:
         """How many answers to draft per step (see `_best_draft`): only for agents that answer
         directly (drafts of code that calls tools would call them several times); `answer_drafts`,
@@ -224,6 +234,7 @@ class CodeAgent(MultiStepAgent):
         return populate_template(template, variables)
 
     def _prepare_run(self) -> None:
+        self.logger.print(describe_mode(self), level=LogLevel.INFO)
         executor = self.python_executor
         executor.send_variables(self.state)
         callables: dict[str, Any] = {
@@ -266,6 +277,15 @@ class CodeAgent(MultiStepAgent):
         # Small models: no thought line (it mostly misreads the task), the task as the block's first
         # line, and for tool-less agents at most one line before the answer (and a print): measured on
         # SmolLM2-135M (bench/agent_default_model.py), every longer block drifted into wrong code.
+        if self._calls_tools_then_answers:
+            return code_action_grammar(
+                *self.code_block_tags,
+                thought_prefix=None,
+                require_final_answer=True,
+                max_code_lines=4,
+                preamble=task_comment(self.task or ""),
+                first_call=[name for name in self.tools if name != "final_answer"],
+            )
         return code_action_grammar(
             *self.code_block_tags,
             thought_prefix=None,
@@ -278,13 +298,18 @@ class CodeAgent(MultiStepAgent):
         messages = super().write_memory_to_messages(summary_mode=summary_mode)
         if self._small_model and self._answers_directly and not summary_mode and self.task:
             messages[1:1] = self._worked_example_messages(self.task)
+        elif self._calls_tools_then_answers and not summary_mode and self.task:
+            messages[1:1] = self._example_turns(tool_examples(self.task, self.tools.values()))
         return messages
 
     def _worked_example_messages(self, task: str) -> list[ChatMessage]:
         """Earlier turns showing how tasks like this one are solved (see `agents/examples.py`)."""
+        return self._example_turns(example_sets(task, sets=self._example_set + 1, count=3)[self._example_set])
+
+    def _example_turns(self, examples: Iterable[WorkedExample]) -> list[ChatMessage]:
         opening, closing = self.code_block_tags
         messages: list[ChatMessage] = []
-        for example in example_sets(task, sets=self._example_set + 1, count=3)[self._example_set]:
+        for example in examples:
             reply = f"{opening}\n{task_comment(example.task)}{example.code}\n{closing}"
             messages += TaskStep(task=example.task).to_messages()  # worded as the real task will be
             messages.append(ChatMessage(MessageRole.ASSISTANT, [{"type": "text", "text": reply}]))
@@ -393,6 +418,8 @@ class CodeAgent(MultiStepAgent):
                 drafts.append(_Draft(message, output, memory_step.model_input_messages))
         if not drafts:
             return None
+        worked = [draft for draft in drafts if not echoes_task(draft.output.output, self.task or "")]
+        drafts = worked or drafts  # a copy of the task's own input did no work (`agents/draft_checks.py`)
         votes = Counter(draft.key for draft in drafts)
         winner = max(drafts, key=lambda draft: votes[draft.key])  # ties: the first drafted wins
         self.logger.print(
@@ -462,8 +489,12 @@ class _Draft:
 
     @property
     def key(self) -> str:
-        """What votes are counted on: the answer's repr."""
-        return repr(self.output.output)
+        """What votes are counted on: the answer's repr, with 12.0 counted as 12 (a draft that
+        divides and one that multiplies back agree on the number)."""
+        value = self.output.output
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return repr(value)
 
 
 def _code_block_tags(tags: tuple[str, str] | str | None) -> tuple[str, str]:

@@ -104,6 +104,35 @@ WORKED_EXAMPLES: tuple[WorkedExample, ...] = tuple(
             "What is the price of 'pear' in {'apple': 3, 'pear': 5}?",
             "prices = {'apple': 3, 'pear': 5}\nfinal_answer(prices['pear'])",
         ),
+        # two operations in one expression: a small model composes them when shown how
+        ("What is 9 times 4, minus 6?", "result = 9 * 4 - 6\nfinal_answer(result)"),
+        (
+            "What is the sum of the cubes of the numbers in [1, 2]?",
+            "numbers = [1, 2]\nfinal_answer(sum(n ** 3 for n in numbers))",
+        ),
+        ("Make 'tea' upper case and reverse it.", "text = 'tea'\nfinal_answer(text.upper()[::-1])"),
+        (
+            "What is the sum of the largest and the smallest number in [3, 9, 4]?",
+            "numbers = [3, 9, 4]\nfinal_answer(max(numbers) + min(numbers))",
+        ),
+        (
+            "Halve every number in [4, 8] and add them up.",
+            "numbers = [4, 8]\nfinal_answer(sum(n / 2 for n in numbers))",
+        ),
+        (
+            "Sort [6, 2, 4] and give its first element.",
+            "numbers = sorted([6, 2, 4])\nfinal_answer(numbers[0])",
+        ),
+        (
+            "What is the sum of the last two numbers of [2, 5, 7]?",
+            "numbers = [2, 5, 7]\nfinal_answer(sum(numbers[-2:]))",
+        ),
+        ("How many different letters are in 'apple'?", "word = 'apple'\nfinal_answer(len(set(word)))"),
+        (
+            "What is the length of the shortest word in 'in the morning'?",
+            "words = 'in the morning'.split()\nfinal_answer(min(len(w) for w in words))",
+        ),
+        ("Count the letter 'o' in 'foo' and add 5.", "count = 'foo'.count('o')\nfinal_answer(count + 5)"),
     )
 )
 
@@ -179,6 +208,8 @@ _SYNONYM_GROUPS = (
     "contain contains include includes",
 )
 _SYNONYMS = {word: group.split()[0] for group in _SYNONYM_GROUPS for word in group.split()}
+# Arithmetic a small model confuses when shown the wrong one ("%" for "divided by").
+_OPERATIONS = frozenset(["times", "plus", "minus", "divided", "power", "remainder", "percent", "root"])
 
 
 def _terms(text: str) -> frozenset[str]:
@@ -216,9 +247,14 @@ def rank_examples(task: str, examples: tuple[WorkedExample, ...] = WORKED_EXAMPL
     task_terms, task_kind = _terms(task), _kind(task)
 
     def score(position: int) -> tuple[float, int]:
-        shared = sum(weights[term] for term in task_terms & terms[position])
         same_kind = 1.0 if _kind(examples[position].task) == task_kind else 0.0
-        return -(shared + same_kind), position
+        # an operation the example does but the task does not ask for (`%` shown for "divided by")
+        # is what a small model copies wrongly: such an example gets no credit for the operation
+        # words it shares, and moves down by the weight of those it adds
+        extra = sum(weights[term] for term in (terms[position] - task_terms) & _OPERATIONS)
+        counted = task_terms & terms[position] - (_OPERATIONS if extra else frozenset())
+        shared = sum(weights[term] for term in counted)
+        return -(shared + same_kind - extra), position
 
     return [examples[position] for position in sorted(range(len(examples)), key=score)]
 

@@ -16,6 +16,7 @@ literals (reports, templates) stay possible.
 from __future__ import annotations
 
 import keyword
+from collections.abc import Sequence
 
 _KEYWORDS = sorted({*keyword.kwlist, *keyword.softkwlist} - {"False", "None", "True", "_"})
 # Statements that can open a top-level line (`return`, `yield`, `break`... only make sense indented;
@@ -58,6 +59,7 @@ def code_action_grammar(
     require_final_answer: bool = False,
     max_code_lines: int = 40,
     preamble: str = "",
+    first_call: Sequence[str] = (),
 ) -> str:
     """`Thought: <line>\\n<opening>\\n<preamble><python lines>\\n<closing>`.
 
@@ -74,18 +76,24 @@ def code_action_grammar(
         preamble: text forced at the top of the block, such as `task_comment(task)`: a small model
             completes code under a comment that states the task far better than it writes code for a
             task a few hundred tokens back.
+        first_call: tool names: the block's first line must assign the result of calling one of them
+            (`x = get_price(...`). A small model given tools otherwise computes an answer from nothing
+            (or prints and never answers); made to start with a call, it picks the tool whose name
+            matches the task, and the line after can answer with what it returned.
     """
     if not closing:
         raise ValueError("The closing code tag must not be empty.")
     if max_code_lines < 1:
         raise ValueError("max_code_lines must be at least 1.")
+    first = "firstcall " if first_call else ""
+    lines = max_code_lines - (1 if first_call else 0)
     if require_final_answer:
-        if max_code_lines >= 2:
-            body = f"line{{0,{max_code_lines - 2}}} printline? answer"
+        if lines >= 2:
+            body = f"{first}line{{0,{lines - 2}}} printline? answer"
         else:
-            body = "answer"
+            body = f"{first}answer"
     else:
-        body = f"line{{1,{max_code_lines}}}"
+        body = f"{first}line{{{0 if first_call else 1},{max(lines, 1)}}}"
     block_start = _literal(opening + "\n" + preamble)
     head = f"{_literal(thought_prefix)} thought {_literal(chr(10))} " if thought_prefix else ""
     top_name = "topname" if require_final_answer else "name"
@@ -109,6 +117,8 @@ def code_action_grammar(
     ]
     if thought_prefix:
         rules.append(f"thought ::= [^\\n]{{1,{max_thought_chars}}}")
+    if first_call:
+        rules.append(f'firstcall ::= name " = " {_alternatives([f"{n}(" for n in first_call])} rest "\\n"')
     if require_final_answer:
         rules.append(f"answer ::= {_literal('final_answer(')} rest {_literal(chr(10))}")
         rules.append(f"printline ::= {_literal('print(')} rest {_literal(chr(10))}")

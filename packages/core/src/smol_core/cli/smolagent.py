@@ -47,6 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--provider", default=None, help="Inference provider (for the Hugging Face client).")
     parser.add_argument(
+        "--small",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="Prompt the model as a small one (compact prompt, worked examples, grammar), or not; default: "
+        "learned from the model file or its server (llamacpp, openai and litellm models).",
+    )
+    parser.add_argument(
         "--action-type",
         choices=["code", "tool_calling"],
         default="code",
@@ -144,7 +151,10 @@ def resolve_model_type(model_type: str) -> str:
 def model_keywords(args: argparse.Namespace) -> dict[str, Any]:
     """The model options the flags set (endpoint, key, provider), for one model or a team's."""
     options = {"api_base": args.api_base, "api_key": args.api_key, "provider": args.provider}
-    return {name: value for name, value in options.items() if value}
+    chosen: dict[str, Any] = {name: value for name, value in options.items() if value}
+    if getattr(args, "small", None) is not None:  # the user's word beats what is detected
+        chosen["small"] = args.small
+    return chosen
 
 
 def build_model(args: argparse.Namespace) -> Any:

@@ -8,11 +8,13 @@ reads the copy it ships with instead.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, ClassVar
 
 from smol_core.plugin_api import (
     DEFAULT_TIMEOUT,
+    CapabilityDetector,
     ChatCompletionsModel,
     ModelAPIError,
     ModelCapabilities,
@@ -23,6 +25,9 @@ from smol_core.plugin_api import (
 
 # Providers whose chat endpoints take a message's content as one string, not a list of parts.
 FLAT_TEXT_PREFIXES = ("ollama", "groq", "cerebras")
+# Providers that are a server the user runs (llama.cpp, vLLM, Ollama...): it is asked what it serves.
+SELF_HOSTED_PREFIXES = ("openai/", "hosted_vllm/", "ollama/", "ollama_chat/", "llamafile/", "lm_studio/")
+OLLAMA_DEFAULT_BASE = "http://localhost:11434"
 
 
 class LiteLLMError(ModelAPIError):
@@ -50,10 +55,13 @@ class LiteLLMModel(ChatCompletionsModel):
         supports_stop: whether the backend takes `stop` (guessed from the model name; reasoning models
             do not). Without it, or when the server refuses it, replies are cut client-side.
         retry_policy: backoff for 429, 5xx and time-outs.
+        capabilities, small, detect_capabilities: as for `OpenAIServerModel`; a self-hosted provider
+            (`openai/`, `hosted_vllm/`, `ollama/`... with `api_base` on this machine or a private
+            network) is asked what it serves, so the agent prompts a small model as one.
         **kwargs: defaults for every `completion` call (`temperature`, `max_tokens`, `num_ctx`...).
     """
 
-    capabilities = ModelCapabilities(
+    base_capabilities = ModelCapabilities(
         stop_sequences=True, tool_calling=True, structured_output=True, vision=True, streaming=True
     )
     provider_name: ClassVar[str] = "LiteLLM"
@@ -68,6 +76,9 @@ class LiteLLMModel(ChatCompletionsModel):
         flatten_messages_as_text: bool | None = None,
         supports_stop: bool | None = None,
         retry_policy: RetryPolicy | None = None,
+        capabilities: ModelCapabilities | Mapping[str, bool] | None = None,
+        small: bool | None = None,
+        detect_capabilities: bool | None = None,
         **kwargs: Any,
     ) -> None:
         if not model_id:
@@ -87,7 +98,33 @@ class LiteLLMModel(ChatCompletionsModel):
         if retry_policy is not None:
             self.retry_policy = retry_policy
         stop = model_supports_stop(model_id) if supports_stop is None else supports_stop
-        self.capabilities = replace(type(self).capabilities, stop_sequences=stop)
+        if small is not None and not isinstance(capabilities, ModelCapabilities):
+            capabilities = {**(capabilities or {}), "small": small}
+        self_hosted = model_id.startswith(SELF_HOSTED_PREFIXES)
+        server = api_base or (OLLAMA_DEFAULT_BASE if model_id.startswith("ollama") else None)
+        self.detector = CapabilityDetector(
+            replace(type(self).base_capabilities, stop_sequences=stop),
+            api_base=server if self_hosted else None,
+            model_id=model_id.split("/", 1)[1] if self_hosted else model_id,
+            api_key=api_key,
+            override=capabilities,
+            detect=detect_capabilities,
+        )
+
+    @property
+    def capabilities(self) -> ModelCapabilities:
+        """What the model can do: learned from a self-hosted server on first use (`CapabilityDetector`)."""
+        return self.detector.get()
+
+    @capabilities.setter
+    def capabilities(self, value: ModelCapabilities) -> None:
+        self.detector.set(value)
+
+    @property
+    def capabilities_reason(self) -> str:
+        """Why the capabilities are what they are, for verbose output."""
+        self.detector.get()
+        return self.detector.reason or "not a self-hosted provider: not probed"
 
     def create_client(self) -> Any:
         return import_litellm()
@@ -107,6 +144,8 @@ class LiteLLMModel(ChatCompletionsModel):
         payload.setdefault("timeout", DEFAULT_TIMEOUT)  # LiteLLM's own is ten minutes
         payload.update(self.kwargs)
         payload.update(request.keywords)
+        if "grammar" in payload:  # llama.cpp's server reads it from the body; LiteLLM passes extra_body on
+            payload["extra_body"] = {**(payload.get("extra_body") or {}), "grammar": payload.pop("grammar")}
         return payload
 
     def call_api(self, payload: dict[str, Any], stream: bool) -> Any:

@@ -113,6 +113,7 @@ class LlamaCppModel(Model):
         self.capabilities = dataclasses.replace(
             type(self).capabilities, small=is_small_model(self.model_path) if small is None else small
         )
+        self.capabilities_reason = _capabilities_reason(self.model_path, small, self.capabilities.small)
         self.settings = EngineSettings(
             model_path=str(self.model_path),
             n_ctx=n_ctx,
@@ -306,6 +307,18 @@ def is_small_model(path: Path) -> bool:
         return path.stat().st_size < SMALL_MODEL_FILE_BYTES
     except OSError:
         return False
+
+
+def _capabilities_reason(path: Path, forced: bool | None, small: bool) -> str:
+    """Why this model is (not) prompted as a small one, for the agent's verbose output."""
+    if forced is not None:
+        return f"small={forced} given by the user; llama.cpp in process takes GBNF grammars"
+    try:
+        size = f"a {path.stat().st_size / 1e6:.0f} MB GGUF file"
+    except OSError:
+        size = "a GGUF file of unknown size"
+    verdict = "under 600 MB: small-model prompt" if small else "600 MB or more: generic prompt"
+    return f"{size} ({path.name}), {verdict}; llama.cpp in process takes GBNF grammars"
 
 
 def _usage(raw: dict[str, Any] | None) -> TokenUsage:

@@ -11,13 +11,14 @@ client, tool calls through a JSON schema, and the wording of errors.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
 from smol_core.plugin_api import (
     CONNECT_TIMEOUT,
     DEFAULT_TIMEOUT,
+    CapabilityDetector,
     ChatCompletionsModel,
     ChatMessage,
     ChatMessageStreamDelta,
@@ -51,11 +52,19 @@ class OpenAIServerModel(ChatCompletionsModel):
         tool_calling: "native" (the API's `tools`), or "json_schema" for a server whose model has no tool
             format in its chat template (small local models): the reply is held to a tool call by a
             `response_format` JSON schema, which llama.cpp's server, vLLM and Ollama enforce.
+        capabilities: what the model can do, instead of learning it from the server: a
+            `ModelCapabilities` (used as is), or fields forced on top of what is detected
+            (`{"small": True, "grammar": False}`).
+        small: shortcut for `capabilities={"small": ...}` (the CLI's `--small` / `--no-small`).
+        detect_capabilities: ask the server what it serves (`CapabilityDetector`: llama.cpp's `/props`
+            and `/v1/models`, Ollama's `/api/show`), once, on first use: a small model then gets the
+            small-model prompt, and llama.cpp's server GBNF-constrained actions, as in process. None
+            (default): only a server on this machine or a private network; True: any `api_base`.
         retry_policy: backoff settings (`RetryPolicy(max_attempts=..., base_delay=...)`).
         **kwargs: default request options (temperature, max_tokens, seed, extra_body...).
     """
 
-    capabilities = ModelCapabilities(
+    base_capabilities = ModelCapabilities(
         stop_sequences=True, tool_calling=True, structured_output=True, vision=True, streaming=True
     )
     provider_name = "OpenAI-compatible server"
@@ -72,6 +81,9 @@ class OpenAIServerModel(ChatCompletionsModel):
         flatten_messages_as_text: bool = False,
         supports_stop: bool | None = None,
         tool_calling: str = "native",
+        capabilities: ModelCapabilities | Mapping[str, bool] | None = None,
+        small: bool | None = None,
+        detect_capabilities: bool | None = None,
         **kwargs: Any,
     ) -> None:
         if tool_calling not in TOOL_CALLING_MODES:
@@ -89,7 +101,31 @@ class OpenAIServerModel(ChatCompletionsModel):
             **kwargs,
         )
         stop = model_supports_stop(model_id) if supports_stop is None else supports_stop
-        self.capabilities = replace(type(self).capabilities, stop_sequences=stop)
+        if small is not None and not isinstance(capabilities, ModelCapabilities):
+            capabilities = {**(capabilities or {}), "small": small}
+        self.detector = CapabilityDetector(
+            replace(type(self).base_capabilities, stop_sequences=stop),
+            api_base=api_base,
+            model_id=model_id,
+            api_key=api_key,
+            override=capabilities,
+            detect=detect_capabilities,
+        )
+
+    @property
+    def capabilities(self) -> ModelCapabilities:
+        """What the model can do: learned from the server on first use (see `CapabilityDetector`)."""
+        return self.detector.get()
+
+    @capabilities.setter
+    def capabilities(self, value: ModelCapabilities) -> None:
+        self.detector.set(value)
+
+    @property
+    def capabilities_reason(self) -> str:
+        """Why the capabilities are what they are, for verbose output."""
+        self.detector.get()
+        return self.detector.reason
 
     # --- client -----------------------------------------------------------------------------------
 
@@ -140,6 +176,11 @@ class OpenAIServerModel(ChatCompletionsModel):
         )
 
     def chat_payload(self, request: ModelRequest) -> dict[str, Any]:
+        if request.grammar is not None:  # not an SDK argument: llama.cpp's server reads it from the body
+            options = dict(request.options)
+            extra_body = {**(self.kwargs.get("extra_body") or {}), **(options.get("extra_body") or {})}
+            options["extra_body"] = {**extra_body, "grammar": request.grammar}
+            request = replace(request, grammar=None, options=options)
         if not self._calls_tools_through_schema(request):
             return super().chat_payload(request)
         schemas = [get_tool_json_schema(tool) for tool in request.tools_to_call_from or []]

@@ -1,0 +1,96 @@
+"""Small models with tools: worked examples made from the agent's own tools, a block that starts with a
+tool call and ends by answering, and a verbose line that says which mode was chosen and why."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from smol_core import CodeAgent, LogLevel, tool
+from smol_core.agents.examples import rank_examples
+from smol_core.agents.grammar import code_action_grammar
+from smol_core.agents.model_mode import describe_mode
+from smol_core.agents.tool_examples import tool_examples
+from smol_core.testing import ScriptedModel
+
+
+@tool
+def get_price(item: str) -> int:
+    """Gets the price of one item at the market, in euros.
+
+    Args:
+        item: The item's name, e.g. 'pear'.
+    """
+    return {"pear": 2, "fig": 5}[item]
+
+
+@tool
+def get_height(mountain: str) -> int:
+    """Returns the height of a mountain in metres.
+
+    Args:
+        mountain: The mountain's name.
+    """
+    return {"Etna": 3357}[mountain]
+
+
+def small(model: ScriptedModel) -> ScriptedModel:
+    model.capabilities = dataclasses.replace(model.capabilities, grammar=True, small=True)
+    return model
+
+
+def test_examples_call_the_closest_tool_last_and_answer_with_its_result() -> None:
+    examples = tool_examples("How much does a fig cost?", [get_height, get_price])
+    assert [e.code.split("(")[0] for e in examples] == ["result = get_height", "result = get_price"]
+    closest = examples[-1]
+    assert closest.task == "What is the price of one item at the market, in euros, for 'pear'?"
+    answers: list[object] = []
+    exec(closest.code, {"get_price": get_price, "final_answer": answers.append})  # noqa: S102 - built from our tool
+    assert answers == [2]
+    assert "get_height('example')" in examples[0].code  # no example value given: a placeholder
+
+
+def test_grammar_can_require_a_tool_call_first() -> None:
+    grammar = code_action_grammar(
+        thought_prefix=None, require_final_answer=True, max_code_lines=4, first_call=["get_price"]
+    )
+    assert 'root ::= "<code>\\n" firstcall line{0,1} printline? answer "</code>"' in grammar
+    assert 'firstcall ::= name " = " ( "get_price(" ) rest "\\n"' in grammar
+
+
+def test_a_small_model_with_tools_sees_tool_examples_and_answers_in_one_block() -> None:
+    task = "How much does a fig cost?"
+    model = small(
+        ScriptedModel([f"<code>\n# {task}\nresult = get_price('fig')\nfinal_answer(result)\n</code>"])
+    )
+    agent = CodeAgent(tools=[get_price, get_height], model=model, verbosity_level=LogLevel.OFF)
+    with agent:
+        assert agent.run(task) == 5
+    call = model.calls[0]
+    assert [m.role.value for m in call["messages"]] == [
+        "system",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+    ]
+    assert "get_price('pear')" in call["messages"][-2].text
+    assert "firstcall" in call["grammar"] and '"get_price("' in call["grammar"]
+    assert '"final_answer("' in call["grammar"]
+
+
+def test_operations_the_task_does_not_ask_for_move_down() -> None:
+    ranked = rank_examples("What is 144 divided by 12?")
+    division = next(i for i, e in enumerate(ranked) if e.code.endswith("96 / 8\nfinal_answer(result)"))
+    remainder = next(i for i, e in enumerate(ranked) if "%" in e.code)
+    assert division < remainder and remainder >= 3  # out of the first draft's three examples
+
+
+def test_the_mode_and_its_reason_are_said() -> None:
+    model = small(ScriptedModel([]))
+    model.capabilities_reason = "a test said so"  # type: ignore[attr-defined]
+    line = describe_mode(CodeAgent(tools=[], model=model, verbosity_level=LogLevel.OFF))
+    assert line.startswith("Model mode: small-model prompt") and "GBNF" in line
+    assert "3 answer drafts" in line and "because: a test said so" in line
+    generic = describe_mode(CodeAgent(tools=[], model=ScriptedModel([]), verbosity_level=LogLevel.OFF))
+    assert "generic prompt" in generic and "unconstrained" in generic
