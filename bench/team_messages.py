@@ -142,7 +142,8 @@ def team_runs(
         assert result.state == "success", result
     elapsed = time.perf_counter() - start
     print(
-        f"{transport:6s} team of {num_agents} ({context}): {runs / elapsed:5.2f} runs/s "
+        f"{transport:6s} team of {num_agents}{f' ({context})' if transport == 'local' else ''}: "
+        f"{runs / elapsed:5.2f} runs/s "
         f"({elapsed / runs:.2f} s per run, {runs} runs)"
     )
 

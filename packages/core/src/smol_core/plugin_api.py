@@ -71,6 +71,7 @@ _EXPORTS: dict[str, str] = {
     "tool_calls_in": "smol_core.models.base",
     "ChatCompletionsModel": "smol_core.models.chat_completions",
     "CapabilityDetector": "smol_core.models.detection",
+    "DetectedCapabilities": "smol_core.models.detection",
     "model_supports_stop": "smol_core.models.openai_format",
     "ModelRequest": "smol_core.models.request",
     "sanitize_schema": "smol_core.models.schema_tool_calls",
@@ -294,6 +295,7 @@ if _TYPE_CHECKING:
     )
     from smol_core.models.detection import (
         CapabilityDetector as CapabilityDetector,
+        DetectedCapabilities as DetectedCapabilities,
     )
     from smol_core.models.openai_format import (
         model_supports_stop as model_supports_stop,

@@ -277,6 +277,28 @@ class CapabilityDetector:
         return caps
 
 
+class DetectedCapabilities:
+    """A model whose `capabilities` a `CapabilityDetector` learns on first use.
+
+    Put it before the model base class (`class MyModel(DetectedCapabilities, ChatCompletionsModel)`)
+    and set `self.detector` in `__init__`; `capabilities_reason` says why, for verbose output."""
+
+    detector: CapabilityDetector
+
+    @property
+    def capabilities(self) -> ModelCapabilities:
+        return self.detector.get()
+
+    @capabilities.setter
+    def capabilities(self, value: ModelCapabilities) -> None:
+        self.detector.set(value)
+
+    @property
+    def capabilities_reason(self) -> str:
+        self.detector.get()
+        return self.detector.reason
+
+
 class _Prober:
     """JSON over HTTP with a short time-out; remembers whether the server could be reached at all."""
 

@@ -16,6 +16,7 @@ from smol_core.plugin_api import (
     DEFAULT_TIMEOUT,
     CapabilityDetector,
     ChatCompletionsModel,
+    DetectedCapabilities,
     ModelAPIError,
     ModelCapabilities,
     ModelRequest,
@@ -43,7 +44,7 @@ def import_litellm() -> Any:
     return litellm
 
 
-class LiteLLMModel(ChatCompletionsModel):
+class LiteLLMModel(DetectedCapabilities, ChatCompletionsModel):
     """Any model LiteLLM reaches: `"openai/gpt-4o"`, `"anthropic/claude-..."`, `"ollama/qwen2.5"`...
 
     Args:
@@ -110,21 +111,6 @@ class LiteLLMModel(ChatCompletionsModel):
             override=capabilities,
             detect=detect_capabilities,
         )
-
-    @property
-    def capabilities(self) -> ModelCapabilities:
-        """What the model can do: learned from a self-hosted server on first use (`CapabilityDetector`)."""
-        return self.detector.get()
-
-    @capabilities.setter
-    def capabilities(self, value: ModelCapabilities) -> None:
-        self.detector.set(value)
-
-    @property
-    def capabilities_reason(self) -> str:
-        """Why the capabilities are what they are, for verbose output."""
-        self.detector.get()
-        return self.detector.reason or "not a self-hosted provider: not probed"
 
     def create_client(self) -> Any:
         return import_litellm()

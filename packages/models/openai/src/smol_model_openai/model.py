@@ -22,6 +22,7 @@ from smol_core.plugin_api import (
     ChatCompletionsModel,
     ChatMessage,
     ChatMessageStreamDelta,
+    DetectedCapabilities,
     ModelCapabilities,
     ModelRequest,
     SmolError,
@@ -37,7 +38,7 @@ from smol_core.plugin_api import (
 TOOL_CALLING_MODES = ("native", "json_schema")
 
 
-class OpenAIServerModel(ChatCompletionsModel):
+class OpenAIServerModel(DetectedCapabilities, ChatCompletionsModel):
     """A chat model behind the OpenAI API, or behind any server that speaks it.
 
     Args:
@@ -111,21 +112,6 @@ class OpenAIServerModel(ChatCompletionsModel):
             override=capabilities,
             detect=detect_capabilities,
         )
-
-    @property
-    def capabilities(self) -> ModelCapabilities:
-        """What the model can do: learned from the server on first use (see `CapabilityDetector`)."""
-        return self.detector.get()
-
-    @capabilities.setter
-    def capabilities(self, value: ModelCapabilities) -> None:
-        self.detector.set(value)
-
-    @property
-    def capabilities_reason(self) -> str:
-        """Why the capabilities are what they are, for verbose output."""
-        self.detector.get()
-        return self.detector.reason
 
     # --- client -----------------------------------------------------------------------------------
 
