@@ -6,7 +6,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from smol_core import instrumentation
 from smol_core.agent_types import AgentImage, handle_agent_output_types
@@ -31,6 +31,7 @@ from smol_core.agents.prompts import (
     compact_code_agent_templates,
     populate_template,
 )
+from smol_core.agents.run_state import RunState, current_run
 from smol_core.agents.tool_examples import tool_examples
 from smol_core.agents.tool_wrappers import managed_agent_callable, tool_callable
 from smol_core.errors import AgentExecutionError, AgentGenerationError, AgentParsingError
@@ -124,6 +125,7 @@ class CodeAgent(MultiStepAgent):
         self.executor_type = executor_type
         self.executor_kwargs = dict(executor_kwargs or {})
         self._executor = executor
+        self._executor_owner: RunState | None = None
         if executor is None:  # an unknown name fails here, as in the seed, not at the first run
             from smol_core.plugins.registry import get_registry
 
@@ -185,10 +187,28 @@ class CodeAgent(MultiStepAgent):
 
     @property
     def python_executor(self) -> PythonExecutor:
-        """The executor, created on first use through the plugin registry (`executor_type`)."""
+        """The executor, created on first use through the plugin registry (`executor_type`).
+
+        One run at a time uses the agent's executor; a run that starts while another still uses it
+        (a managed agent called twice at once) gets one of its own, closed when that run ends."""
+        run = current_run(self)
+        if run is not None and run.executor is not None:
+            return cast(PythonExecutor, run.executor)
         if self._executor is None:
             self._executor = self.create_python_executor()
+        owner = self._executor_owner
+        if run is not None and owner is not None and owner is not run and not owner.ended:
+            run.executor = self.create_python_executor()
+            return cast(PythonExecutor, run.executor)
+        if run is not None:
+            self._executor_owner = run
         return self._executor
+
+    def _end_run(self, run: RunState) -> None:
+        super()._end_run(run)
+        if run.executor is not None:
+            run.executor.close()
+            run.executor = None
 
     def create_python_executor(self) -> PythonExecutor:
         from smol_core.loading import load_executor

@@ -8,6 +8,7 @@ checks, the step budget, streaming, managed agents, and export.
 from __future__ import annotations
 
 import inspect
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Iterable
@@ -23,6 +24,7 @@ from smol_core.agents.prompts import (
     populate_template,
 )
 from smol_core.agents.result import RunResult
+from smol_core.agents.run_state import RunAttribute, RunState, _Binding, bound_to, current_run
 from smol_core.agents.saved_settings import IgnoredSetting
 from smol_core.errors import AgentError, AgentGenerationError, AgentMaxStepsError
 from smol_core.memory import (
@@ -54,6 +56,17 @@ FinalAnswerCheck = Callable[..., bool]
 class MultiStepAgent(ABC):
     """An agent that solves a task in steps (ReAct): each step, the model acts and sees the result."""
 
+    # what one run changes as it goes lives in that run's `RunState` (agents/run_state.py)
+    task: RunAttribute[str | None] = RunAttribute()
+    memory: RunAttribute[AgentMemory] = RunAttribute()
+    step_number: RunAttribute[int] = RunAttribute()
+    state: RunAttribute[dict[str, Any]] = RunAttribute()
+    interrupt_switch: RunAttribute[bool] = RunAttribute()
+
+    def _run(self) -> RunState:
+        """The run executing in this context, or else the last one started."""
+        return current_run(self) or self._last_run
+
     def __init__(
         self,
         tools: Iterable[Tool | Callable[..., Any]],
@@ -75,6 +88,9 @@ class MultiStepAgent(ABC):
         tool_timeout_seconds: float | None = DEFAULT_TOOL_TIMEOUT_SECONDS,
         step_tool_budget_seconds: float | None = DEFAULT_STEP_TOOL_BUDGET_SECONDS,
     ) -> None:
+        self._last_run = RunState(memory=AgentMemory(""))  # until the system prompt can be built
+        self._active_runs = 0
+        self._runs_lock = threading.Lock()
         self.model = as_model(model)
         # how long one tool call may take (a tool's own `timeout_seconds` wins); None: no limit
         self.tool_timeout_seconds = tool_timeout_seconds
@@ -85,22 +101,18 @@ class MultiStepAgent(ABC):
         )
         self.instructions = instructions
         self.max_steps = max_steps
-        self.step_number = 0
         self.planning_interval = planning_interval
         self.name = self._validate_name(name)
         self.description = description
         self.provide_run_summary = provide_run_summary
         self.final_answer_checks = list(final_answer_checks or [])
         self.return_full_result = return_full_result
-        self.state: dict[str, Any] = {}
-        self.task: str | None = None
-        self.interrupt_switch = False
         self.logger = logger or AgentLogger(level=verbosity_level)
         self.monitor = Monitor(self.model, self.logger)
         self._setup_managed_agents(managed_agents)
         self._setup_tools(tools, add_base_tools)
         self._setup_step_callbacks(step_callbacks)
-        self.memory = AgentMemory(self.system_prompt)
+        self._last_run.memory = AgentMemory(self.system_prompt)
 
     # --- set-up ------------------------------------------------------------------------------
 
@@ -201,7 +213,53 @@ class MultiStepAgent(ABC):
         `task=None` (an agent of a team started without a task): wait for messages through the
         agent's `ReceiveMessagesTool` and take what arrives as the task."""
         max_steps = max_steps or self.max_steps
-        self.interrupt_switch = False
+        run = self._start_run(reset)
+        binding = _Binding(self, run)
+        try:
+            return self._run_bound(
+                run, task, stream, reset, images, additional_args, max_steps, return_full_result
+            )
+        except BaseException:
+            self._end_run(run)  # it failed before its events ran (idempotent if they did)
+            raise
+        finally:
+            binding.close()
+
+    def _start_run(self, reset: bool) -> RunState:
+        """A new run's state. Alone, it continues the last run's memory and variables, as runs always
+        did (`reset=False` keeps the steps); beside a run still going (a managed agent called twice at
+        once) it gets a memory of its own and a copy of the variables, so neither sees the other."""
+        previous = self._last_run
+        with self._runs_lock:
+            concurrent = self._active_runs > 0
+            self._active_runs += 1
+        if concurrent:
+            memory = AgentMemory(self.system_prompt)
+            if not reset:
+                memory.steps = list(previous.memory.steps)
+            run = RunState(memory=memory, state=dict(previous.state))
+        else:
+            run = RunState(memory=previous.memory, state=previous.state)
+        self._last_run = run
+        return run
+
+    def _end_run(self, run: RunState) -> None:
+        with self._runs_lock:
+            if not run.ended:
+                run.ended = True
+                self._active_runs -= 1
+
+    def _run_bound(
+        self,
+        run: RunState,
+        task: str | None,
+        stream: bool,
+        reset: bool,
+        images: list[Any] | None,
+        additional_args: dict[str, Any] | None,
+        max_steps: int,
+        return_full_result: bool | None,
+    ) -> Any:
         instrumentation.discover()
         trace_parent = None
         if task is None:
@@ -226,11 +284,14 @@ class MultiStepAgent(ABC):
         )
         self.memory.steps.append(TaskStep(task=self.task, task_images=images))
         self._prepare_run()
+        events = bound_to(
+            self, run, self._ending(run, self._traced_run(self.task, max_steps, images, trace_parent))
+        )
         if stream:
-            return self._traced_run(self.task, max_steps, images, trace_parent)
+            return events
         start = time.time()
         final: FinalAnswerStep | None = None
-        for event in self._traced_run(self.task, max_steps, images, trace_parent):
+        for event in events:
             if isinstance(event, FinalAnswerStep):
                 final = event
         assert final is not None
@@ -240,11 +301,18 @@ class MultiStepAgent(ABC):
             return result
         return final.output
 
+    def _ending(self, run: RunState, events: Generator[StreamEvent]) -> Generator[StreamEvent]:
+        """The run's events; when they end (or the consumer drops them), the run is no longer active."""
+        try:
+            yield from events
+        finally:
+            self._end_run(run)
+
     def _traced_run(
         self, task: str, max_steps: int, images: list[Any] | None, parent: Any
     ) -> Generator[StreamEvent]:
         """The run's events, under the run's span when something traces (`smol_core.instrumentation`)."""
-        self._run_span = instrumentation.span(
+        span = self._run().run_span = instrumentation.span(
             "agent",
             self.name or type(self).__name__,
             {
@@ -257,9 +325,7 @@ class MultiStepAgent(ABC):
             },
             parent=parent,
         )
-        return instrumentation.traced_iter(self._run_span, self._run_stream(task, max_steps, images))  # type: ignore[return-value]
-
-    _run_span: Any = instrumentation.NO_SPAN
+        return instrumentation.traced_iter(span, self._run_stream(task, max_steps, images))  # type: ignore[return-value]
 
     def _message_trace_context(self) -> dict[str, str]:
         """The W3C trace context of the messages that became this run's task (empty if none)."""
@@ -385,7 +451,7 @@ class MultiStepAgent(ABC):
             final_answer = self._handle_max_steps_reached(task)
         # a str, image or audio answer becomes an agent type that displays (notebook, UI) and saves
         final_step = FinalAnswerStep(output=handle_agent_output_types(final_answer))
-        self._run_span.set("output", final_step.output)
+        self._run().run_span.set("output", final_step.output)
         self.step_callbacks.callback(final_step, agent=self)
         yield final_step
 
