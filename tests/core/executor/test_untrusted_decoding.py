@@ -91,9 +91,44 @@ def test_png_text_chunks_are_dropped_before_decoding() -> None:
 
 
 def test_decoding_stops_at_the_deadline() -> None:
-    colliding = [k * (2**61 - 1) for k in range(1, 20_001)]
     with pytest.raises(ProtocolError, match="deadline"):
-        decode_untrusted({"__smol__": "set", "items": colliding}, LIMITS, time.monotonic() - 1)
+        decode_untrusted({"__smol__": "set", "items": list(range(20_000))}, LIMITS, time.monotonic() - 1)
+
+
+_MODULUS = 2**61 - 1  # ints hash modulo this on a 64-bit host
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        [k * _MODULUS for k in range(1, 20_001)],  # ints that all hash to 0
+        [{"__smol__": "tuple", "items": [k * _MODULUS]} for k in range(1, 20_001)],
+    ],
+    ids=["ints", "tuples_of_them"],
+)
+def test_keys_that_hash_alike_are_refused_whatever_the_clock(keys: list[Any]) -> None:
+    """No deadline at all: the count stops the quadratic build, not the speed of the machine."""
+    for wire in (
+        {"__smol__": "set", "items": keys},
+        {"__smol__": "frozenset", "items": keys},
+        {"__smol__": "dict", "items": [[key, 1] for key in keys]},
+    ):
+        with pytest.raises(ProtocolError, match="same hash"):
+            decode_untrusted(wire, LIMITS, None)  # without the count: minutes, then the test's time-out
+
+
+def test_a_few_alike_hashes_are_ordinary_data() -> None:
+    """-1 and -2 share a hash, as do 0, 0.0 and False's neighbours: real data has such pairs."""
+    keys = [-1, -2, 2**61 - 1, 0.5, *[k * _MODULUS for k in range(2, 40)]]
+    decoded = decode_untrusted({"__smol__": "set", "items": keys}, LIMITS, None)
+    assert decoded == set(keys)
+    as_dict = decode_untrusted({"__smol__": "dict", "items": [[k, str(k)] for k in keys]}, LIMITS, None)
+    assert as_dict == {k: str(k) for k in keys}
+
+
+def test_repeated_equal_keys_are_not_collisions() -> None:
+    decoded = decode_untrusted({"__smol__": "set", "items": [7] * 5_000}, LIMITS, None)
+    assert decoded == {7}
 
 
 def test_library_classes_are_recognised_by_class_never_by_claimed_module() -> None:

@@ -55,6 +55,10 @@ class ProtocolLimits:
     max_image_pixels: int = UNTRUSTED_IMAGE_PIXELS
     """About a 4K screen (3840 x 2160); images are decoded from PNG only."""
     max_call_id: int = 1 << 53
+    max_alike_hashes: int = 64
+    """Distinct keys of one set or dict that share a hash: ints, floats and tuples hash the same on
+    every host, so a worker can send thousands that all collide and make building the set quadratic.
+    Real data almost never has more than two or three."""
 
     def reader(self) -> FrameReader:
         """A frame reader for a link to a worker, bounded by these limits."""

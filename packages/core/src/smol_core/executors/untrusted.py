@@ -151,23 +151,47 @@ class _Decoder:
         raise ProtocolError(f"unknown value tag {str(tag)[:40]!r} from the worker")
 
     def hashed(self, tag: str, items: list[Any]) -> set[Any] | frozenset[Any]:
-        """Built one by one under the clock: ints that hash alike make each insertion slower."""
+        """Built one by one, counting keys that hash alike: those make each insertion slower."""
         out: set[Any] = set()
+        alike: dict[int, int] = {}
         for n, item in enumerate(items):
+            size = len(out)
             out.add(item)
+            if len(out) != size:
+                self.count_alike(alike, item)
             if n % 64 == 63:
                 self.tick(64)
         return out if tag == "set" else frozenset(out)
 
     def mapping(self, pairs: list[Any]) -> dict[Any, Any]:
         out: dict[Any, Any] = {}
+        alike: dict[int, int] = {}
         for n, pair in enumerate(pairs):
             if type(pair) is not list or len(pair) != 2:
                 raise ProtocolError("a dict item from the worker is not a [key, value] pair")
+            size = len(out)
             out[pair[0]] = pair[1]
+            if len(out) != size:
+                self.count_alike(alike, pair[0])
             if n % 64 == 63:
                 self.tick(64)
         return out
+
+    def count_alike(self, alike: dict[int, int], key: Any) -> None:
+        """Refuses a set or dict once too many of its distinct keys share one hash.
+
+        Why not only the clock: a deadline catches a slow decode on a slow host, but how slow
+        depends on the machine, and each colliding insertion costs more than the last. Counting is
+        exact, and stops the quadratic build after `max_alike_hashes` keys whatever the hardware.
+        """
+        key_hash = hash(key)
+        seen = alike.get(key_hash, 0) + 1
+        if seen > self.limits.max_alike_hashes:
+            raise ProtocolError(
+                f"a set or dict from the worker has more than {self.limits.max_alike_hashes} keys "
+                "with the same hash (a hash-collision attack)"
+            )
+        alike[key_hash] = seen
 
     def decimal(self, text: Any) -> Decimal:
         text = _short_str(text, self.limits.max_number_digits + 16)

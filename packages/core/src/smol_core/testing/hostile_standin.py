@@ -178,6 +178,10 @@ VIOLATIONS: dict[str, Callable[[], bytes]] = {
     "unhashable_set_item": lambda: done(_tag("set", items=[[1, 2]])),
     "dict_item_not_pair": lambda: done(_tag("dict", items=[[1]])),
     "colliding_set": lambda: done(_tag("set", items=_COLLIDING_INTS)),
+    "colliding_dict_keys": lambda: done(_tag("dict", items=[[key, 0] for key in _COLLIDING_INTS])),
+    "colliding_tuple_keys": lambda: done(
+        _tag("frozenset", items=[_tag("tuple", items=[key]) for key in _COLLIDING_INTS])
+    ),
     "overlong_datetime": lambda: done(_tag("datetime", iso="2024-01-01" + "0" * 10_000)),
     "ndarray_shape_lies": lambda: done(
         _tag("ndarray", dtype="<f8", shape=[1_000_000_000], b64=_b64(b"\0" * 8))
