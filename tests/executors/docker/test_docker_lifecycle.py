@@ -57,7 +57,7 @@ def test_timeout_replaces_the_container(make_docker):
     started = time.monotonic()
     with pytest.raises(ExecutionTimeoutError):
         ex("while True:\n    pass")
-    assert time.monotonic() - started < 8
+    assert time.monotonic() - started < 60  # stopped and removed, not left running (a bound on a hang)
     assert not _exists(ex.client, old)
     assert ex("2 + 2").output == 4
     assert ex.container_id != old

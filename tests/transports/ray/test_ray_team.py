@@ -180,7 +180,11 @@ def test_an_agent_killed_on_the_cluster_is_reported_dead_to_its_peers(ray_addres
             ),
             verbosity_level=-1,
         ),
-        AgentSettings(model=ScriptedModel([code("final_answer('never asked')")]), verbosity_level=-1),
+        # agent 1 keeps reading until it is killed: an agent that answered at once could end
+        # before the killer found it, and agent 0 would then read "has stopped", not "has died"
+        AgentSettings(
+            model=ScriptedModel([code("while True:\n    receive_messages(timeout=60)")]), verbosity_level=-1
+        ),
     ]
     killed: list[int] = []
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -38,8 +39,23 @@ def session() -> Iterator[BrowserSession]:
         pytest.skip(reason)
     os.environ.setdefault("SMOL_CHROMIUM", CHROMIUM)
     os.environ.setdefault("SMOL_CHROMEDRIVER", CHROMEDRIVER)
-    with BrowserSession(page_load_timeout=3, find_timeout=2) as browser:
+    # generous waits, so a loaded machine never turns a slow page or element into a failure; the tests
+    # of a page that never loads and of a missing element shorten them (`short_waits`)
+    with BrowserSession(page_load_timeout=60, find_timeout=10) as browser:
         yield browser
+
+
+@contextlib.contextmanager
+def short_waits(session: BrowserSession, page_load: float = 3, find: float = 2) -> Iterator[None]:
+    """For what must fail (a page that never loads, text that is not there): fail it fast."""
+    saved = session.page_load_timeout, session.find_timeout
+    session.page_load_timeout, session.find_timeout = page_load, find
+    session.driver.set_page_load_timeout(page_load)
+    try:
+        yield
+    finally:
+        session.page_load_timeout, session.find_timeout = saved
+        session.driver.set_page_load_timeout(saved[0])
 
 
 @pytest.fixture
@@ -108,7 +124,7 @@ def test_a_click_on_something_hidden_by_a_popup_or_missing_is_an_observation(
             code("final_answer('gave up')"),
         ]
     )
-    with make_webagent(model, session, max_steps=5, verbosity_level=-1) as agent:
+    with short_waits(session), make_webagent(model, session, max_steps=5, verbosity_level=-1) as agent:
         assert agent.run("Check out") == "gave up"
     error = str(agent.memory.steps[2].error)
     assert "Nothing with the text 'Checkout' to click on this page" in error
@@ -117,7 +133,7 @@ def test_a_click_on_something_hidden_by_a_popup_or_missing_is_an_observation(
 
 def test_a_page_that_never_loads_is_a_timeout_the_model_sees(session: BrowserSession, shop: Shop) -> None:
     model = ScriptedModel([code(f"go_to({shop.url + '/slow'!r})"), code("final_answer('the page is down')")])
-    with make_webagent(model, session, max_steps=3, verbosity_level=-1) as agent:
+    with short_waits(session), make_webagent(model, session, max_steps=3, verbosity_level=-1) as agent:
         assert agent.run("Open the slow page") == "the page is down"
     shop.release.set()
     seen = " ".join(m.text for m in model.calls[1]["messages"])
