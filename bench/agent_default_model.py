@@ -35,6 +35,10 @@ from agent_task_sets import (
     HELDOUT2_ONE_STEP,
     HELDOUT2_TOOL,
     HELDOUT2_TWO_STEP,
+    HELDOUT3_ONE_STEP,
+    HELDOUT3_TOOL,
+    HELDOUT3_TWO_STEP,
+    NO_TOOL_NEEDED,
     TOOL_TASKS,
     TOOLS,
     TWO_STEP_TASKS,
@@ -241,6 +245,10 @@ def main() -> None:
         "heldout2_one": HELDOUT2_ONE_STEP,
         "heldout2_two": HELDOUT2_TWO_STEP,
         "heldout2_tools": HELDOUT2_TOOL,
+        "no_tool_needed_tools": NO_TOOL_NEEDED,  # run with the tools given ("tools" in the name)
+        "heldout3_one": HELDOUT3_ONE_STEP,
+        "heldout3_two": HELDOUT3_TWO_STEP,
+        "heldout3_tools": HELDOUT3_TOOL,
     }
     summary = []
     for mode in args.modes.split(","):

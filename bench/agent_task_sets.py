@@ -127,3 +127,53 @@ HELDOUT2_TOOL: list[tuple[str, Any]] = [
     ("How much do 4 eggs cost?", 4),
     ("What is the temperature in the capital of Egypt?", 31),
 ]
+
+# Tasks that need none of TOOLS, run with TOOLS given: an agent must not call a look-up tool for
+# arithmetic because it has one (issue 15: a small model with tools used to be made to call one).
+NO_TOOL_NEEDED: list[tuple[str, Any]] = [
+    ("What is 17 times 23?", 391),
+    ("What is 1000 minus 357?", 643),
+    ("Reverse the string 'hello'.", "olleh"),
+    ("What is the sum of the list [3, 5, 7, 9]?", 24),
+    ("What is the largest number in the list [4, 18, 7, 11]?", 18),
+    ("How many times does the letter 'a' appear in 'banana'?", 3),
+]
+
+# Session 6: written after the draft ranking was first measured and before the tool-or-not choice
+# was built; run once, at the end.
+HELDOUT3_ONE_STEP: list[tuple[str, Any]] = [
+    ("What is 88 plus 47?", 135),
+    ("What is 13 times 7?", 91),
+    ("What is 121 divided by 11?", 11),
+    ("Reverse the string 'garden'.", "nedrag"),
+    ("Convert 'Blue Sky' to lower case.", "blue sky"),
+    ("How many characters are in the word 'sandwich'?", 8),
+    ("What is the smallest number in [14, 3, 27, 9]?", 3),
+    ("What is the sum of [11, 22, 33]?", 66),
+    ("How many items are in the list [7, 7, 8]?", 3),
+    ("Sort the list [30, 10, 20] in ascending order.", [10, 20, 30]),
+]
+HELDOUT3_TWO_STEP: list[tuple[str, Any]] = [
+    ("What is the sum of the squares of the numbers in [1, 4]?", 17),
+    ("Reverse the string 'cat' and convert it to upper case.", "TAC"),
+    ("What is 8 times 9, minus 2?", 70),
+    ("Double every number in [3, 5] and add them up.", 16),
+    ("What is the sum of the last two numbers of [1, 6, 4]?", 10),
+    ("Sort the list [9, 2, 5] and give its first element.", 2),
+    ("What is the largest number in [3, 8, 1] times 2?", 16),
+    ("How many different letters are in 'letter'?", 4),
+    ("What is the length of the shortest word in 'go home now'?", 2),
+    ("Count the letter 'e' in 'tree' and add 10.", 12),
+    ("What is 3 to the power of 3, plus 3?", 30),
+    ("What is the average of the numbers in [1, 2, 3] times 10?", 20),
+]
+HELDOUT3_TOOL: list[tuple[str, Any]] = [
+    ("What is the temperature in Paris?", 18),
+    ("What is the capital of Norway?", "Oslo"),
+    ("How much does milk cost?", 1),
+    ("What is the population of Lima in millions?", 11),
+    ("How much do 2 cheeses cost?", 14),
+    ("What is the temperature in the capital of Japan?", 16),
+    ("What is 45 plus 38?", 83),
+    ("Reverse the string 'moon'.", "noom"),
+]

@@ -386,6 +386,9 @@ def test_answer_drafts_setting():
         CodeAgent(tools=[], model=ScriptedModel([]), answer_drafts=0)
     assert CodeAgent(tools=[], model=_small(ScriptedModel([])))._drafts_per_step == 3
     assert CodeAgent(tools=[population], model=_small(ScriptedModel([])))._drafts_per_step == 1
+    with_tools = CodeAgent(tools=[population], model=_small(ScriptedModel([])))
+    with_tools.task = "What is 6 times 7?"  # names nothing a tool is about: computed, and drafted
+    assert with_tools._drafts_per_step == 3
     assert CodeAgent(tools=[population], model=ScriptedModel([]), answer_drafts=3)._drafts_per_step == 1
     assert CodeAgent(tools=[], model=ScriptedModel([]))._drafts_per_step == 1
     assert CodeAgent(tools=[], model=ScriptedModel([]), answer_drafts=5)._drafts_per_step == 5

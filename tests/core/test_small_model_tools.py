@@ -9,7 +9,7 @@ from smol_core import CodeAgent, LogLevel, tool
 from smol_core.agents.examples import rank_examples
 from smol_core.agents.grammar import code_action_grammar
 from smol_core.agents.model_mode import describe_mode
-from smol_core.agents.tool_examples import tool_examples
+from smol_core.agents.tool_examples import task_needs_tools, tool_examples
 from smol_core.testing import ScriptedModel
 
 
@@ -94,3 +94,55 @@ def test_the_mode_and_its_reason_are_said() -> None:
     assert "3 answer drafts" in line and "because: a test said so" in line
     generic = describe_mode(CodeAgent(tools=[], model=ScriptedModel([]), verbosity_level=LogLevel.OFF))
     assert "generic prompt" in generic and "unconstrained" in generic
+
+
+def test_a_task_that_names_no_tool_subject_needs_no_tool() -> None:
+    tools = [get_price, get_height]
+    assert task_needs_tools("How much does a fig cost?", tools)  # 'cost' is a price
+    assert task_needs_tools("How high is Etna in metres?", tools)
+    assert not task_needs_tools("What is 17 times 23?", tools)
+    assert not task_needs_tools("How many numbers are in the list [1, 2]?", tools)  # generic words only
+    assert not task_needs_tools("Reverse the string 'hello'.", [])
+
+
+def test_a_small_model_with_tools_computes_a_task_that_needs_none() -> None:
+    """Before: made to call a tool first, it answered "What is 17 times 23?" with a price."""
+    task = "What is 17 times 23?"
+    model = small(ScriptedModel([f"<code>\n# {task}\nresult = 17 * 23\nfinal_answer(result)\n</code>"] * 3))
+    agent = CodeAgent(tools=[get_price, get_height], model=model, verbosity_level=LogLevel.OFF)
+    with agent:
+        assert agent.run(task) == 391
+    call = model.calls[0]
+    assert "firstcall" not in call["grammar"]  # no tool call is forced
+    assert "get_price" not in call["messages"][0].text  # nor listed: the prompt stays short
+    assert all("get_price(" not in message.text for message in call["messages"][1:])  # arithmetic examples
+
+
+def test_a_draft_that_calls_a_tool_is_not_run() -> None:
+    """Drafts run only for their answers; a tool called by a losing draft would still have had its effect."""
+    calls: list[str] = []
+
+    @tool
+    def order_pizza(size: str) -> str:
+        """Orders a pizza.
+
+        Args:
+            size: 'small' or 'large'.
+        """
+        calls.append(size)
+        return "ordered"
+
+    task = "What is 6 times 7?"
+    model = small(
+        ScriptedModel(
+            [
+                f"<code>\n# {task}\nresult = order_pizza('large')\nfinal_answer(result)\n</code>",
+                f"<code>\n# {task}\nfinal_answer(6 * 7)\n</code>",
+                f"<code>\n# {task}\nfinal_answer(6 * 7)\n</code>",
+            ]
+        )
+    )
+    agent = CodeAgent(tools=[order_pizza], model=model, verbosity_level=LogLevel.OFF)
+    with agent:
+        assert agent.run(task) == 42
+    assert calls == []

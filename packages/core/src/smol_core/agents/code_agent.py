@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable
@@ -10,7 +11,7 @@ from typing import Any, cast
 
 from smol_core import instrumentation
 from smol_core.agent_types import AgentImage, handle_agent_output_types
-from smol_core.agents.draft_checks import echoes_task
+from smol_core.agents.draft_checks import draft_rank
 from smol_core.agents.events import ActionOutput
 from smol_core.agents.examples import WorkedExample, example_sets
 from smol_core.agents.grammar import code_action_grammar, task_comment
@@ -32,7 +33,7 @@ from smol_core.agents.prompts import (
     populate_template,
 )
 from smol_core.agents.run_state import RunState, current_run
-from smol_core.agents.tool_examples import tool_examples
+from smol_core.agents.tool_examples import task_needs_tools, tool_examples
 from smol_core.agents.tool_wrappers import managed_agent_callable, tool_callable
 from smol_core.errors import AgentExecutionError, AgentGenerationError, AgentParsingError
 from smol_core.executors.base import BASE_BUILTIN_MODULES, CodeOutput, InterpreterError, PythonExecutor
@@ -158,8 +159,15 @@ class CodeAgent(MultiStepAgent):
 
     @property
     def _answers_directly(self) -> bool:
-        """Nothing to observe (no tools but final_answer, no team): each block ends by answering."""
-        return set(self.tools) == {"final_answer"} and not self.managed_agents
+        """Each block ends by answering: nothing to observe (no tools but final_answer, no team), or
+        a small model whose task names nothing its tools are about (`tool_examples.task_needs_tools`):
+        shown examples that call tools, a 135M model calls one for "What is 17 times 23?" too."""
+        if self.managed_agents:
+            return False
+        if set(self.tools) == {"final_answer"}:
+            return True
+        task = self.task  # no task yet: nothing to judge by, so the tools stay in view
+        return self._small_model and bool(task) and not task_needs_tools(task or "", self.tools.values())
 
     @property
     def _calls_tools_then_answers(self) -> bool:
@@ -171,7 +179,7 @@ class CodeAgent(MultiStepAgent):
     @property
     def _drafts_per_step(self) -> int:
         """How many answers to draft per step (see `_best_draft`): only for agents that answer
-        directly (drafts of code that calls tools would call them several times); `answer_drafts`,
+        directly (a draft that names a tool is not run: its effects would repeat); `answer_drafts`,
         or by default 3 for a small model, where it was measured to help, and 1 (no drafting) else."""
         if not self._answers_directly:
             return 1
@@ -431,17 +439,20 @@ class CodeAgent(MultiStepAgent):
                 output_tokens += message.token_usage.output_tokens
             try:
                 code = self._parse_code(self._reply_text(message))
+                if self._calls_a_tool(code):
+                    continue  # drafts run for nothing but their answer: a tool's effects would repeat
                 output = self.python_executor(code)
             except (AgentParsingError, InterpreterError):
                 continue
             if output.is_final_answer:
-                drafts.append(_Draft(message, output, memory_step.model_input_messages))
+                rank = draft_rank(output.output, code, self.task or "")
+                drafts.append(_Draft(message, output, memory_step.model_input_messages, rank))
         if not drafts:
             return None
-        worked = [draft for draft in drafts if not echoes_task(draft.output.output, self.task or "")]
-        drafts = worked or drafts  # a copy of the task's own input did no work (`agents/draft_checks.py`)
-        votes = Counter(draft.key for draft in drafts)
-        winner = max(drafts, key=lambda draft: votes[draft.key])  # ties: the first drafted wins
+        best = max(draft.rank for draft in drafts)
+        voters = [draft for draft in drafts if draft.rank == best]  # see `agents/draft_checks.py`
+        votes = Counter(draft.key for draft in voters)
+        winner = max(voters, key=lambda draft: votes[draft.key])  # ties: the first drafted wins
         self.logger.print(
             f"Drafted {self._drafts_per_step} answers: {', '.join(d.key for d in drafts)}; kept {winner.key}",
             level=LogLevel.INFO,
@@ -449,6 +460,15 @@ class CodeAgent(MultiStepAgent):
         winner.message.token_usage = TokenUsage(input_tokens, output_tokens)
         memory_step.model_input_messages = winner.prompt
         return winner
+
+    def _calls_a_tool(self, code: str) -> bool:
+        """Whether `code` names one of the agent's tools besides final_answer."""
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            return False  # the executor reports it
+        tools = set(self.tools) - {"final_answer"}
+        return any(isinstance(node, ast.Name) and node.id in tools for node in ast.walk(tree))
 
     def _generate_quietly(self, memory_step: ActionStep) -> ChatMessage:
         generation = self._generate(memory_step)
@@ -506,6 +526,7 @@ class _Draft:
     message: ChatMessage
     output: CodeOutput
     prompt: list[ChatMessage] | None  # what this draft was generated from
+    rank: tuple[int, ...]  # how well it fits the task, before any vote (`agents/draft_checks.py`)
 
     @property
     def key(self) -> str:

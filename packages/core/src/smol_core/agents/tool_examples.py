@@ -36,6 +36,29 @@ _DEFAULT_VALUES: dict[str, Any] = {
 }
 
 
+def task_needs_tools(task: str, tools: Iterable[Any]) -> bool:
+    """Whether `task` names something one of `tools` is about: a word of the task (synonyms folded)
+    in a tool's name, description or argument names.
+
+    For small models only (`CodeAgent._answers_directly`): shown examples that call the tools, a
+    135M model calls one whatever the task ("What is 17 times 23?" became `get_population(23) * 17`).
+    A task that shares no word with any tool is computed directly instead. A task worded unlike
+    the tool it needs misses the tool; a capable model never goes through this guess.
+    """
+    words = _words(task) - _GENERIC
+    for tool in tools:
+        name = getattr(tool, "name", "")
+        if name in ("final_answer", ""):
+            continue
+        inputs = " ".join(dict(getattr(tool, "inputs", {}) or {}))
+        about = _words(
+            f"{name.replace('_', ' ')} {getattr(tool, 'description', '')} {inputs.replace('_', ' ')}"
+        )
+        if words & about:
+            return True
+    return False
+
+
 def tool_examples(task: str, tools: Iterable[Any], count: int = 2) -> list[WorkedExample]:
     """Up to `count` examples, one per tool, for the tools closest to `task`; the closest last."""
     candidates = [tool for tool in tools if getattr(tool, "name", "") not in ("final_answer", "")]
@@ -100,6 +123,51 @@ _STOP = frozenset(
         "how",
         "do",
         "does",
+    ]
+)
+# Words that say nothing of what a tool is about: "Gets the number of words in a text" and "How many
+# numbers are in the list [1, 2]?" share no subject.
+_GENERIC = frozenset(
+    [
+        "number",
+        "numbers",
+        "list",
+        "string",
+        "text",
+        "value",
+        "one",
+        "two",
+        "many",
+        "give",
+        "tell",
+        "say",
+        "result",
+        "return",
+        "returns",
+        "given",
+        "which",
+        "who",
+        "where",
+        "when",
+        "it",
+        "its",
+        "this",
+        "that",
+        "with",
+        "by",
+        "on",
+        "at",
+        "from",
+        "as",
+        "or",
+        "be",
+        "can",
+        "will",
+        "my",
+        "me",
+        "i",
+        "you",
+        "your",
     ]
 )
 # Words for the same quantity, folded together so that "How much do apples cost?" finds a price tool.
