@@ -56,13 +56,19 @@ def _sys_view(guards: Guards, stdout: Any) -> Maker:
     return make
 
 
+def _os_path_view(auth: Authorizer) -> ModuleView:
+    """`os.path` (posixpath) without the modules it holds: string work on paths, and the few checks
+    (`exists`, `getsize`) that go through the sandbox's file rules like `open` does."""
+    path_names = [n for n in dir(posixpath) if not n.startswith("_")]
+    return make_view(
+        "os.path",
+        {n: getattr(posixpath, n) for n in path_names if n not in ("os", "sys", "stat", "genericpath")},
+    )
+
+
 def _os_view(guards: Guards) -> Maker:
     def make(auth: Authorizer) -> ModuleView:
-        path_names = [n for n in dir(posixpath) if not n.startswith("_")]
-        path = make_view(
-            "os.path",
-            {n: getattr(posixpath, n) for n in path_names if n not in ("os", "sys", "stat", "genericpath")},
-        )
+        path = auth.import_module("os.path")
         names = (
             "getcwd",
             "listdir",
@@ -330,6 +336,7 @@ def special_views(guards: Guards, stdout: Any, new_loop: Callable[[], Any]) -> d
     return {
         "sys": _sys_view(guards, stdout),
         "os": _os_view(guards),
+        "os.path": _os_path_view,
         "importlib": _importlib_view(guards),
         "io": _io_view(guards),
         "operator": _operator_view(guards),

@@ -57,10 +57,12 @@ class Authorizer:
     # --- the decision ----------------------------------------------------------------------
     def refusal(self, name: str) -> str | None:
         """Why module `name` may not be handed out, or None."""
-        if name in self._special and (name in self._exact or name in ("asyncio", "__future__")):
-            return None
         parts = name.split(".")
         prefixes = [".".join(parts[: i + 1]) for i in range(len(parts))]
+        if name in self._special and (
+            name in self._exact or name in ("asyncio", "__future__") or self._exact.intersection(prefixes)
+        ):
+            return None  # a hand-written view, named or under a named package (`os` grants `os.path`)
         dangerous = next((p for p in prefixes if p in DANGEROUS_MODULES), None)
         if dangerous is not None:
             if name in self._exact or any(f"{p}.*" in self._exact for p in prefixes[:-1] if p == dangerous):
@@ -147,6 +149,10 @@ class Authorizer:
         reason = self.refusal(name)
         if reason is not None:
             raise ForbiddenImportError(f"import of '{name}' is not allowed; {reason}")
+        if name in self._special and "." in name:  # `os.path`: a view of its own, not of posixpath
+            view = self._views.get(name) or self._special[name](self)
+            self._views[name] = view
+            return view
         if name in self._special and name not in sys.modules:
             importlib.import_module(name)
         return self.view(importlib.import_module(name))
