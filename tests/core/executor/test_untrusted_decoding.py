@@ -173,3 +173,23 @@ def test_tool_results_reach_the_code_as_data_or_repr_never_pickled(make_executor
     seen = executor("c = client()\n[repr(c), str(c)]").output
     assert seen == ["<Client>", "<Client>"]
     assert secret not in repr(executor("dir(c)").output)
+
+
+def test_importing_a_library_for_a_value_does_not_count_against_the_deadline(monkeypatch) -> None:
+    """The first DataFrame of a host imports pandas (seconds on a loaded machine): that is the host's
+    own start-up, not the cost of the worker's value, so a short deadline does not refuse it."""
+    np = pytest.importorskip("numpy")
+    import types
+
+    from smol_core.executors import untrusted
+
+    def slow_import(name: str) -> types.ModuleType:
+        time.sleep(1.5)
+        return types.ModuleType(name)
+
+    monkeypatch.setitem(untrusted._LIBRARIES, "ndarray", "smol_not_yet_imported")  # numpy is, here
+    monkeypatch.setattr(untrusted.importlib, "import_module", slow_import)
+    value = [np.arange(3), *range(1000)]  # values after the array: the clock is looked at again
+    wire = json.loads(json.dumps(encode(value)))
+    decoded = decode_untrusted(wire, LIMITS, time.monotonic() + 1.0)
+    assert decoded[0].tolist() == [0, 1, 2] and decoded[1:] == list(range(1000))

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
+import importlib
 import io
 import re
 import struct
+import sys
 import time
 from decimal import Decimal
 from fractions import Fraction
@@ -41,7 +43,14 @@ _PANDAS_DTYPE = re.compile(
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,9})?|[+-]?(?:NaN|Infinity)")
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _PNG_KEEP = frozenset({b"IHDR", b"PLTE", b"tRNS", b"IDAT", b"IEND"})
-_OPTIONAL = frozenset({"ndarray", "ndarray_obj", "dataframe", "series", "image"})
+_LIBRARIES = {
+    "ndarray": "numpy",
+    "ndarray_obj": "numpy",
+    "dataframe": "pandas",
+    "series": "pandas",
+    "image": "PIL.Image",
+}
+_OPTIONAL = frozenset(_LIBRARIES)
 
 
 def decode_untrusted(data: Any, limits: ProtocolLimits, deadline: float | None) -> Any:
@@ -213,7 +222,24 @@ class _Decoder:
         return Fraction(text)
 
     # --- values that need numpy, pandas or PIL ---------------------------------------------
+    def load_library(self, name: str) -> None:
+        """Import numpy, pandas or PIL with the clock stopped: a first import takes a second or more
+        on a loaded host, and an action's deadline is for what the worker's values cost to decode,
+        not for the host's own start-up. A value that legitimately needs pandas must not become a
+        protocol violation (and a killed worker) because it was the first one."""
+        if name in sys.modules:
+            return
+        started = time.monotonic()
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            return  # the decoder's own import says so, where it is handled
+        finally:
+            if self.deadline is not None:
+                self.deadline += time.monotonic() - started
+
     def optional(self, tag: str, data: dict[str, Any], depth: int) -> Any:
+        self.load_library(_LIBRARIES[tag])
         try:
             if tag == "image":
                 return self.image(data)
