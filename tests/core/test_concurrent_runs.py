@@ -104,3 +104,18 @@ def test_after_a_run_the_agent_shows_its_memory_and_reset_false_continues_it() -
         assert agent.task.startswith("Do job-2")
         agent.run("Do job-3.")
         assert len(agent.memory.steps) == first
+
+
+def test_a_stream_dropped_before_its_first_event_is_no_run_still_going() -> None:
+    """Before: the dropped stream stayed an active run, so the next run took the concurrent path
+    (a memory of its own, a second sandbox worker) and `reset=False` continued nothing."""
+    agent = CodeAgent(tools=[], model=FunctionModel(slow_echo), verbosity_level=0)
+    with agent:
+        agent.run("Do job-1.")
+        steps = len(agent.memory.steps)
+        stream = agent.run("Do job-2.", stream=True)
+        del stream  # never iterated
+        assert agent._active_runs == 0
+        agent.run("Do job-3.", reset=False)
+        assert len(agent.memory.steps) > steps  # it continued the last memory, as a lone run does
+        assert agent.python_executor is agent._executor  # and used the agent's own worker

@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import threading
 import time
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Iterable
 from typing import Any, Literal, cast
@@ -288,6 +289,9 @@ class MultiStepAgent(ABC):
             self, run, self._ending(run, self._traced_run(self.task, max_steps, images, trace_parent))
         )
         if stream:
+            # a stream dropped before its first event never runs its `finally`: end the run when
+            # the generator goes, or the agent's next run would take it for one still going
+            weakref.finalize(events, self._end_run, run)
             return events
         start = time.time()
         final: FinalAnswerStep | None = None
