@@ -38,6 +38,7 @@ from agent_task_sets import (
     HELDOUT3_ONE_STEP,
     HELDOUT3_TOOL,
     HELDOUT3_TWO_STEP,
+    HELDOUT4_TOOL,
     NO_TOOL_NEEDED,
     TOOL_TASKS,
     TOOLS,
@@ -249,6 +250,7 @@ def main() -> None:
         "heldout3_one": HELDOUT3_ONE_STEP,
         "heldout3_two": HELDOUT3_TWO_STEP,
         "heldout3_tools": HELDOUT3_TOOL,
+        "heldout4_tools": HELDOUT4_TOOL,
     }
     summary = []
     for mode in args.modes.split(","):

@@ -177,3 +177,15 @@ HELDOUT3_TOOL: list[tuple[str, Any]] = [
     ("What is 45 plus 38?", 83),
     ("Reverse the string 'moon'.", "noom"),
 ]
+
+# Session 6, written before chained tool examples were built; run once, after.
+HELDOUT4_TOOL: list[tuple[str, Any]] = [
+    ("What is the population of the capital of Peru in millions?", 11),
+    ("What is the temperature in the capital of Italy?", 24),
+    ("How much do 5 apples cost?", 10),
+    ("How much do cheese and bread cost together?", 10),
+    ("What is the capital of Egypt?", "Cairo"),
+    ("How much does an egg cost?", 1),
+    ("What is the temperature in Oslo plus 10?", 14),
+    ("What is 9 times 8?", 72),
+]

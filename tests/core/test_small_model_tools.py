@@ -146,3 +146,57 @@ def test_a_draft_that_calls_a_tool_is_not_run() -> None:
     with agent:
         assert agent.run(task) == 42
     assert calls == []
+
+
+@tool
+def get_capital(country: str) -> str:
+    """Gets the capital city of a country.
+
+    Args:
+        country: The country's name, e.g. 'Peru'.
+    """
+    return {"Peru": "Lima"}[country]
+
+
+@tool
+def get_rainfall(city: str) -> int:
+    """Gets the yearly rainfall of a city, in millimetres.
+
+    Args:
+        city: The city's name, e.g. 'Lima'.
+    """
+    return {"Lima": 16}[city]
+
+
+def _run_example(example: object) -> list[object]:
+    answers: list[object] = []
+    namespace = {"get_capital": get_capital, "get_rainfall": get_rainfall, "final_answer": answers.append}
+    exec(example.code, namespace)  # type: ignore[attr-defined]  # noqa: S102 - built from our tools
+    return answers
+
+
+def test_a_task_about_two_tools_gets_an_example_that_feeds_one_into_the_other() -> None:
+    examples = tool_examples("What is the rainfall in the capital of Peru?", [get_capital, get_rainfall])
+    chained = examples[-1]
+    assert chained.code.splitlines()[:2] == [
+        "capital = get_capital('Peru')",
+        "result = get_rainfall(capital)",
+    ]
+    assert _run_example(chained) == [16]
+
+
+def test_a_number_in_the_task_gets_an_example_that_computes_with_the_result() -> None:
+    times = tool_examples("What is the rainfall of 3 years in Lima?", [get_rainfall])[-1]
+    assert "get_rainfall('Lima') * 7" in times.code and _run_example(times) == [112]
+    plus = tool_examples("What is the rainfall in Lima plus 7?", [get_rainfall])[-1]
+    assert "get_rainfall('Lima') + 6" in plus.code  # never the task's own number
+
+
+def test_together_gets_an_example_that_adds_two_calls() -> None:
+    example = tool_examples("What is the rainfall of Lima and Quito together?", [get_rainfall])[-1]
+    assert example.code.startswith("a = get_rainfall('Lima')\nb = get_rainfall(") and "a + b" in example.code
+
+
+def test_a_task_with_one_call_keeps_single_call_examples() -> None:
+    examples = tool_examples("What is the rainfall in Lima?", [get_capital, get_rainfall])
+    assert all(example.code.count("(") == 2 for example in examples)  # the call and final_answer

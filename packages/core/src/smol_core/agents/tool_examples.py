@@ -60,7 +60,11 @@ def task_needs_tools(task: str, tools: Iterable[Any]) -> bool:
 
 
 def tool_examples(task: str, tools: Iterable[Any], count: int = 2) -> list[WorkedExample]:
-    """Up to `count` examples, one per tool, for the tools closest to `task`; the closest last."""
+    """Up to `count` examples, one per tool, for the tools closest to `task`; the closest last.
+
+    Where the task reads as more than one call, the closest example is one of that shape instead
+    (`_compound_example`): a 135M model composes two calls when shown how, rarely otherwise.
+    """
     candidates = [tool for tool in tools if getattr(tool, "name", "") not in ("final_answer", "")]
     words = _words(task)
     ranked = sorted(
@@ -68,7 +72,94 @@ def tool_examples(task: str, tools: Iterable[Any], count: int = 2) -> list[Worke
         key=lambda pair: (-len(words & _words(f"{pair[1].name} {pair[1].description}")), pair[0]),
     )
     examples = [_example(tool) for _, tool in ranked[:count]]
-    return [example for example in examples if example is not None][::-1]
+    found = [example for example in examples if example is not None][::-1]
+    matched = [tool for _, tool in ranked if words & _words(f"{tool.name} {tool.description}")]
+    compound = _compound_example(task, matched)
+    return [*found[1:], compound] if compound is not None and found else found
+
+
+def _compound_example(task: str, matched: list[Any]) -> WorkedExample | None:
+    """A two-call example when the task asks for one: a call whose result feeds another ("the
+    temperature in the capital of Norway": the tool named first in the task is the outer one), a
+    call's result and a number ("3 apples", "plus 10"), or one tool called for two things whose
+    results are added ("bread and milk together"). Not "warmer than": shown `a - b` with example
+    values, the model copied the example's second value into its answer (measured)."""
+    lowered = task.lower()
+    if len(matched) >= 2:
+        outer, inner = sorted(matched[:2], key=lambda tool: _first_mention(lowered, tool))
+        if _one_text_input(outer) is not None and _one_text_input(inner) is not None:
+            variable = _result_name(inner)
+            inner_args = _arguments(inner)
+            code = (
+                f"{variable} = {inner.name}({inner_args})\n"
+                f"result = {outer.name}({variable})\nfinal_answer(result)"
+            )
+            question = f"What is {_question(outer)}, for {_question(inner)}, for {inner_args}?"
+            return WorkedExample(question, code)
+    if matched and _one_text_input(matched[0]) is not None:
+        tool = matched[0]
+        number = _NUMBER.search(lowered)
+        if number is not None and getattr(tool, "output_type", "") in ("integer", "number"):
+            operator = _OPERATORS.get(number.group(1) or "", "*")
+            other = 7 if number.group(2) != "7" else 6
+            code = f"result = {tool.name}({_arguments(tool)}) {operator} {other}\nfinal_answer(result)"
+            said = {"*": "times", "+": "plus", "-": "minus", "/": "divided by"}[operator]
+            return WorkedExample(f"What is {_question(tool)}, for {_arguments(tool)}, {said} {other}?", code)
+        if _TOGETHER.search(lowered):
+            first, second = _two_values(tool)
+            code = f"a = {tool.name}({first!r})\nb = {tool.name}({second!r})\nfinal_answer(a + b)"
+            return WorkedExample(f"What is {_question(tool)}, for {first!r} and {second!r} together?", code)
+    return None
+
+
+_NUMBER = re.compile(r"(?:\b(plus|minus|times|divided by)\s+)?\b(\d+)\b")
+_OPERATORS = {"plus": "+", "minus": "-", "times": "*", "divided by": "/"}
+_TOGETHER = re.compile(r"\b(?:together|in total|combined|both)\b")
+_SECOND_VALUES = {"city": "Madrid", "location": "Madrid", "country": "Chile", "item": "eraser", "name": "Bob"}
+
+
+def _first_mention(task: str, tool: Any) -> int:
+    """Where in `task` the first word of the tool's subject appears (far away if none does)."""
+    positions = [
+        match.start()
+        for word in _words(f"{tool.name} {tool.description}")
+        for match in re.finditer(r"\b" + re.escape(word), task)
+    ]
+    return min(positions, default=len(task))
+
+
+def _one_text_input(tool: Any) -> str | None:
+    """The name of the tool's one required string argument, if that is all it takes."""
+    inputs: dict[str, dict[str, Any]] = dict(getattr(tool, "inputs", {}) or {})
+    required = [name for name, spec in inputs.items() if not spec.get("nullable")]
+    if len(required) == 1 and inputs[required[0]].get("type") == "string":
+        return required[0]
+    return None
+
+
+def _arguments(tool: Any) -> str:
+    inputs: dict[str, dict[str, Any]] = dict(getattr(tool, "inputs", {}) or {})
+    values = [_value(name, spec) for name, spec in inputs.items() if not spec.get("nullable")]
+    return ", ".join(repr(value) if isinstance(value, str) else str(value) for value in values)
+
+
+def _two_values(tool: Any) -> tuple[str, str]:
+    name = _one_text_input(tool) or ""
+    first = str(_value(name, dict(tool.inputs)[name]))
+    second = _SECOND_VALUES.get(name.lower(), "other")
+    return first, second if second != first else "other"
+
+
+def _result_name(tool: Any) -> str:
+    """`capital` for `get_capital`: a variable named for what the inner call returns."""
+    name = re.sub(r"^(?:get|fetch|find|lookup|look_up|compute|calculate)_", "", tool.name)
+    return name if name.isidentifier() and name != tool.name else "value"
+
+
+def _question(tool: Any) -> str:
+    sentence = (tool.description or tool.name).strip().split("\n")[0].split(". ")[0].rstrip(".")
+    question = _VERBS.sub("", sentence)
+    return f"{question[:1].lower()}{question[1:]}"
 
 
 def _example(tool: Any) -> WorkedExample | None:
@@ -76,10 +167,8 @@ def _example(tool: Any) -> WorkedExample | None:
     arguments = [_value(name, spec) for name, spec in inputs.items() if not spec.get("nullable")]
     if not arguments:
         arguments = [] if not inputs else [_value(*next(iter(inputs.items())))]
-    sentence = (tool.description or tool.name).strip().split("\n")[0].split(". ")[0].rstrip(".")
-    question = _VERBS.sub("", sentence)
     shown = ", ".join(repr(value) if isinstance(value, str) else str(value) for value in arguments)
-    task = f"What is {question[:1].lower()}{question[1:]}" + (f", for {shown}?" if shown else "?")
+    task = f"What is {_question(tool)}" + (f", for {shown}?" if shown else "?")
     call = f"{tool.name}({shown})"
     return WorkedExample(task, f"result = {call}\nfinal_answer(result)")
 
