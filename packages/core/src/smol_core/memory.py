@@ -36,6 +36,19 @@ def jsonable(value: Any) -> Any:
     return repr(value)
 
 
+def _message_dict(message: ChatMessage) -> dict[str, Any]:
+    """A message in a step's dict: its fields with `raw` kept as JSON can hold it, as the seed does
+    (saved runs show what the provider answered); `ChatMessage.dict()` itself leaves `raw` out."""
+    data = dict(message.dict())
+    return {
+        "role": data.get("role"),
+        "content": jsonable(data.get("content")),
+        "tool_calls": jsonable(data.get("tool_calls")),
+        "raw": jsonable(message.raw),
+        "token_usage": jsonable(data.get("token_usage")),
+    }
+
+
 def _text(text: str) -> list[dict[str, Any]]:
     return [{"type": "text", "text": text}]
 
@@ -85,10 +98,12 @@ class ActionStep(MemoryStep):
         return {
             "step_number": self.step_number,
             "timing": self.timing.dict(),
-            "model_input_messages": [m.dict() for m in self.model_input_messages or []] or None,
+            "model_input_messages": [_message_dict(m) for m in self.model_input_messages or []] or None,
             "tool_calls": [tc.dict() for tc in self.tool_calls or []],
             "error": self.error.dict() if self.error else None,
-            "model_output_message": self.model_output_message.dict() if self.model_output_message else None,
+            "model_output_message": _message_dict(self.model_output_message)
+            if self.model_output_message
+            else None,
             "model_output": self.model_output,
             "code_action": self.code_action,
             "observations": self.observations,
@@ -144,8 +159,8 @@ class PlanningStep(MemoryStep):
 
     def dict(self) -> dict[str, Any]:
         return {
-            "model_input_messages": [m.dict() for m in self.model_input_messages],
-            "model_output_message": self.model_output_message.dict(),
+            "model_input_messages": [_message_dict(m) for m in self.model_input_messages],
+            "model_output_message": _message_dict(self.model_output_message),
             "plan": self.plan,
             "timing": self.timing.dict(),
             "token_usage": self.token_usage.dict() if self.token_usage else None,

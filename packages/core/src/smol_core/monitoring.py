@@ -16,7 +16,7 @@ import os
 import shutil
 import sys
 from enum import IntEnum
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from smol_core.terminal import escape_controls
 
@@ -46,11 +46,50 @@ _STYLES = {
 }
 
 
+def _as_level(level: LogLevel | int) -> LogLevel | int:
+    """A named LogLevel where there is one, else the int itself (levels are only ever compared)."""
+    try:
+        return LogLevel(level)
+    except ValueError:
+        return int(level)
+
+
+class _ConsoleStream:
+    """A text stream that writes through a rich-style `Console` (anything with `out`, or a `file`)."""
+
+    def __init__(self, console: Any) -> None:
+        self.console = console
+
+    def write(self, text: str) -> int:
+        out = getattr(self.console, "out", None)
+        if callable(out):
+            out(text, end="", highlight=False)
+        else:
+            self.console.file.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        file = getattr(self.console, "file", None)
+        if file is not None and hasattr(file, "flush"):
+            file.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+
 class AgentLogger:
     """Writes a run's steps to a stream (stderr by default), filtered by verbosity level."""
 
-    def __init__(self, level: LogLevel | int = LogLevel.INFO, stream: IO[str] | None = None) -> None:
-        self.level = LogLevel(level)
+    def __init__(
+        self, level: LogLevel | int = LogLevel.INFO, console: Any = None, stream: IO[str] | None = None
+    ) -> None:
+        # The seed takes any int as a verbosity (`verbosity_level=100` shows everything), not only
+        # the named levels, and a rich `Console` to print to: both are accepted, the console by
+        # writing plain text through it (so `Console(record=True).export_text()` sees the log).
+        self.level: LogLevel | int = _as_level(level)
+        self._console = console
+        if stream is None and console is not None:
+            stream = cast("IO[str]", _ConsoleStream(console))  # only write/flush/isatty are used
         self._stream = stream
 
     @property
@@ -58,9 +97,10 @@ class AgentLogger:
         return self._stream if self._stream is not None else sys.stderr
 
     @property
-    def console(self) -> AgentLogger:
-        """Seed-system compatibility: code that did `logger.console.print(...)` keeps working."""
-        return self
+    def console(self) -> Any:
+        """The console given to the constructor (so `logger.console.export_text()` works as in the
+        seed), else the logger itself: code that did `logger.console.print(...)` keeps working."""
+        return self._console if self._console is not None else self
 
     def _color(self) -> bool:
         return not os.environ.get("NO_COLOR") and getattr(self.stream, "isatty", lambda: False)()

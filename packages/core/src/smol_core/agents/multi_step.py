@@ -147,7 +147,10 @@ class MultiStepAgent(ABC):
         for item in tools:
             tool = as_tool(item)
             if tool.name in self.tools:
-                raise ValueError(f"Two tools are named {tool.name!r}; tool names must be unique.")
+                raise ValueError(
+                    f"Two tools are named {tool.name!r}; tool names must be unique. "
+                    "(Each tool or managed_agent should have a unique name!)"
+                )
             self.tools[tool.name] = tool
         if add_base_tools:
             for name, tool_class in TOOL_MAPPING.items():
@@ -156,7 +159,10 @@ class MultiStepAgent(ABC):
         self.tools.setdefault("final_answer", FinalAnswerTool())
         clash = set(self.tools) & set(self.managed_agents)
         if clash:
-            raise ValueError(f"These names are used by both a tool and a managed agent: {sorted(clash)}.")
+            raise ValueError(
+                f"These names are used by both a tool and a managed agent: {sorted(clash)}. "
+                "(Each tool or managed_agent should have a unique name!)"
+            )
 
     def _wants_python_interpreter_tool(self) -> bool:
         return True
@@ -271,7 +277,7 @@ class MultiStepAgent(ABC):
             self.state.update(additional_args)
             self.task += (
                 "\nYou have been given these values, available as variables with these names:\n"
-                + "\n".join(f"- {key}: {type(value).__name__}" for key, value in additional_args.items())
+                + "\n".join(_describe_argument(key, value) for key, value in additional_args.items())
             )
         self.memory.system_prompt = SystemPromptStep(system_prompt=self.system_prompt)
         if reset:
@@ -479,8 +485,10 @@ class MultiStepAgent(ABC):
                     )
                     check_span.set("check.passed", bool(passed))
             except Exception as error:
+                # "Check <name> failed with error": the seed's wording, which callers match on
                 raise AgentError(
-                    f"The final answer was rejected by the check {getattr(check, '__name__', check)!r}: {error}",
+                    f"The final answer was rejected by the check {getattr(check, '__name__', check)!r}: "
+                    f"Check {name} failed with error: {error}",
                     self.logger,
                 ) from error
             if not passed:
@@ -544,9 +552,15 @@ class MultiStepAgent(ABC):
         self.memory.steps.append(step)
         yield step
 
-    @abstractmethod
     def _step_stream(self, memory_step: ActionStep) -> Generator[StreamEvent]:
-        """Produce and execute one action; yield events, and an `ActionOutput` at the end."""
+        """Produce and execute one action; yield events, and an `ActionOutput` at the end.
+
+        Not abstract, as in the seed: a subclass written against older versions overrides `step`
+        (returning the final answer or None) instead, and runs through it."""
+        if type(self).step is MultiStepAgent.step:
+            raise NotImplementedError(f"{type(self).__name__} must implement _step_stream() or step().")
+        output = self.step(memory_step)
+        yield ActionOutput(output=output, is_final_answer=output is not None)
 
     def step(self, memory_step: ActionStep) -> Any:
         """Run one step; returns the final answer if this step produced one, else None."""
@@ -699,3 +713,21 @@ def _takes_agent(check: Callable[..., Any]) -> bool:
     except (TypeError, ValueError):
         return False
     return "agent" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+_ARGUMENT_PREVIEW_CHARS = 200
+
+
+def _describe_argument(key: str, value: Any) -> str:
+    """One line of the task for a value handed over in `additional_args`.
+
+    The seed shows the values themselves, so a short instruction or URL reaches the model; a long
+    value is cut (it stays whole in the variable), and one whose repr fails shows its type only.
+    """
+    try:
+        preview = repr(value)
+    except Exception:
+        return f"- {key}: {type(value).__name__}"
+    if len(preview) > _ARGUMENT_PREVIEW_CHARS:
+        preview = preview[:_ARGUMENT_PREVIEW_CHARS] + "..."
+    return f"- {key}: {type(value).__name__} = {preview}"

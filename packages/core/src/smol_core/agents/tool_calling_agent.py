@@ -242,6 +242,11 @@ class ToolCallingAgent(MultiStepAgent):
         else:
             key = f"{type(result).__name__.lower()}_{sum(1 for k in self.state if k.startswith(type(result).__name__.lower())) + 1}"
             self.state[key] = result
+            # the seed keeps the latest image and audio as "image.png" / "audio.mp3": code and prompts
+            # written for it name them so, and a final_answer("image.png") returns the image itself
+            seed_key = _SEED_STATE_KEYS.get(type(result).__name__)
+            if seed_key is not None:
+                self.state[seed_key] = result
             observation = f"Stored '{key}' in memory."
         self.logger.print(f"Observations: {observation}", level=LogLevel.INFO)
         return ToolOutput(
@@ -301,6 +306,9 @@ class ToolCallingAgent(MultiStepAgent):
             raise AgentToolExecutionError(
                 f"Tool {tool_name!r} failed: {type(error).__name__}: {error}", self.logger
             ) from error
+
+
+_SEED_STATE_KEYS = {"AgentImage": "image.png", "AgentAudio": "audio.mp3"}
 
 
 def _tool_attributes(agent: ToolCallingAgent, call: ToolCall) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from smol_core.agent_types import AgentType
 from smol_core.tools.time_limit import DEFAULT_TOOL_TIMEOUT_SECONDS, StepToolBudget, tool_time_limit
 from smol_core.tools.tool import Tool
 
@@ -39,7 +40,9 @@ def tool_callable(
         return call_async
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        return budget.call(lambda: tool(*args, sanitize_inputs_outputs=True, **kwargs), limit, tool.name)
+        result = budget.call(lambda: tool(*args, sanitize_inputs_outputs=True, **kwargs), limit, tool.name)
+        # the code gets the plain value (str, PIL image), as it would from calling the function
+        return result.to_raw() if isinstance(result, AgentType) else result
 
     call.__name__ = tool.name
     call.__doc__ = tool.description

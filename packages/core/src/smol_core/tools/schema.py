@@ -52,9 +52,14 @@ def json_type_of(hint: Any) -> dict[str, Any]:
     origin = get_origin(hint)
     args = get_args(hint)
     if origin is Literal:
-        kinds = {type(a) for a in args}
-        base = _SIMPLE.get(kinds.pop(), "any") if len(kinds) == 1 else "any"
-        return {"type": base, "enum": list(args)}
+        # as the seed: `None` among the values makes the input nullable rather than widening its
+        # type to "any", and values of several types give a list of types
+        values = [a for a in args if a is not None]
+        names = list(dict.fromkeys(_SIMPLE.get(type(a), "any") for a in values)) or ["null"]
+        literal: dict[str, Any] = {"type": names[0] if len(names) == 1 else names, "enum": values}
+        if len(values) < len(args):
+            literal["nullable"] = True
+        return literal
     if origin in (Union, types.UnionType):
         members = [json_type_of(a) for a in args]
         names = [m["type"] for m in members if m["type"] != "null"]

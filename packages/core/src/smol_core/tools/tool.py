@@ -15,6 +15,7 @@ import typing
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from smol_core.agent_types import handle_agent_input_types, handle_agent_output_types
 from smol_core.errors import AgentToolCallError, SmolError
 from smol_core.tools.schema import AUTHORIZED_TYPES, function_schema, json_type_of
 from smol_core.tools.serialization import LOADED_TOOL_MODULE, run_tool_code, save_tool, tool_to_dict
@@ -48,10 +49,22 @@ def validate_tool_definition(tool: Tool | type[Tool]) -> None:
     for arg, entry in inputs.items():
         if not isinstance(entry, dict) or "type" not in entry or "description" not in entry:
             raise ValueError(f"Tool {name!r}: input {arg!r} needs both a 'type' and a 'description'.")
+        # TypeError for a type that is not a string (or list of strings), ValueError for an unknown
+        # name: the exception types the seed raises, so code that catches them keeps working
+        kinds = entry["type"]
+        if not isinstance(kinds, str | list):
+            raise TypeError(
+                f"Tool {name!r}: input {arg!r} has type {kinds!r}: it must be a string or list of strings."
+            )
+        if isinstance(kinds, list) and not all(isinstance(kind, str) for kind in kinds):
+            raise TypeError(
+                f"Tool {name!r}: input {arg!r} has type {kinds!r}: when type is a list, all elements must "
+                "be strings."
+            )
         for kind in _type_names(entry):
             if kind not in AUTHORIZED_TYPES:
                 raise ValueError(
-                    f"Tool {name!r}: input {arg!r} has type {kind!r}; use one of {AUTHORIZED_TYPES}."
+                    f"Tool {name!r}: input {arg!r} has type {kind!r}; it must be one of {AUTHORIZED_TYPES}."
                 )
     output_type = getattr(tool, "output_type", None)
     if output_type not in AUTHORIZED_TYPES:
@@ -166,9 +179,15 @@ class Tool:
         if len(args) == 1 and not kwargs and isinstance(args[0], dict) and len(self.inputs) != 1:
             kwargs, args = dict(args[0]), ()
         if sanitize_inputs_outputs:
-            kwargs = self.check_arguments(args, kwargs)
+            # as in the seed: agent types in become plain values, and the output comes back as the
+            # agent type of `output_type` (AgentText, AgentImage, ...); arguments are also checked
+            raw_args, kwargs = handle_agent_input_types(*args, **kwargs)
+            kwargs = self.check_arguments(tuple(raw_args), kwargs)
             args = ()
-        return self.forward(*args, **kwargs)
+        outputs = self.forward(*args, **kwargs)
+        if sanitize_inputs_outputs and not inspect.isawaitable(outputs):
+            outputs = handle_agent_output_types(outputs, self.output_type)
+        return outputs
 
     def check_arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
         """Bind positional arguments to names and check each against `inputs`; errors name the argument."""
@@ -281,7 +300,7 @@ class Tool:
     @classmethod
     def from_dict(cls, tool_dict: dict[str, Any], **kwargs: Any) -> Tool:
         if "code" not in tool_dict:
-            raise ValueError("A tool dict needs a 'code' entry with the tool's source.")
+            raise ValueError("Tool dictionary must contain 'code' key with the tool source code.")
         return tool_from_code(tool_dict["code"], **kwargs)
 
     # --- other sources: delegated to the plugin that provides them ----------------------------------
@@ -321,6 +340,50 @@ class Tool:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {getattr(self, 'name', '?')!r}>"
+
+
+def _json_type_of_value(value: Any) -> str:
+    """The JSON-schema type name of a value's Python type ("any" where there is none)."""
+    try:
+        kind = json_type_of(type(value))["type"]
+    except SmolError:
+        return "any"
+    return kind if isinstance(kind, str) else "any"
+
+
+def validate_tool_arguments(tool: Tool, arguments: Any) -> None:
+    """Check arguments against `tool.inputs` before calling it, as the seed's function of this name.
+
+    For code that drives tools itself (a custom agent loop): `arguments` is a dict of name -> value,
+    or the single value of a one-input tool. An unknown or missing argument raises ValueError
+    ("Argument x is required"), a value of the wrong type TypeError ("Argument x has type 'null' but
+    should be 'string'"); an int is accepted for a number, anything for "any", None where nullable.
+    """
+    if isinstance(arguments, dict):
+        for key, value in arguments.items():
+            if key not in tool.inputs:
+                raise ValueError(f"Argument {key} is not in the tool's input schema")
+            entry = tool.inputs[key]
+            allowed = _type_names(entry)
+            actual = _json_type_of_value(value)
+            if (
+                actual in allowed
+                or "any" in allowed
+                or (actual == "null" and entry.get("nullable", False))
+                or (actual == "integer" and "number" in allowed)
+            ):
+                continue
+            raise TypeError(f"Argument {key} has type '{actual}' but should be '{entry['type']}'")
+        for key, entry in tool.inputs.items():
+            if key not in arguments and not entry.get("nullable", False):
+                raise ValueError(f"Argument {key} is required")
+        return
+    if not tool.inputs:
+        raise ValueError(f"Tool {tool.name!r} takes no arguments, got {arguments!r:.80}")
+    expected = next(iter(tool.inputs.values()))["type"]
+    actual = _json_type_of_value(arguments)
+    if expected != "any" and actual != expected and not (actual == "integer" and expected == "number"):
+        raise TypeError(f"Argument has type '{type(arguments).__name__}' but should be '{expected}'")
 
 
 _PY_HINT = {
