@@ -115,3 +115,20 @@ def test_sanitized_call_returns_agent_types() -> None:
 def test_from_dict_without_code_says_which_key() -> None:
     with pytest.raises(ValueError, match="must contain 'code' key"):
         Tool.from_dict({"name": "nothing"})
+
+
+def test_code_actions_get_what_forward_returned_not_an_agent_type() -> None:
+    """A sanitized call wraps the output by `output_type`; code actions must not see that wrapping:
+    a tool declared as returning a string that returns bytes still gives the code bytes, as the
+    seed's executor (which calls tools unsanitized) does."""
+    from smol_core import CodeAgent, LogLevel
+    from smol_core.testing import ScriptedModel
+
+    @tool
+    def blob() -> str:
+        """Returns binary data (declared as text)."""
+        return b"\x89PNG\x00"  # type: ignore[return-value]
+
+    model = ScriptedModel(["<code>\ndata = blob()\nfinal_answer([type(data).__name__, len(data)])\n</code>"])
+    with CodeAgent(tools=[blob], model=model, verbosity_level=LogLevel.OFF) as agent:
+        assert agent.run("Get the blob.") == ["bytes", 5]

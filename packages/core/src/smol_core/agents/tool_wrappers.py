@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from smol_core.agent_types import AgentType
+from smol_core.agent_types import handle_agent_input_types
 from smol_core.tools.time_limit import DEFAULT_TOOL_TIMEOUT_SECONDS, StepToolBudget, tool_time_limit
 from smol_core.tools.tool import Tool
 
@@ -40,9 +40,11 @@ def tool_callable(
         return call_async
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        result = budget.call(lambda: tool(*args, sanitize_inputs_outputs=True, **kwargs), limit, tool.name)
-        # the code gets the plain value (str, PIL image), as it would from calling the function
-        return result.to_raw() if isinstance(result, AgentType) else result
+        # arguments checked, agent types in made plain; the output is what forward returned, never
+        # wrapped as an agent type (a tool declared "string" that returns bytes must still give bytes)
+        raw_args, raw_kwargs = handle_agent_input_types(*args, **kwargs)
+        bound = tool.check_arguments(tuple(raw_args), raw_kwargs)
+        return budget.call(lambda: tool(**bound), limit, tool.name)
 
     call.__name__ = tool.name
     call.__doc__ = tool.description
