@@ -23,6 +23,7 @@ from smol_core import (
     MultiStepAgent,
     PlanningStep,
     PythonInterpreterTool,
+    TaskStep,
     Timing,
     ToolCallingAgent,
     tool,
@@ -136,3 +137,28 @@ def test_tool_calling_agent_keeps_the_latest_image_as_image_png() -> None:
     output = agent.run("Draw a cat.")
     assert isinstance(output, AgentImage)
     assert agent.state["image.png"] is not None
+
+
+def test_step_dicts_carry_observation_images_as_the_seeds_bytes() -> None:
+    image = Image.new("RGB", (4, 3), color=(255, 0, 0))
+    data = ActionStep(step_number=1, observations_images=[image, "shot.png"]).dict()
+    assert data["observations_images"] == [image.tobytes(), "shot.png"]
+    assert ActionStep(step_number=2).dict()["observations_images"] is None
+
+
+def test_a_continued_run_plans_with_the_earlier_conversation_in_view() -> None:
+    """As the seed: the first plan of a run that continues memory (reset=False, or steps put in by
+    hand) is an update plan that sees every earlier step, the first task included."""
+    plan = "Plan: answer.\n<end_plan>"
+    agent = CodeAgent(
+        tools=[],
+        model=ScriptedModel([plan, ANSWER], repeat_last=True),
+        planning_interval=1,
+        verbosity_level=-1,
+    )
+    agent.memory.steps.append(TaskStep(task="Previous user request"))
+    agent.run("Continuous task", reset=False)
+    first_plan = next(step for step in agent.memory.steps if isinstance(step, PlanningStep))
+    texts = [message.content[0]["text"] for message in first_plan.model_input_messages]
+    assert first_plan.model_input_messages[0].role == MessageRole.SYSTEM and len(texts) == 4
+    assert "Previous user request" in texts[1] and "Continuous task" in texts[2]

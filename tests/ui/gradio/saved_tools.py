@@ -1,4 +1,4 @@
-"""Tools for the saved-app tests, in a module of their own: saving a tool copies its module's imports."""
+"""Tools for the saved-app tests, in a module of their own (a saved tool holds only its own source)."""
 
 from __future__ import annotations
 

@@ -36,6 +36,14 @@ def jsonable(value: Any) -> Any:
     return repr(value)
 
 
+def _image_bytes(image: Any) -> Any:
+    """An observation image in a step's dict: a PIL image's raw bytes (`tobytes()`), as the seed
+    gives them, so code that reads them back from `memory.get_full_steps()` gets the pixels; a value
+    that is not an image (a path) as it is."""
+    to_bytes = getattr(image, "tobytes", None)
+    return to_bytes() if callable(to_bytes) else image
+
+
 def _message_dict(message: ChatMessage) -> dict[str, Any]:
     """A message in a step's dict: its fields with `raw` kept as JSON can hold it, as the seed does
     (saved runs show what the provider answered); `ChatMessage.dict()` itself leaves `raw` out."""
@@ -107,7 +115,9 @@ class ActionStep(MemoryStep):
             "model_output": self.model_output,
             "code_action": self.code_action,
             "observations": self.observations,
-            "observations_images": None,
+            "observations_images": [_image_bytes(image) for image in self.observations_images]
+            if self.observations_images
+            else None,
             "action_output": jsonable(self.action_output),
             "token_usage": self.token_usage.dict() if self.token_usage else None,
             "is_final_answer": self.is_final_answer,

@@ -408,7 +408,10 @@ class MultiStepAgent(ABC):
             if self.planning_interval is not None and (
                 self.step_number == 1 or (self.step_number - 1) % self.planning_interval == 0
             ):
-                yield from self._planning_step(task, is_first_step=self.step_number == 1, max_steps=max_steps)
+                # as the seed: a run that continues a conversation (reset=False) or memory with
+                # steps put in by hand plans with those steps in view, as an update
+                first = len(self.memory.steps) == 1
+                yield from self._planning_step(task, is_first_step=first, max_steps=max_steps)
             action_step = ActionStep(
                 step_number=self.step_number,
                 observations_images=images,
@@ -530,7 +533,8 @@ class MultiStepAgent(ABC):
             )
             input_messages = [
                 ChatMessage(MessageRole.SYSTEM, [{"type": "text", "text": pre}]),
-                *self.write_memory_to_messages(summary_mode=True)[1:],
+                # summary mode leaves out the system prompt and earlier plans, as in the seed
+                *self.write_memory_to_messages(summary_mode=True),
                 ChatMessage(MessageRole.USER, [{"type": "text", "text": post}]),
             ]
         try:

@@ -68,18 +68,68 @@ def agent_to_dict(agent: Any) -> dict[str, Any]:
 
 def _tool_entry(tool: Any) -> dict[str, Any]:
     """The tool's dict with its source; a tool built at run time (from an MCP server, a Space...)
-    has no source to save, so its entry names it and has `code: None` (pass it as tools=[...])."""
+    has no source to save, and one whose source is not self-contained (see
+    `validate_tool_attributes`) cannot be loaded from it, so its entry names it and has
+    `code: None` (pass it as tools=[...]); `save_agent` raises the reason instead.
+
+    A tool an installed plugin registers (the web tools) is saved by its registered name, not its
+    source: its code lives in the plugin and uses the plugin's own helpers, and loading it back
+    through the registry runs installed code only (`registered_tool_name`)."""
+    registered = registered_tool_name(tool)
+    if registered is not None:
+        return {**_described(tool), "code": None, "registered": registered, "requirements": []}
     try:
         return tool_to_dict(tool)
-    except (OSError, TypeError):
-        return {
-            "name": tool.name,
-            "description": tool.description,
-            "inputs": tool.inputs,
-            "output_type": tool.output_type,
-            "code": None,
-            "requirements": [],
-        }
+    except (OSError, TypeError, ValueError):
+        return {**_described(tool), "code": None, "requirements": []}
+
+
+def _described(tool: Any) -> dict[str, Any]:
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "inputs": tool.inputs,
+        "output_type": tool.output_type,
+    }
+
+
+def registered_tool_name(tool: Any) -> str | None:
+    """The name under which an installed plugin registers `tool`'s class, or None.
+
+    Only plain registrations count (a class, or `lazy("module:Class")`), not families such as
+    `mcp:<command>` whose tools depend on an argument. Rebuilt from the name, the tool gets its
+    class's default settings."""
+    from smol_core.plugins.registry import get_registry
+
+    cls = type(tool)
+    target = f"{cls.__module__}:{cls.__qualname__}"
+    registry = get_registry()
+    for name in registry.names("tools"):
+        try:
+            spec = registry.tool(name)
+        except Exception:  # a conflicting or broken registration: never this tool's
+            continue
+        if not spec.parametrized and (spec.factory is cls or getattr(spec.factory, "target", None) == target):
+            return name
+    return None
+
+
+def _registered_tool(registered: Any, name: Any) -> Any:
+    """The tool a saved entry names by its registered name, checked to be the tool it says it is."""
+    from smol_core.errors import PluginNotFoundError
+    from smol_core.loading import load_tools
+
+    if not isinstance(registered, str) or not registered.replace("_", "").replace("-", "").isalnum():
+        raise AgentLoadError(f"The saved tool {name!r} names no registered tool ({registered!r:.80}).")
+    try:
+        tools = load_tools(registered)
+    except PluginNotFoundError as error:
+        raise AgentLoadError(
+            f"The saved tool {name!r} comes from a plugin that is not installed here: {error}"
+        ) from error
+    if len(tools) != 1 or tools[0].name != name:
+        raise AgentLoadError(f"The registered tool {registered!r} is not the saved tool {name!r}.")
+    return tools[0]
 
 
 def _jsonable(value: Any) -> bool:
@@ -97,12 +147,18 @@ def save_agent(agent: Any, output_dir: str | os.PathLike[str], relative_path: st
     # In a folder, tools and managed agents live in files of their own; agent.json names them.
     tools_dir = root / "tools"
     tools_dir.mkdir(exist_ok=True)
+    registered: dict[str, str] = {}
     for entry, tool in zip(
         data["tools"], (t for t in agent.tools.values() if t.name != "final_answer"), strict=True
     ):
+        if entry.get("registered"):
+            registered[entry["name"]] = entry["registered"]  # rebuilt from its plugin, no file
+            continue
         code = entry["code"] if entry["code"] is not None else tool_source(tool)  # raises: says why
         (tools_dir / f"{entry['name']}.py").write_text(code, encoding="utf-8")
-    data["tools"] = [entry["name"] for entry in data["tools"]]
+    data["tools"] = [entry["name"] for entry in data["tools"] if not entry.get("registered")]
+    if registered:
+        data["registered_tools"] = registered
     data["managed_agents"] = {name: type(a).__name__ for name, a in agent.managed_agents.items()}
     for name, managed in agent.managed_agents.items():
         managed.save(root / "managed_agents" / name)
@@ -218,7 +274,9 @@ def _tools_from_dict(entries: Any) -> list[Any]:
         raise AgentLoadError("The agent dict's 'tools' must be a list.")
     tools = []
     for entry in entries:
-        if isinstance(entry, dict) and isinstance(entry.get("code"), str):
+        if isinstance(entry, dict) and entry.get("registered") is not None:
+            tools.append(_registered_tool(entry["registered"], entry.get("name")))
+        elif isinstance(entry, dict) and isinstance(entry.get("code"), str):
             tools.append(tool_from_code(entry["code"]))
         else:
             name = entry.get("name") if isinstance(entry, dict) else entry
@@ -275,6 +333,10 @@ def agent_from_folder(
         if not tool_file.is_file():
             raise AgentLoadError(f"agent.json lists the tool {name!r} but {tool_file} is missing.")
         tools.append(tool_from_code(tool_file.read_text(encoding="utf-8")))
+    saved_registered = {} if "tools" in overrides else data.get("registered_tools") or {}
+    if not isinstance(saved_registered, dict):
+        raise AgentLoadError("agent.json's 'registered_tools' must map tool names to registered names.")
+    tools += [_registered_tool(registered, name) for name, registered in saved_registered.items()]
     nested: list[IgnoredSetting] = []
     managed = []
     if "managed_agents" not in overrides:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
+import textwrap
+import warnings
 from collections.abc import Callable
 from typing import Any, overload
 
@@ -32,6 +35,8 @@ class FunctionTool(Tool):
         self.output_type = output_type
         self.is_initialized = True
         functools.update_wrapper(self, func)
+        # an instance attribute shadows the method below: `forward` reads as the seed's does
+        vars(self)["forward"] = _forward_of(func)
         validate_tool_definition(self)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
@@ -44,6 +49,68 @@ class FunctionTool(Tool):
     @property
     def is_async(self) -> bool:
         return inspect.iscoroutinefunction(self.func)
+
+
+def _forward_of(func: Callable[..., Any]) -> Callable[..., Any]:
+    """`func` as the seed's `@tool` exposes it on `tool.forward`: its signature starts with `self`
+    (code that inspects `forward` finds the parameters it does on a Tool subclass) and
+    `forward.__source__` holds the method's source, `def forward(self, ...)`, that `to_dict` and
+    `save` write into the tool's class."""
+
+    @functools.wraps(func)
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        return func(*args, **kwargs)
+
+    try:  # types, not the strings a module with `from __future__ import annotations` holds
+        signature = inspect.signature(func, eval_str=True)
+    except Exception:
+        signature = inspect.signature(func)
+    self_parameter = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    with_self = signature.replace(parameters=[self_parameter, *signature.parameters.values()])
+    forward.__signature__ = with_self  # type: ignore[attr-defined]
+    source = _forward_source(func, with_self)
+    if source is not None:
+        forward.__source__ = source  # type: ignore[attr-defined]
+    return forward
+
+
+def _forward_source(func: Callable[..., Any], signature: inspect.Signature) -> str | None:
+    """`def forward{signature}:` and the function's body; None when its source cannot be read (a
+    function made by `exec`: such a tool works, but cannot be saved). Warns, as the seed does, when
+    the function has decorators other than `@tool`: they are not written with the saved tool."""
+    try:
+        source = textwrap.dedent(inspect.getsource(func))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return None
+    node = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)), None)
+    if node is None:
+        return None
+    tool_decorators = [d for d in node.decorator_list if _is_tool_decorator(d)]
+    if len(tool_decorators) > 1:
+        raise ValueError(
+            f"Multiple @tool decorators found on function '{node.name}'. Only one @tool decorator is allowed."
+        )
+    if len(tool_decorators) < len(node.decorator_list):
+        warnings.warn(
+            f"Function '{node.name}' has decorators other than @tool. Only the function's own body is "
+            "saved with the tool (Tool.save, to_dict, agent.save), so those decorators will not apply "
+            "to a tool loaded back.",
+            UserWarning,
+            stacklevel=6,
+        )
+    lines = source.splitlines()
+    body = "\n".join(lines[node.body[0].lineno - 1 :])
+    prefix = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
+    return f"{prefix} forward{signature}:\n{body}"
+
+
+def _is_tool_decorator(node: ast.expr) -> bool:
+    """`@tool`, `@tool(...)`, `@smol_core.tool` or `@smolagents.tool`."""
+    target = node.func if isinstance(node, ast.Call) else node
+    return (isinstance(target, ast.Name) and target.id == "tool") or (
+        isinstance(target, ast.Attribute) and target.attr == "tool"
+    )
 
 
 @overload

@@ -6,6 +6,7 @@ Loading runs the saved code, so callers that load from anywhere but their own di
 
 from __future__ import annotations
 
+import ast
 import inspect
 import json
 import os
@@ -22,42 +23,106 @@ tool = {class_name}()
 launch_gradio_demo(tool)
 """
 # a `@tool` function's module already holds the tool object itself: calling it would run the tool
-_FUNCTION_APP_TEMPLATE = """from smol_ui_gradio import launch_gradio_demo
-from tool import {name} as tool
 
-launch_gradio_demo(tool)
-"""
+
+_HEADER = (
+    "from __future__ import annotations\n\nfrom typing import Any, Optional\n\nfrom smol_core import Tool\n"
+)
+"""What every saved tool starts with. Postponed annotations let a signature name a type (from a
+module-level import) that the saved file does not import: it is never evaluated on load."""
 
 
 def tool_source(tool: Tool) -> str:
-    """Self-contained source for a tool: its class or decorated function, with the imports it needs."""
+    """Self-contained source of a class named after the tool's, as the seed writes it: its
+    `name`, `description`, `inputs` (with `nullable`, defaults...) and `output_type` as literals, and
+    its methods; a `@tool` function becomes the `forward` of a `SimpleTool` class.
+
+    The tool is checked first (`validate_tool_attributes`): the file is loaded with none of the
+    module the tool came from, so a name it uses but does not define is a ValueError here that
+    names it, not a NameError where it is loaded. OSError when the source cannot be read."""
+    from smol_core.tools.validation import MethodChecker, get_source, validate_tool_attributes
+
     function = tool.source_function
     if function is not None:
-        body = textwrap.dedent(inspect.getsource(function))
-        if not body.lstrip().startswith("@"):
-            body = "@tool\n" + body
-        header = "from smol_core import tool\n"
-    else:
-        body = textwrap.dedent(inspect.getsource(type(tool)))
-        header = "from smol_core import Tool\n"
-    module = inspect.getmodule(function if function is not None else type(tool))
-    imports = []
-    if module is not None:
-        try:
-            for line in inspect.getsource(module).splitlines():
-                if (
-                    line.startswith(("import ", "from "))
-                    and "smol_core" not in line
-                    and "__future__" not in line
-                ):
-                    imports.append(line)
-        except (OSError, TypeError):
-            pass
-    return header + "\n".join(dict.fromkeys(imports)) + "\n\n" + body
+        forward = getattr(tool, "forward", None)
+        forward_source = getattr(forward, "__source__", None)
+        if not isinstance(forward_source, str):
+            raise OSError(f"The source of tool {tool.name!r} cannot be read, so it cannot be saved.")
+        checker = MethodChecker(set())
+        checker.visit(ast.parse(forward_source))
+        if checker.errors:
+            raise ValueError(
+                f"SimpleTool validation failed for {tool.name}:\n"
+                + "\n".join(f"- {e}" for e in checker.errors)
+            )
+        attributes = _attribute_lines(
+            {
+                "name": tool.name,
+                "description": textwrap.dedent(tool.description).strip(),
+                "inputs": tool.inputs,
+                "output_type": tool.output_type,
+                "output_schema": tool.output_schema,
+            }
+        )
+        return _module_source("SimpleTool", None, attributes, [textwrap.indent(forward_source, "    ")])
+    cls = type(tool)
+    base = _tool_base(cls)
+    validate_tool_attributes(cls)
+    class_node = ast.parse(get_source(cls)).body[0]
+    assert isinstance(class_node, ast.ClassDef)  # validate_tool_attributes checked it
+    source_lines = get_source(cls).splitlines()
+    methods = []
+    for node in class_node.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            text = "\n".join(source_lines[first - 1 : node.end_lineno])
+            methods.append(textwrap.indent(textwrap.dedent(text), "    "))
+    values = {
+        key: value
+        for key, value in vars(cls).items()
+        if not key.startswith("__")
+        and key != "_abc_impl"
+        and not callable(value)
+        and not isinstance(value, property | staticmethod | classmethod)
+        and not (hasattr(base, key) and getattr(base, key) == value)
+    }
+    doc = cls.__doc__ if cls.__doc__ != base.__doc__ else None
+    return _module_source(cls.__name__, doc, _attribute_lines(values), methods)
+
+
+def _tool_base(cls: type) -> type:
+    """The `Tool` base class, found in `cls`'s bases (tool.py imports this module, not the reverse)."""
+    return next(c for c in cls.__mro__ if c.__module__ == "smol_core.tools.tool" and c.__name__ == "Tool")
+
+
+def _attribute_lines(values: dict[str, Any]) -> list[str]:
+    lines = []
+    for key, value in values.items():
+        if value is None and key == "output_schema":
+            continue
+        literal = json.dumps(value) if isinstance(value, str) else repr(value)
+        lines.append(f"    {key} = {literal}")
+    return lines
+
+
+def _module_source(class_name: str, doc: str | None, attributes: list[str], methods: list[str]) -> str:
+    """The file: header, imports of the always-available modules the class uses unimported, class."""
+    from smol_core.executors.base import BASE_BUILTIN_MODULES
+
+    body: list[str] = []
+    if doc:
+        body.append("    " + json.dumps(inspect.cleandoc(doc)))
+    body += attributes
+    for method in methods:
+        body += ["", method]
+    class_source = f"class {class_name}(Tool):\n" + "\n".join(body or ["    pass"]) + "\n"
+    used = {n.id for n in ast.walk(ast.parse(class_source)) if isinstance(n, ast.Name)}
+    imports = "".join(f"import {module}\n" for module in BASE_BUILTIN_MODULES if module in used)
+    return _HEADER + imports + "\n\n" + class_source
 
 
 def tool_to_dict(tool: Tool) -> dict[str, Any]:
-    return {
+    data = {
         "name": tool.name,
         "description": tool.description,
         "inputs": tool.inputs,
@@ -65,6 +130,9 @@ def tool_to_dict(tool: Tool) -> dict[str, Any]:
         "code": tool_source(tool),
         "requirements": [],
     }
+    if tool.output_schema is not None:
+        data["output_schema"] = tool.output_schema
+    return data
 
 
 def save_tool(
@@ -80,11 +148,12 @@ def save_tool(
         f.write("smol-core\n")
     if make_gradio_app:
         with open(os.path.join(output_dir, "app.py"), "w", encoding="utf-8") as f:
-            f.write(
-                _FUNCTION_APP_TEMPLATE.format(name=tool.name)
-                if tool.source_function is not None
-                else _APP_TEMPLATE.format(class_name=type(tool).__name__)
-            )
+            f.write(_APP_TEMPLATE.format(class_name=saved_class_name(tool)))
+
+
+def saved_class_name(tool: Tool) -> str:
+    """The name of the class a tool's saved source defines (`SimpleTool` for a `@tool`, as in the seed)."""
+    return "SimpleTool" if tool.source_function is not None else type(tool).__name__
 
 
 LOADED_TOOL_MODULE = "smol_loaded_tool"
