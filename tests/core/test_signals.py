@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from smol_core.testing.processes import cpu_seconds
+
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc"),
@@ -70,16 +72,6 @@ def _descendants(root: int) -> set[int]:
         found |= children
         frontier = children
     return found
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User plus system CPU time the process has used so far (0 once it is gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return 0.0
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _alive(pids: set[int]) -> set[int]:
@@ -144,7 +136,7 @@ class Run:
                 return
             # a worker that has burnt a second of CPU is in the looping action (its start takes less)
             if condition == "busy" and agent is not None:
-                if any(_cpu_seconds(pid) >= 1.0 for pid in _descendants(agent)):
+                if any(cpu_seconds(pid) >= 1.0 for pid in _descendants(agent)):
                     self.watch()
                     return
             if self.parent.poll() is not None:

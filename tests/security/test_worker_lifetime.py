@@ -19,6 +19,7 @@ from security_helpers import assert_host_untouched
 from smol_core.executors.base import InterpreterError
 from smol_core.executors.local import LocalPythonExecutor
 from smol_core.executors.protocol import FrameReader, encode, read_message, write_message
+from smol_core.testing.processes import cpu_seconds
 
 
 def _gone(pid: int) -> bool:
@@ -28,16 +29,6 @@ def _gone(pid: int) -> bool:
             return handle.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
     except FileNotFoundError:
         return True
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User plus system CPU time the process has used so far (0 once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            fields = handle.read().rsplit(")", 1)[1].split()
-    except FileNotFoundError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _wait_gone(pid: int, within: float) -> bool:
@@ -150,12 +141,12 @@ def test_kill_9_of_the_host_kills_the_worker():
         assert host.stdout is not None
         pid_text, scratch = host.stdout.readline().split()
         worker_pid = int(pid_text)
-        idle = _cpu_seconds(worker_pid)
+        idle = cpu_seconds(worker_pid)
         end = time.monotonic() + 60
-        while _cpu_seconds(worker_pid) - idle < 0.3 and time.monotonic() < end:
+        while cpu_seconds(worker_pid) - idle < 0.3 and time.monotonic() < end:
             time.sleep(0.02)  # until the worker is busy in its endless loop, not reading its channel
         assert not _gone(worker_pid)
-        assert _cpu_seconds(worker_pid) - idle >= 0.3, "the worker never started its loop"
+        assert cpu_seconds(worker_pid) - idle >= 0.3, "the worker never started its loop"
         os.kill(host.pid, signal.SIGKILL)
         host.wait()
         assert _wait_gone(worker_pid, 30), "the worker outlived its host"  # at once; the bound is on a hang

@@ -12,6 +12,7 @@ import pytest
 from smol_core.executors.base import InterpreterError
 from smol_core.executors.local import LocalPythonExecutor
 from smol_core.executors.local.process import describe_signal_death
+from smol_core.testing.processes import cpu_seconds
 
 
 def _alive(pid: int) -> bool:
@@ -26,30 +27,20 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _cpu_seconds(pid: int) -> float:
-    """User plus system CPU time the process has used so far (0 once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def test_ctrl_c_during_an_action_kills_the_worker_and_the_next_call_works():
     with LocalPythonExecutor(timeout_seconds=60) as executor:
         executor("x = 1")
         pid = executor._proc.pid
         main = threading.main_thread().ident
         assert main is not None
-        idle = _cpu_seconds(pid)
+        idle = cpu_seconds(pid)
         stop = threading.Event()
 
         def interrupt_once_the_loop_runs() -> None:
             # the worker burning CPU means the host is in its wait on the action (not still sending it)
             deadline = time.monotonic() + 50
             while not stop.is_set() and time.monotonic() < deadline:
-                if _cpu_seconds(pid) - idle >= 0.2:
+                if cpu_seconds(pid) - idle >= 0.2:
                     # a real SIGINT, as a terminal's Ctrl-C sends: it interrupts the host's wait
                     signal.pthread_kill(main, signal.SIGINT)
                     return
