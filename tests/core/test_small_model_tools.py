@@ -200,3 +200,11 @@ def test_together_gets_an_example_that_adds_two_calls() -> None:
 def test_a_task_with_one_call_keeps_single_call_examples() -> None:
     examples = tool_examples("What is the rainfall in Lima?", [get_capital, get_rainfall])
     assert all(example.code.count("(") == 2 for example in examples)  # the call and final_answer
+
+
+def test_the_mode_line_says_whether_the_tools_are_used() -> None:
+    agent = CodeAgent(tools=[get_price], model=small(ScriptedModel([])), verbosity_level=LogLevel.OFF)
+    agent.task = "How much does a fig cost?"
+    assert "each block calling a tool first" in describe_mode(agent)
+    agent.task = "What is 6 times 7?"
+    assert "no tool call (the task names nothing the tools are about)" in describe_mode(agent)

@@ -17,6 +17,13 @@ if TYPE_CHECKING:
 def describe_mode(agent: CodeAgent) -> str:
     """`Model mode: small-model prompt, GBNF-constrained actions, 3 answer drafts (because ...)`."""
     parts = ["small-model prompt with worked examples" if agent._small_model else "generic prompt"]
+    has_tools = set(agent.tools) != {"final_answer"} and not agent.managed_agents
+    if agent._small_model and has_tools:
+        parts.append(
+            "tool examples, each block calling a tool first"
+            if agent._calls_tools_then_answers
+            else "no tool call (the task names nothing the tools are about)"
+        )
     if agent._json_actions:
         parts.append("JSON-constrained actions (response_format)")
     elif agent.use_structured_outputs_internally:
