@@ -49,6 +49,7 @@ def test_a_dict_round_trip_keeps_registered_tools() -> None:
         ({"web_search": "no_such_tool"}, "not installed here"),
         ({"web_search": "visit_webpage"}, "is not the saved tool"),
         ({"web_search": "os:system"}, "names no registered tool"),
+        ({"web_search": "mcp"}, "tool family"),
         (["web_search"], "must map tool names"),
     ],
 )

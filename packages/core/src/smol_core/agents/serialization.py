@@ -121,12 +121,17 @@ def _registered_tool(registered: Any, name: Any) -> Any:
 
     if not isinstance(registered, str) or not registered.replace("_", "").replace("-", "").isalnum():
         raise AgentLoadError(f"The saved tool {name!r} names no registered tool ({registered!r:.80}).")
+    from smol_core.plugins.registry import get_registry
+
     try:
-        tools = load_tools(registered)
+        spec = get_registry().tool(registered)
     except PluginNotFoundError as error:
         raise AgentLoadError(
             f"The saved tool {name!r} comes from a plugin that is not installed here: {error}"
         ) from error
+    if spec.parametrized:  # a family (`mcp:<command>`) is built from an argument a file must not give
+        raise AgentLoadError(f"The saved tool {name!r} names the tool family {registered!r}, not one tool.")
+    tools = load_tools(registered)
     if len(tools) != 1 or tools[0].name != name:
         raise AgentLoadError(f"The registered tool {registered!r} is not the saved tool {name!r}.")
     return tools[0]
