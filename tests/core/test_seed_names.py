@@ -9,7 +9,7 @@ import pytest
 import smol_core
 from smol_core import Tool
 from smol_core.errors import DocstringParsingException
-from smol_core.seed_names import PLUGIN_EXPORTS, UNAVAILABLE
+from smol_core.seed_names import ABSENT_CLASSES, PLUGIN_EXPORTS, UNAVAILABLE
 
 SEED_CORE_NAMES = [
     "CodeAgent", "ToolCallingAgent", "MultiStepAgent", "Tool", "tool", "load_tool", "ToolCollection",
@@ -31,10 +31,20 @@ def test_plugin_class_names_resolve_to_the_installed_plugin_or_say_what_to_insta
     try:
         importlib.import_module(module)
     except ImportError:
+        absent = getattr(smol_core, name)  # imports, as in smolagents without the extra
         with pytest.raises(ImportError, match=f"pip install {distribution}"):
-            getattr(smol_core, name)
+            absent(model_id="x")
         return
     assert getattr(smol_core, name) is getattr(importlib.import_module(module), name)
+
+
+@pytest.mark.parametrize("name", sorted(ABSENT_CLASSES))
+def test_classes_smol_does_not_have_import_and_say_why_when_made(name: str) -> None:
+    namespace: dict[str, object] = {}
+    exec(f"from smol_core import {name}", namespace)
+    with pytest.raises(ImportError) as caught:
+        namespace[name]()  # type: ignore[operator]
+    assert ABSENT_CLASSES[name] in str(caught.value)
 
 
 @pytest.mark.parametrize("name", sorted(UNAVAILABLE))

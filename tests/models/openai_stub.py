@@ -36,9 +36,15 @@ def tool_call(name: str, arguments: dict[str, Any], call_id: str = "call_1") -> 
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
 
 
-def chunk(delta: dict[str, Any] | None = None, usage: dict[str, int] | None = None) -> dict[str, Any]:
+def chunk(
+    delta: dict[str, Any] | None = None,
+    usage: dict[str, int] | None = None,
+    finish_reason: str | None = None,
+) -> dict[str, Any]:
+    """One streamed chunk. OpenAI ends every choice's stream with a chunk carrying its finish_reason
+    (and an empty delta); clients such as LiteLLM >= 1.110 treat a stream without one as cut off."""
     body: dict[str, Any] = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "stub"}
-    body["choices"] = [{"index": 0, "delta": delta, "finish_reason": None}] if delta is not None else []
+    body["choices"] = [{"index": 0, "delta": delta, "finish_reason": finish_reason}] if delta is not None else []
     if usage:
         body["usage"] = usage
     return body

@@ -138,6 +138,7 @@ def test_streamed_tool_call(stub):
                    "function": {"name": "get_weather", "arguments": ""}}]}),
             chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"city": '}}]}),
             chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"Oslo"}'}}]}),
+            chunk({}, finish_reason="tool_calls"),
             chunk(usage={"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13}),
         ]
     )  # fmt: skip

@@ -9,10 +9,11 @@ static, so `import smol_core` never imports a plugin.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import Any
 
-from smol_core.plugins.lazy import plugin_attribute
+from smol_core.plugins.lazy import MissingPluginError, plugin_attribute
 
 # the seed's name -> (module, smol's name) where smol spells the same object differently
 ALIASES: dict[str, tuple[str, str]] = {
@@ -48,18 +49,24 @@ PLUGIN_EXPORTS: dict[str, tuple[str, str]] = {
     "launch_gradio_demo": ("smol_ui_gradio", "smol-ui-gradio"),
 }
 
-UNAVAILABLE: dict[str, str] = {
+# names of classes smol does not have: importing them works (as in smolagents, where a class whose
+# extra is missing imports and fails when made), making one raises an ImportError that says why
+ABSENT_CLASSES: dict[str, str] = {
     "ManagedAgent": "ManagedAgent was removed (as in smolagents 1.8): give the agent a name= and a "
     "description= and pass it itself, CodeAgent(..., managed_agents=[agent]).",
+    "VLLMModel": "smol talks to vLLM through its OpenAI-compatible server: start `vllm serve MODEL` and use "
+    "OpenAIServerModel(model_id=MODEL, api_base='http://127.0.0.1:8000/v1') (pip install smol-model-openai).",
+    "BlaxelExecutor": "smol has no Blaxel executor: use executor_type='docker', 'e2b' or 'wasm'.",
+    "ModalExecutor": "smol has no Modal executor: use executor_type='docker', 'e2b' or 'wasm'.",
+}
+
+# names smol deliberately does not have and that are not classes: importing them is the error
+UNAVAILABLE: dict[str, str] = {
     "evaluate_python_code": "smol runs code in a sandboxed CPython worker, not an AST interpreter: use "
     "LocalPythonExecutor(additional_authorized_imports=[...]) and call it with the code; it returns a "
     "CodeOutput (output, logs, is_final_answer).",
     "BASE_PYTHON_TOOLS": "smol's sandbox gives the code a curated set of real builtins, so there is no "
     "table of Python tools to extend: pass functions as tools (tools=[...]) instead.",
-    "VLLMModel": "smol talks to vLLM through its OpenAI-compatible server: start `vllm serve MODEL` and use "
-    "OpenAIServerModel(model_id=MODEL, api_base='http://127.0.0.1:8000/v1') (pip install smol-model-openai).",
-    "BlaxelExecutor": "smol has no Blaxel executor: use executor_type='docker', 'e2b' or 'wasm'.",
-    "ModalExecutor": "smol has no Modal executor: use executor_type='docker', 'e2b' or 'wasm'.",
     "SpeechToTextTool": "smol does not ship a speech-to-text tool (no offline Whisper model): wrap the "
     "transcription you use in a @tool.",
     "SafeSerializer": "smol's executors exchange JSON frames with a typed codec "
@@ -71,6 +78,21 @@ UNAVAILABLE: dict[str, str] = {
 }
 
 
+@functools.cache
+def absent_class(name: str, reason: str) -> type:
+    """A class that imports and, when made, raises an ImportError saying why smol has no such thing.
+
+    Why: smolagents' own modules import every class whether or not its extra is installed and fail
+    only when one is made, so user code that merely names the class (a type hint, an isinstance
+    check, a list of model classes) keeps working.
+    """
+
+    def refuse(self: object, *args: Any, **kwargs: Any) -> None:
+        raise MissingPluginError(f"{name}: {reason}")
+
+    return type(name, (), {"__init__": refuse, "__doc__": reason, "__module__": "smol_core"})
+
+
 def resolve(name: str) -> Any:
     """The object a seed-system name stands for in smol; ImportError saying why when there is none."""
     if name in ALIASES:
@@ -78,7 +100,12 @@ def resolve(name: str) -> Any:
         return getattr(importlib.import_module(module_name), attribute)
     if name in PLUGIN_EXPORTS:
         module, distribution = PLUGIN_EXPORTS[name]
-        return plugin_attribute(module, name, distribution)
+        try:
+            return plugin_attribute(module, name, distribution)
+        except MissingPluginError as missing:
+            return absent_class(name, str(missing))
+    if name in ABSENT_CLASSES:
+        return absent_class(name, ABSENT_CLASSES[name])
     if name in UNAVAILABLE:
         raise ImportError(f"smol_core has no {name!r}: {UNAVAILABLE[name]}", name=name)
     raise AttributeError(f"module 'smol_core' has no attribute {name!r}")
