@@ -44,7 +44,9 @@ def chunk(
     """One streamed chunk. OpenAI ends every choice's stream with a chunk carrying its finish_reason
     (and an empty delta); clients such as LiteLLM >= 1.110 treat a stream without one as cut off."""
     body: dict[str, Any] = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "stub"}
-    body["choices"] = [{"index": 0, "delta": delta, "finish_reason": finish_reason}] if delta is not None else []
+    body["choices"] = (
+        [{"index": 0, "delta": delta, "finish_reason": finish_reason}] if delta is not None else []
+    )
     if usage:
         body["usage"] = usage
     return body
