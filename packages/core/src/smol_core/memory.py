@@ -269,6 +269,14 @@ class CallbackRegistry:
     def __bool__(self) -> bool:
         return bool(self._callbacks)
 
+    def rebound(self, old: StepCallback, new: StepCallback) -> CallbackRegistry:
+        """A copy with `old` replaced by `new` wherever it is registered (an agent's copy counts its
+        tokens in its own monitor: see `MultiStepAgent.fresh_copy`)."""
+        registry = CallbackRegistry()
+        for step_cls, entries in self._callbacks.items():
+            registry._callbacks[step_cls] = [(new if fn == old else fn, takes) for fn, takes in entries]
+        return registry
+
     def callback(self, memory_step: MemoryStep, **kwargs: Any) -> None:
         for cls in type(memory_step).__mro__:
             for callback, takes_agent in self._callbacks.get(cls, []):

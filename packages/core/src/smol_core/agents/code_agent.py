@@ -126,6 +126,7 @@ class CodeAgent(MultiStepAgent):
         self.executor_type = executor_type
         self.executor_kwargs = dict(executor_kwargs or {})
         self._executor = executor
+        self._executor_given = executor is not None  # a copy cannot make another like it (fresh_copy)
         self._executor_owner: RunState | None = None
         if executor is None:  # an unknown name fails here, as in the seed, not at the first run
             from smol_core.plugins.registry import get_registry
@@ -498,6 +499,21 @@ class CodeAgent(MultiStepAgent):
         return fix_final_answer_code(code)
 
     # --- lifecycle -----------------------------------------------------------------------------
+
+    def fresh_copy(self) -> CodeAgent:
+        """See `MultiStepAgent.fresh_copy`; the copy makes its own executor from `executor_type` and
+        `executor_kwargs`. An agent given an executor instance cannot be copied (one sandbox would
+        serve two users): a ValueError says to build one agent per user instead."""
+        if self._executor_given:
+            raise ValueError(
+                "This agent was given an executor instance (executor=...), which a copy of the agent "
+                "would share, sandbox variables included: build one agent per user instead (GradioUI "
+                "takes a function that returns a new agent), or pass executor_type= and executor_kwargs=."
+            )
+        twin = cast(CodeAgent, super().fresh_copy())
+        twin._executor = None
+        twin._executor_owner = None
+        return twin
 
     def cleanup(self) -> None:
         if self._executor is not None:

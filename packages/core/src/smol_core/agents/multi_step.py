@@ -7,6 +7,7 @@ checks, the step budget, streaming, managed agents, and export.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import threading
 import time
@@ -687,6 +688,28 @@ class MultiStepAgent(ABC):
             "smol_tool_hub", "agent_from_hub", "smol-tool-hub"
         )
         return load(repo_id, token=token, trust_remote_code=trust_remote_code, **kwargs)
+
+    def fresh_copy(self) -> MultiStepAgent:
+        """A copy that shares this agent's configuration (model, tools, prompts, callbacks, logger)
+        and none of its state: an empty memory, its own variables and token counts, copies of its
+        managed agents, and (a `CodeAgent`) a sandbox of its own, made on first use.
+
+        Why: a surface that serves several people (a chat page, a server) gives each their own
+        agent, so no one reads another's conversation or the variables another's code left in the
+        sandbox. Close the copy (`cleanup()`) when its user is gone."""
+        twin = copy.copy(self)
+        twin._active_runs = 0
+        twin._runs_lock = threading.Lock()
+        twin.monitor = Monitor(self.model, self.logger)
+        twin.tool_budget = StepToolBudget(self.tool_budget.seconds)
+        twin.managed_agents = {name: agent.fresh_copy() for name, agent in self.managed_agents.items()}
+        twin.tools = dict(self.tools)
+        twin.step_callbacks = self.step_callbacks.rebound(
+            self.monitor.update_metrics, twin.monitor.update_metrics
+        )
+        twin._last_run = RunState(memory=AgentMemory(""))
+        twin._last_run.memory = AgentMemory(twin.system_prompt)
+        return twin
 
     def cleanup(self) -> None:
         """Release resources (executors of this agent and of its managed agents)."""
