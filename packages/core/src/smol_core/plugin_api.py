@@ -16,9 +16,14 @@ Everything else a plugin needs is here too, and only here:
   `describe_protections`), the `WorkerLink` protocol a transport to a worker satisfies, the
   worker bundle (`bundle_frame`, `loader_command`) that boots the worker anywhere a `python3` runs,
   and the frame codec (`FrameReader`, `encode_message`, `ProtocolLimits`);
-- transports: `Message`, `encode`, `accept_message` (the one check every inbox runs), `Deduplicator`
-  and the messaging errors; for a transport that also starts the agents (`TransportSpec.launcher`),
+- transports: `Message`, `encode`, `wire_text` (a message sealed with its sender's key, as it goes on
+  the wire), `accept_message` (the one check every inbox runs: shape, size, address and seal),
+  `Deduplicator`, the per-sender quotas (`DEFAULT_MAX_PENDING_*`, `wire_bytes`, `sender_quota_error`),
+  the team's keys (`TeamKeys`, `AgentKeys`, `Credentials`) and the messaging errors; for a transport that also starts the agents (`TransportSpec.launcher`),
   `AgentProcess` and `PeerStatus` / `Activity` (the team's shared status);
+- the address policy: `AddressPolicy`, `check_url` / `url_refusal` (a URL before it is opened),
+  `guarded_request` / `guarded_client` (httpx that checks each address where it connects, each
+  redirect hop, and bounds downloads): every tool that fetches a URL goes through them;
 - errors: every exception is a `SmolError`; model plugins raise `ModelAPIError`.
 
 `tests/core/test_plugin_api.py` fails when a plugin imports anything of smol_core but this module,
@@ -103,6 +108,23 @@ _EXPORTS: dict[str, str] = {
     "AUTHORIZED_TYPES": "smol_core.tools.schema",
     "json_type_of": "smol_core.tools.schema",
     "parse_google_docstring": "smol_core.tools.schema",
+    # the address policy: every tool that fetches a URL checks here (guarded_http needs httpx)
+    "ADDRESS_POLICY_ENV": "smol_core.network.address_policy",
+    "AddressPolicy": "smol_core.network.address_policy",
+    "AddressRefusedError": "smol_core.network.address_policy",
+    "AllowEntry": "smol_core.network.address_policy",
+    "AllowSetting": "smol_core.network.address_policy",
+    "address_class": "smol_core.network.address_policy",
+    "check_url": "smol_core.network.address_policy",
+    "literal_address": "smol_core.network.address_policy",
+    "refusal_message": "smol_core.network.address_policy",
+    "url_refusal": "smol_core.network.address_policy",
+    "BlockedAddressError": "smol_core.network.guarded_http",
+    "DownloadTooLargeError": "smol_core.network.guarded_http",
+    "TooManyRedirectsError": "smol_core.network.guarded_http",
+    "guarded_client": "smol_core.network.guarded_http",
+    "guarded_request": "smol_core.network.guarded_http",
+    "read_bounded": "smol_core.network.guarded_http",
     # agents, memory and outputs (what user interfaces show)
     "MultiStepAgent": "smol_core.agents.multi_step",
     "CodeAgent": "smol_core.agents.code_agent",
@@ -149,6 +171,14 @@ _EXPORTS: dict[str, str] = {
     "accept_message": "smol_core.teams.transport",
     "Deduplicator": "smol_core.teams.transport",
     "MAX_REFUSALS_KEPT": "smol_core.teams.transport",
+    "wire_text": "smol_core.teams.transport",
+    "wire_bytes": "smol_core.teams.transport",
+    "sender_quota_error": "smol_core.teams.transport",
+    "DEFAULT_MAX_PENDING_PER_SENDER": "smol_core.teams.transport",
+    "DEFAULT_MAX_PENDING_BYTES_PER_SENDER": "smol_core.teams.transport",
+    "Credentials": "smol_core.teams.identity",
+    "TeamKeys": "smol_core.teams.identity",
+    "AgentKeys": "smol_core.teams.identity",
     "PeerStatus": "smol_core.teams.status",
     "Activity": "smol_core.teams.status",
     "AgentProcess": "smol_core.teams.launcher",
@@ -312,6 +342,26 @@ if _TYPE_CHECKING:
         tools_prompt as tools_prompt,
         with_system_note as with_system_note,
     )
+    from smol_core.network.address_policy import (
+        ADDRESS_POLICY_ENV as ADDRESS_POLICY_ENV,
+        AddressPolicy as AddressPolicy,
+        AddressRefusedError as AddressRefusedError,
+        AllowEntry as AllowEntry,
+        AllowSetting as AllowSetting,
+        address_class as address_class,
+        check_url as check_url,
+        literal_address as literal_address,
+        refusal_message as refusal_message,
+        url_refusal as url_refusal,
+    )
+    from smol_core.network.guarded_http import (
+        BlockedAddressError as BlockedAddressError,
+        DownloadTooLargeError as DownloadTooLargeError,
+        TooManyRedirectsError as TooManyRedirectsError,
+        guarded_client as guarded_client,
+        guarded_request as guarded_request,
+        read_bounded as read_bounded,
+    )
     from smol_core.plugins.hookspecs import (
         hookimpl as hookimpl,
     )
@@ -331,6 +381,11 @@ if _TYPE_CHECKING:
         PeerGoneError as PeerGoneError,
         UnknownRecipientError as UnknownRecipientError,
     )
+    from smol_core.teams.identity import (
+        AgentKeys as AgentKeys,
+        Credentials as Credentials,
+        TeamKeys as TeamKeys,
+    )
     from smol_core.teams.launcher import (
         AgentProcess as AgentProcess,
     )
@@ -345,10 +400,15 @@ if _TYPE_CHECKING:
         PeerStatus as PeerStatus,
     )
     from smol_core.teams.transport import (
+        DEFAULT_MAX_PENDING_BYTES_PER_SENDER as DEFAULT_MAX_PENDING_BYTES_PER_SENDER,
+        DEFAULT_MAX_PENDING_PER_SENDER as DEFAULT_MAX_PENDING_PER_SENDER,
         MAX_REFUSALS_KEPT as MAX_REFUSALS_KEPT,
         Deduplicator as Deduplicator,
         Transport as Transport,
         accept_message as accept_message,
+        sender_quota_error as sender_quota_error,
+        wire_bytes as wire_bytes,
+        wire_text as wire_text,
     )
     from smol_core.teams.worker import (
         MAX_RESULT_BYTES as MAX_RESULT_BYTES,

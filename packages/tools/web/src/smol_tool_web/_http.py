@@ -3,8 +3,9 @@
 Rate limits (HTTP 429, and DuckDuckGo's 202 "anomaly" page), refused connections, timeouts and HTTP
 errors all become a `WebToolError` whose message says what happened and what the model can do next
 (wait, try another query or tool, check the URL). The agent shows it as the step's observation.
-So does a refused address: every fetch goes through `guarded_transport`, which only connects to
-public addresses unless the user allowed more (`address_policy`).
+So does a refused address: every fetch goes through smol's one address policy
+(`smol_core.plugin_api.guarded_request`), which only connects to public addresses unless the user
+allowed more, checks every redirect hop, and bounds what a download may bring in (`MAX_BYTES`).
 """
 
 from __future__ import annotations
@@ -15,9 +16,15 @@ from typing import Any
 
 import httpx
 
-from smol_core.plugin_api import AgentToolExecutionError
-from smol_tool_web.address_policy import ENV_VAR, AddressPolicy
-from smol_tool_web.guarded_transport import BlockedAddressError, guarded_client
+from smol_core.plugin_api import (
+    AddressPolicy,
+    AddressRefusedError as PolicyRefusal,
+    AgentToolExecutionError,
+    DownloadTooLargeError,
+    TooManyRedirectsError,
+    guarded_request,
+    refusal_message,
+)
 
 DEFAULT_USER_AGENT = (
     "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) smol-tool-web/0.1"
@@ -37,6 +44,7 @@ class AddressRefusedError(WebToolError):
 
 
 MAX_REDIRECTS = 10
+MAX_BYTES = 10 * 1024 * 1024  # a page or API answer larger than this is refused, not read
 
 
 def request(
@@ -57,31 +65,30 @@ def request(
 
     Only public addresses are fetched unless `policy` (or `SMOL_WEB_ALLOW_PRIVATE`) allows more:
     every hop of a redirect chain is checked before its request and again where its connection
-    opens (see `guarded_transport`), and redirects are followed here, at most `MAX_REDIRECTS`.
+    opens (see `smol_core.network.guarded_http`), and redirects are followed here, at most `MAX_REDIRECTS`.
     """
-    rules = (policy or AddressPolicy()).with_environment()
     sent_headers = {"User-Agent": DEFAULT_USER_AGENT, **(headers or {})}
     try:
-        with guarded_client(rules, timeout) as client:
-            outgoing = client.build_request(
-                method, url, params=params, headers=sent_headers, json=json, data=data
-            )
-            for _hop in range(MAX_REDIRECTS + 1):
-                _check_url(rules, outgoing.url)
-                try:
-                    response = client.send(outgoing)
-                except BlockedAddressError as error:
-                    raise _refusal(outgoing.url, error.reason) from None
-                if not (follow_redirects and response.is_redirect and response.next_request is not None):
-                    break
-                response.close()
-                outgoing = response.next_request
-            else:
-                raise WebToolError(
-                    f"{service} redirected more than {MAX_REDIRECTS} times (last to {outgoing.url}); "
-                    "the page cannot be reached."
-                )
-            response.read()
+        response = guarded_request(
+            method,
+            url,
+            policy=policy,
+            timeout=timeout,
+            max_redirects=MAX_REDIRECTS,
+            max_bytes=MAX_BYTES,
+            follow_redirects=follow_redirects,
+            params=params,
+            headers=sent_headers,
+            json=json,
+            data=data,
+        )
+    except PolicyRefusal as error:
+        message = refusal_message(error.url or url, error.reason, "fetch", "web tools")
+        raise AddressRefusedError(message) from None
+    except TooManyRedirectsError as error:
+        raise WebToolError(f"{service}: {error} The page cannot be reached.") from None
+    except DownloadTooLargeError as error:
+        raise WebToolError(f"{service}: {error} Try another page or source.") from None
     except httpx.TimeoutException as error:
         raise WebToolError(
             f"{service} did not answer within {timeout:g} s ({url}). Try again later, or another source."
@@ -103,29 +110,6 @@ def request(
     if response.status_code >= 400:
         raise WebToolError(_http_error(service, response))
     return response
-
-
-def _check_url(rules: AddressPolicy, url: httpx.URL) -> None:
-    """Refuse a hop before it is sent: a scheme other than http(s), a metadata host, a non-public
-    address written into the URL (in any spelling). Host names are checked where they connect."""
-    if url.scheme not in ("http", "https"):
-        raise AddressRefusedError(
-            f"refused to fetch {url}: only http and https addresses can be fetched, not {url.scheme or 'this'}:."
-        )
-    if not url.host:
-        raise AddressRefusedError(f"refused to fetch {url}: the address names no host.")
-    port = url.port or (443 if url.scheme == "https" else 80)
-    reason = rules.refuse_name(url.host, port)
-    if reason is not None:
-        raise _refusal(url, reason)
-
-
-def _refusal(url: httpx.URL, reason: str) -> AddressRefusedError:
-    return AddressRefusedError(
-        f"refused to fetch {url}: {reason}; web tools only fetch public internet addresses. "
-        f"Use a public URL instead (the user can allow this address with allow_private_addresses= "
-        f"or {ENV_VAR})."
-    )
 
 
 def json_body(service: str, response: httpx.Response) -> dict[str, Any]:
