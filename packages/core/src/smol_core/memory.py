@@ -234,7 +234,7 @@ class AgentMemory:
         )
 
     def replay(self, logger: AgentLogger, detailed: bool = False) -> None:
-        logger.console.log("Replaying the agent's steps:")
+        logger.print("Replaying the agent's steps:", level=0)
         logger.log_markdown(title="System prompt", content=self.system_prompt.system_prompt, level=2)
         for step in self.steps:
             if isinstance(step, TaskStep):

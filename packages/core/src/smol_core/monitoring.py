@@ -4,7 +4,9 @@ Each step is shown as users of this kind of tool expect: the model's thought, th
 the observation, duration and tokens. Logs go to stderr so that the answer alone goes to stdout.
 
 The renderer is a few lines of ANSI, not a rich-text library: rendering must cost microseconds, since
-it runs on every step, and `import smol_core` must stay fast. Colour is used only on a terminal and
+it runs on every step, and `import smol_core` must stay fast. A rich `Console` is made only when
+someone asks for `logger.console` (smolagents' users do: `with agent.logger.console.capture()`), and
+from then on the log goes through it, so what it captures or records is the log. Colour is used only on a terminal and
 never when NO_COLOR is set. Everything shown that someone else wrote (the model's text, code, logs,
 observations, errors, tool and agent names) has its terminal control characters escaped first
 (`terminal.escape_controls`); only the logger's own styling codes reach the terminal raw.
@@ -25,6 +27,19 @@ if TYPE_CHECKING:
     from smol_core.messages import ChatMessage
 
 __all__ = ["AgentLogger", "LogLevel", "Monitor"]
+
+
+def shown(value: object) -> str:
+    """Any value as text to show: bytes decoded (bad bytes replaced), None as nothing, anything else
+    by `str`; then control characters escaped. A task, subtitle or observation may be any of these
+    (smolagents logs a dict or bytes payload as it is), and the log must never be what fails."""
+    if value is None:
+        text = ""
+    elif isinstance(value, bytes | bytearray | memoryview):
+        text = bytes(value).decode("utf-8", errors="replace")
+    else:
+        text = value if isinstance(value, str) else str(value)
+    return escape_controls(text)
 
 
 class LogLevel(IntEnum):
@@ -74,7 +89,8 @@ class _ConsoleStream:
             file.flush()
 
     def isatty(self) -> bool:
-        return False
+        # a rich Console knows whether it writes to a terminal; anything else gets plain text
+        return bool(getattr(self.console, "is_terminal", False))
 
 
 class AgentLogger:
@@ -98,9 +114,18 @@ class AgentLogger:
 
     @property
     def console(self) -> Any:
-        """The console given to the constructor (so `logger.console.export_text()` works as in the
-        seed), else the logger itself: code that did `logger.console.print(...)` keeps working."""
-        return self._console if self._console is not None else self
+        """The rich `Console` the log is written through, as in smolagents (`.capture()`,
+        `.export_text()`, `.print(...)`): the one given to the constructor, else one made now, on
+        the logger's stream (stderr by default), through which the log goes from now on."""
+        if self._console is None:
+            from rich.console import Console
+
+            if self._stream is None:
+                self._console = Console(stderr=True, highlight=False, soft_wrap=True)
+            else:
+                self._console = Console(file=self._stream, highlight=False, soft_wrap=True)
+            self._stream = cast("IO[str]", _ConsoleStream(self._console))
+        return self._console
 
     def _color(self) -> bool:
         return not os.environ.get("NO_COLOR") and getattr(self.stream, "isatty", lambda: False)()
@@ -117,7 +142,7 @@ class AgentLogger:
     def print(self, *objects: Any, level: LogLevel | int = LogLevel.INFO, **kwargs: Any) -> None:
         """Print foreign objects (an observation, a tool's output): their control characters are escaped."""
         if level <= self.level:
-            self._emit(" ".join(escape_controls(str(o)) for o in objects))
+            self._emit(" ".join(shown(o) for o in objects))
 
     def _emit(self, line: str) -> None:
         """Write a line the logger composed itself: its parts are escaped already, its styling is not."""
@@ -133,16 +158,17 @@ class AgentLogger:
         self._emit(self._style(f"{'━' * side} {title} {'━' * side}", "yellow"))
 
     def log_task(
-        self, content: str, subtitle: str, title: str | None = None, level: LogLevel | int = LogLevel.INFO
+        self, content: Any, subtitle: Any, title: Any = None, level: LogLevel | int = LogLevel.INFO
     ) -> None:
+        """The run's heading: its task (any value: a dict or bytes payload is shown as text)."""
         if level > self.level:
             return
-        heading = escape_controls(f"New run - {title}" if title else "New run")
+        heading = f"New run - {shown(title)}" if title else "New run"
+        sub = shown(subtitle)
         self._emit(
-            self._style(f"╭─ {heading} ", "bold", "magenta")
-            + self._style(f"({escape_controls(subtitle)})", "dim")
+            self._style(f"╭─ {heading} ", "bold", "magenta") + (self._style(f"({sub})", "dim") if sub else "")
         )
-        for line in escape_controls(content).splitlines() or [""]:
+        for line in shown(content).splitlines() or [""]:
             self._emit(self._style("│ ", "magenta") + self._style(line, "bold"))
         self._emit(self._style("╰─", "magenta"))
 
@@ -191,17 +217,35 @@ class AgentLogger:
         self._emit(self._style("[" + " | ".join(parts) + "]", "dim"))
 
     def visualize_agent_tree(self, agent: Any) -> None:
-        def lines(node: Any, indent: str) -> list[str]:
-            out = [
-                f"{indent}{type(node).__name__} {getattr(node, 'name', None) or ''} ({getattr(node.model, 'model_id', '')})"
-            ]
-            for tool_name in getattr(node, "tools", {}):
-                out.append(f"{indent}  ├─ tool {tool_name}")
-            for child in getattr(node, "managed_agents", {}).values():
-                out.extend(lines(child, indent + "  "))
-            return out
+        """The agent, its tools and its managed agents, as a tree drawn like rich's `Tree`; shown at
+        any verbosity, as in smolagents: the user asked for it."""
+        self._emit("\n".join(shown(line) for line in _tree_lines(agent)))
 
-        self.print("\n".join(lines(agent, "")))
+
+def _tree_lines(agent: Any, name: str | None = None) -> list[str]:
+    """`agent` as a headline and its branches (imports, description, tools, managed agents)."""
+    headline = f"{name} | " if name else ""
+    lines = [f"{headline}{type(agent).__name__} | {getattr(getattr(agent, 'model', None), 'model_id', None)}"]
+    branches: list[list[str]] = []
+    imports = getattr(agent, "additional_authorized_imports", None)
+    if imports is not None:
+        branches.append([f"Authorized imports: {imports}"])
+    if name and getattr(agent, "description", None):
+        branches.append([f"Description: {agent.description}"])
+    tools = getattr(agent, "tools", {})
+    branches.append(
+        ["Tools:"] + [f"{tool_name}: {getattr(tool, 'description', '')}" for tool_name, tool in tools.items()]
+    )
+    managed = getattr(agent, "managed_agents", {}) or {}
+    if managed:
+        branches.append(
+            ["Managed agents:"] + [line for n, a in managed.items() for line in _tree_lines(a, n)]
+        )
+    for index, branch in enumerate(branches):
+        last = index == len(branches) - 1
+        lines.append(("└── " if last else "├── ") + branch[0])
+        lines.extend(("    " if last else "│   ") + "    " + line for line in branch[1:])
+    return lines
 
 
 class Monitor:

@@ -185,6 +185,13 @@ class MultiStepAgent(ABC):
     def system_prompt(self) -> str:
         return self.initialize_system_prompt()
 
+    @system_prompt.setter
+    def system_prompt(self, value: str) -> None:
+        # the prompt is built from the templates at each run: a value set here would be lost
+        raise AttributeError(
+            """The 'system_prompt' property is read-only. Use 'self.prompt_templates["system_prompt"]' instead."""
+        )
+
     @abstractmethod
     def initialize_system_prompt(self) -> str:
         """The system prompt, with tools and managed agents filled in."""
@@ -286,7 +293,9 @@ class MultiStepAgent(ABC):
             self.monitor.reset()
         self.logger.log_task(
             content=self.task.strip(),
-            subtitle=" - ".join(filter(None, [type(self.model).__name__, str(self.model.model_id or "")])),
+            subtitle=" - ".join(
+                filter(None, [type(self.model).__name__, str(getattr(self.model, "model_id", None) or "")])
+            ),
             title=self.name,
             level=LogLevel.INFO,
         )
@@ -331,7 +340,7 @@ class MultiStepAgent(ABC):
                 "agent.id": f"{self.name or type(self).__name__}-{id(self):x}",
                 "agent.description": self.description,
                 "agent.class": type(self).__name__,
-                "model.id": self.model.model_id,
+                "model.id": getattr(self.model, "model_id", None),
                 "task": task,
             },
             parent=parent,
@@ -471,8 +480,10 @@ class MultiStepAgent(ABC):
 
     _repeat_tool_calls = True
 
-    def _finalize_step(self, step: ActionStep | PlanningStep) -> None:
-        step.timing.finish()
+    def _finalize_step(self, step: ActionStep | PlanningStep | FinalAnswerStep) -> None:
+        """End the step's timing, log its summary, run the callbacks registered for its type."""
+        if not isinstance(step, FinalAnswerStep):
+            step.timing.finish()
         if isinstance(step, ActionStep):
             self.logger.log_step_summary(step, step.step_number)
         self.step_callbacks.callback(step, agent=self)

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import warnings
+from dataclasses import InitVar, dataclass, field
 from typing import Any, Literal
 
 from smol_core.messages import Timing, TokenUsage
+
+_MESSAGES_DEPRECATED = (
+    "Parameter 'messages' is deprecated and will be removed in version 1.25. Please use 'steps' instead."
+)
 
 
 @dataclass
@@ -18,11 +23,17 @@ class RunResult:
     team_messages: list[dict[str, Any]] = field(default_factory=list)
     """Messages this agent sent and received (teams of agents): direction, id, sender, recipient,
     timestamp and the message itself."""
+    messages: InitVar[list[dict[str, Any]] | None] = None
+    """smolagents' older name for `steps`: still taken, with the FutureWarning smolagents gives, so
+    code written for it runs and learns the new name."""
 
-    @property
-    def messages(self) -> list[dict[str, Any]]:
-        """Seed-system name for the steps."""
-        return self.steps
+    def __post_init__(self, messages: list[dict[str, Any]] | None) -> None:
+        if messages is None:
+            return
+        if self.steps:
+            raise ValueError("Cannot specify both 'messages' and 'steps' parameters. Use 'steps' instead.")
+        warnings.warn(_MESSAGES_DEPRECATED, FutureWarning, stacklevel=3)
+        self.steps = messages
 
     def dict(self) -> dict[str, Any]:
         return {
@@ -33,3 +44,14 @@ class RunResult:
             "timing": self.timing.dict(),
             "team_messages": self.team_messages,
         }
+
+
+def _messages(self: RunResult) -> list[dict[str, Any]]:
+    """smolagents' older name for the steps (a FutureWarning says so)."""
+    warnings.warn(_MESSAGES_DEPRECATED, FutureWarning, stacklevel=2)
+    return self.steps
+
+
+# set after the class is made: the dataclass takes `messages` as an init-only argument, and the
+# attribute read is this property
+RunResult.messages = property(_messages)  # type: ignore[assignment,method-assign]
