@@ -59,8 +59,11 @@ def short_waits(session: BrowserSession, page_load: float = 3, find: float = 2) 
 
 
 @pytest.fixture
-def shop() -> Iterator[Shop]:
+def shop(monkeypatch: pytest.MonkeyPatch) -> Iterator[Shop]:
+    """The shop, on 127.0.0.1: the user allows the browser that one address and port (loopback is
+    refused otherwise, see test_browser_address_policy)."""
     site = start_shop()
+    monkeypatch.setenv("SMOL_WEB_ALLOW_PRIVATE", site.url.removeprefix("http://"))
     yield site
     site.close()
 

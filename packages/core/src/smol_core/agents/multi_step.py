@@ -18,6 +18,7 @@ from typing import Any, Literal, cast
 
 from smol_core import instrumentation
 from smol_core.agent_types import handle_agent_output_types
+from smol_core.agents.duck_model import as_agent_model
 from smol_core.agents.events import ActionOutput
 from smol_core.agents.prompts import (
     EMPTY_PROMPT_TEMPLATES,
@@ -40,7 +41,7 @@ from smol_core.memory import (
     TaskStep,
 )
 from smol_core.messages import ChatMessage, MessageRole, Timing, TokenUsage
-from smol_core.models.base import Model, as_model
+from smol_core.models.base import Model
 from smol_core.monitoring import AgentLogger, LogLevel, Monitor
 from smol_core.tools.base_tools import TOOL_MAPPING, FinalAnswerTool
 from smol_core.tools.decorator import as_tool
@@ -93,13 +94,13 @@ class MultiStepAgent(ABC):
         self._last_run = RunState(memory=AgentMemory(""))  # until the system prompt can be built
         self._active_runs = 0
         self._runs_lock = threading.Lock()
-        self.model = as_model(model)
+        self.model = as_agent_model(model)
         # how long one tool call may take (a tool's own `timeout_seconds` wins); None: no limit
         self.tool_timeout_seconds = tool_timeout_seconds
         # how long all tool calls of one step may take together; None: no limit
         self.tool_budget = StepToolBudget(step_tool_budget_seconds)
         self.prompt_templates: PromptTemplates = merge_templates(
-            self.default_prompt_templates(), dict(prompt_templates) if prompt_templates else None
+            self.default_prompt_templates(), _with_seed_keys(prompt_templates)
         )
         self.instructions = instructions
         self.max_steps = max_steps
@@ -162,6 +163,12 @@ class MultiStepAgent(ABC):
         if clash:
             raise ValueError(
                 f"These names are used by both a tool and a managed agent: {sorted(clash)}. "
+                "(Each tool or managed_agent should have a unique name!)"
+            )
+        if self.name is not None and (self.name in self.tools or self.name in self.managed_agents):
+            # a manager calls this agent by its name, beside its own tools: one name, one thing
+            raise ValueError(
+                f"The agent is named {self.name!r}, as one of its tools or managed agents. "
                 "(Each tool or managed_agent should have a unique name!)"
             )
 
@@ -507,8 +514,9 @@ class MultiStepAgent(ABC):
                     self.logger,
                 ) from error
             if not passed:
+                # "Check <name> failed": the seed's wording, which callers match on
                 raise AgentError(
-                    f"The final answer {final_answer!r:.200} was rejected by the check "
+                    f"Check {name} failed: the final answer {final_answer!r:.200} was rejected by the check "
                     f"{getattr(check, '__name__', check)!r}. Keep working and give a better answer.",
                     self.logger,
                 )
@@ -605,16 +613,21 @@ class MultiStepAgent(ABC):
             messages.extend(step.to_messages(summary_mode=summary_mode))
         return messages
 
-    def provide_final_answer(self, task: str) -> ChatMessage:
-        """Ask the model for its best answer from the memory (used when the step budget runs out)."""
+    def provide_final_answer(self, task: str, images: list[Any] | None = None) -> ChatMessage:
+        """Ask the model for its best answer from the memory (used when the step budget runs out).
+
+        Returns the model's message, as smolagents 1.26 does (`.content` is the answer); `images`
+        (older smolagents took them) are shown to the model with the instructions."""
         try:
-            return self.model.generate(self._final_answer_messages(task))
+            return self.model.generate(self._final_answer_messages(task, images))
         except Exception as error:
             return ChatMessage(MessageRole.ASSISTANT, f"Error in generating final LLM output: {error}")
 
-    def _final_answer_messages(self, task: str) -> list[ChatMessage]:
+    def _final_answer_messages(self, task: str, images: list[Any] | None = None) -> list[ChatMessage]:
         templates = self.prompt_templates["final_answer"]
-        messages = [ChatMessage(MessageRole.SYSTEM, [{"type": "text", "text": templates["pre_messages"]}])]
+        content: list[dict[str, Any]] = [{"type": "text", "text": templates["pre_messages"]}]
+        content += [{"type": "image", "image": image} for image in images or []]
+        messages = [ChatMessage(MessageRole.SYSTEM, content)]
         messages += self.write_memory_to_messages()[1:]
         messages.append(
             ChatMessage(
@@ -643,8 +656,11 @@ class MultiStepAgent(ABC):
             self.prompt_templates["managed_agent"]["report"], {"name": self.name, "final_answer": output}
         )
         if self.provide_run_summary:
-            summary = "\n".join(m.text for m in self.write_memory_to_messages(summary_mode=True)[1:])
-            report += f"\n\nSummary of the work of {self.name}:\n{summary}"
+            # smolagents' layout, which managers' prompts and parsers expect
+            report += "\n\nFor more detail, find below a summary of this agent's work:\n<summary_of_work>\n"
+            for message in self.write_memory_to_messages(summary_mode=True):
+                report += "\n" + _truncated(message.text) + "\n---"
+            report += "\n</summary_of_work>"
         return report
 
     # --- export -------------------------------------------------------------------------------
@@ -743,6 +759,31 @@ def _end_step_span(scope: Any, step: ActionStep) -> None:
         scope.set("usage.output_tokens", step.token_usage.output_tokens)
     scope.set("step.final", bool(step.is_final_answer))
     scope.end()
+
+
+def _with_seed_keys(templates: PromptTemplates | dict[str, Any] | None) -> dict[str, Any] | None:
+    """Custom templates with smolagents' documented names read as the names it uses: its docstring
+    calls the first planning template `plan`, its code `initial_plan`; both are taken."""
+    if not templates:
+        return None
+    custom = dict(templates)
+    planning = custom.get("planning")
+    if isinstance(planning, dict) and "plan" in planning and "initial_plan" not in planning:
+        planning = dict(planning)
+        planning["initial_plan"] = planning.pop("plan")
+        custom["planning"] = planning
+    return custom
+
+
+_SUMMARY_MESSAGE_CHARS = 20_000
+
+
+def _truncated(text: str) -> str:
+    """A message of a run summary, cut in the middle past `_SUMMARY_MESSAGE_CHARS` (as smolagents does)."""
+    if len(text) <= _SUMMARY_MESSAGE_CHARS:
+        return text
+    half = _SUMMARY_MESSAGE_CHARS // 2
+    return f"{text[:half]}\n..._This content has been truncated to stay below {_SUMMARY_MESSAGE_CHARS} characters_...\n{text[-half:]}"
 
 
 def _takes_agent(check: Callable[..., Any]) -> bool:

@@ -202,7 +202,8 @@ You are '{{name}}', a member of a team. Your manager gives you this task:
 
 Give a complete answer with final_answer: what you found, and anything your manager should know."""
 
-MANAGED_AGENT_REPORT = """Report of team member '{{name}}':
+# smolagents' wording: a manager's prompt written for it reads its team's reports by this line
+MANAGED_AGENT_REPORT = """Here is the final answer from your managed agent '{{name}}':
 {{final_answer}}"""
 
 FINAL_ANSWER_PRE = """\

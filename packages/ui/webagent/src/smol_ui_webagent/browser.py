@@ -4,6 +4,10 @@ The browser and its chromedriver are found on this machine (`SMOL_CHROMIUM` / `S
 else the usual names on `PATH`) and the driver is started with that chromedriver explicitly, so
 Selenium's own manager never downloads a browser or a driver. A machine without them gets one
 error that says what to install.
+
+The browser reaches only what smol's address policy allows: every request it makes goes through a
+proxy in the host that applies the policy (`guard_proxy`), and `allow_private_addresses` is the
+user's opt-in, as on the web tools.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smol_core.plugin_api import SmolError
+from smol_core.plugin_api import AddressPolicy, AllowSetting, SmolError
+from smol_ui_webagent.guard_proxy import GuardProxy
 
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 DRIVER_NAMES = ("chromedriver",)
@@ -60,13 +65,18 @@ class BrowserSession:
         page_load_timeout: Seconds a page may take to load before `go_to` reports a timeout.
         find_timeout: Seconds helium waits for an element to appear before it reports it missing.
         window_size: The browser's size, hence the screenshots' size, in pixels.
+        allow_private_addresses: What the browser may reach besides public addresses: True for
+            everything, or entries such as `"127.0.0.1:8080"`, `"intranet.example"`,
+            `"10.0.0.0/8"` (as `VisitWebpageTool`'s; `SMOL_WEB_ALLOW_PRIVATE` adds more).
     """
 
     headless: bool = True
     page_load_timeout: float = 30.0
     find_timeout: float = 5.0
     window_size: tuple[int, int] = (1000, 1350)
+    allow_private_addresses: AllowSetting = None
     driver: Any = field(default=None, init=False, repr=False)
+    _proxy: GuardProxy | None = field(default=None, init=False, repr=False)
     _profile: tempfile.TemporaryDirectory[str] | None = field(default=None, init=False, repr=False)
 
     def start(self) -> BrowserSession:
@@ -76,6 +86,7 @@ class BrowserSession:
         from selenium.webdriver.chrome.service import Service
 
         self._profile = tempfile.TemporaryDirectory(prefix="smol-webagent-")
+        self._proxy = GuardProxy(self.policy).start()
         options = webdriver.ChromeOptions()
         options.binary_location = binary
         flags = [
@@ -91,6 +102,7 @@ class BrowserSession:
             f"--window-size={self.window_size[0]},{self.window_size[1]}",
             "--window-position=0,0",
             f"--user-data-dir={self._profile.name}",
+            *self._proxy.chromium_flags(),
         ]
         if self.headless:
             flags.append("--headless")
@@ -107,6 +119,11 @@ class BrowserSession:
         helium.set_driver(self.driver)
         helium.Config.implicit_wait_secs = self.find_timeout
         return self
+
+    @property
+    def policy(self) -> AddressPolicy:
+        """The addresses this browser may reach (the environment's grants are added at each check)."""
+        return AddressPolicy.parse(self.allow_private_addresses)
 
     @property
     def current_url(self) -> str:
@@ -127,6 +144,9 @@ class BrowserSession:
         self._cleanup_profile()
 
     def _cleanup_profile(self) -> None:
+        if self._proxy is not None:
+            self._proxy.close()
+            self._proxy = None
         if self._profile is not None:
             self._profile.cleanup()
             self._profile = None

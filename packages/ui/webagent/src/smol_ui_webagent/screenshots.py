@@ -1,7 +1,7 @@
 """After each step, the model sees the page: a screenshot on the step, and the current URL.
 
 The screenshot is decoded like any image from outside (PNG only, within a pixel budget: a page can
-make the browser render anything), and only the latest two steps keep theirs, so a long browse does
+make the browser render anything), never of a page the address policy refuses, and only the latest two steps keep theirs, so a long browse does
 not send dozens of images with every model call.
 """
 
@@ -31,7 +31,16 @@ class ScreenshotCallback:
             for step in agent.memory.steps:
                 if isinstance(step, ActionStep) and step.step_number <= memory_step.step_number - self.keep:
                     step.observations_images = None
+        from smol_ui_webagent.tools import landing_refusal
+
         try:
+            url = self.session.current_url
+            refused = landing_refusal(self.session, url)
+            if refused is not None:  # the page went somewhere refused on its own: never show it
+                self.session.driver.get("about:blank")
+                memory_step.observations = (
+                    (memory_step.observations or "") + f"\nThe browser left {url}: {refused}."
+                ).lstrip()
             image = decode_image(self.session.screenshot_png())
         except Exception as error:  # a browser that died mid-run: say so instead of failing the step
             note = f"No screenshot: {type(error).__name__}: {error}"

@@ -6,13 +6,19 @@ no browser and cannot reach the network, so the browser stays in the host and th
 through these tools, the narrow proxies the sandbox already allows: go to a URL, click, type, find
 text on the page, scroll, go back, close pop-ups. Errors come back as the step's observation, in
 words the model can act on (an element that is not there, a page that did not load in time).
+
+Where the browser may go is smol's address policy: `go_to` refuses a URL before the browser opens
+it (`file:`, loopback, private and metadata addresses, unless the user allowed them), every request
+the browser makes passes the session's policy proxy, and after each action that can change the page
+(`go_to`, `click`, `go_back`) the page the browser landed on is checked again: a refused one is
+replaced by a blank page before its screenshot is taken.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from smol_core.plugin_api import AgentToolExecutionError, Tool
+from smol_core.plugin_api import AgentToolExecutionError, Tool, refusal_message, url_refusal
 from smol_ui_webagent.browser import BrowserSession
 
 MAX_TEXT = 300  # characters of an element's text shown back to the model
@@ -25,6 +31,17 @@ def _escape_xpath_string(text: str) -> str:
     if '"' not in text:
         return f'"{text}"'
     return "concat(" + ', "\'", '.join(f"'{part}'" for part in text.split("'")) + ")"
+
+
+# Pages the browser shows on its own, that fetch nothing: its blank page, its start page, its error page.
+_NEUTRAL_PAGES = ("about:blank", "data:,", "chrome-error://chromewebdata/")
+
+
+def landing_refusal(session: BrowserSession, url: str) -> str | None:
+    """Why the page at `url` may not stay open under the session's policy, or None."""
+    if url in _NEUTRAL_PAGES:
+        return None
+    return url_refusal(url, session.policy)
 
 
 def _short(text: str) -> str:
@@ -54,6 +71,14 @@ class BrowserTool(Tool):
         helium.Config.implicit_wait_secs = self.session.find_timeout
         return helium
 
+    def check_landing(self) -> None:
+        """Leave a page the policy refuses (a redirect, a link, history): blank it and say why."""
+        url = str(self.driver.current_url)
+        reason = landing_refusal(self.session, url)
+        if reason is not None:
+            self.driver.get("about:blank")
+            raise AgentToolExecutionError(refusal_message(url, reason, "open", "the browser tools"))
+
 
 class GoTo(BrowserTool):
     name = "go_to"
@@ -64,8 +89,12 @@ class GoTo(BrowserTool):
     def forward(self, url: str) -> str:
         from selenium.common.exceptions import TimeoutException, WebDriverException
 
-        if "://" not in url:
+        url = url.strip()
+        if "://" not in url and not url.lower().startswith(("about:", "data:", "javascript:", "file:")):
             url = "https://" + url
+        reason = url_refusal(url, self.session.policy)
+        if reason is not None:
+            raise AgentToolExecutionError(refusal_message(url, reason, "open", "the browser tools"))
         try:
             self.helium().go_to(url)
         except TimeoutException:
@@ -77,6 +106,7 @@ class GoTo(BrowserTool):
             raise AgentToolExecutionError(
                 f"Could not open {url}: {_short(error.msg or str(error))}"
             ) from None
+        self.check_landing()
         return f"Opened {self.driver.current_url} (title: {_short(self.driver.title)!r})."
 
 
@@ -103,6 +133,7 @@ class Click(BrowserTool):
             raise AgentToolExecutionError(
                 f"Could not click {text!r}: {_short(error.msg or str(error))} (a pop-up in the way? try close_popups)"
             ) from None
+        self.check_landing()
         return f"Clicked {text!r}; now on {self.driver.current_url}."
 
 
@@ -162,6 +193,7 @@ class GoBack(BrowserTool):
 
     def forward(self) -> str:
         self.driver.back()
+        self.check_landing()
         return f"Went back to {self.driver.current_url}."
 
 
