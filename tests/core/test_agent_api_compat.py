@@ -96,3 +96,67 @@ def test_visualize_draws_a_tree_at_any_verbosity() -> None:
         manager.visualize()
     text = capture.get()
     assert "├──" in text and "└── Managed agents:" in text and "web | ToolCallingAgent" in text
+
+
+def test_an_object_with_a_generate_method_is_asked_through_it() -> None:
+    from unittest.mock import MagicMock
+
+    model = MagicMock()
+    model.generate.return_value = ChatMessage(MessageRole.ASSISTANT, ANSWER)
+    agent = CodeAgent(tools=[], model=model, verbosity_level=LogLevel.OFF)
+    assert agent.run("t") == 7
+    assert model.generate.call_count == 1 and not model.called  # the method, not the mock itself
+    assert agent.provide_final_answer("t").content == ANSWER
+
+
+def test_provide_final_answer_shows_images_with_the_instructions() -> None:
+    model = ScriptedModel(["The answer."])
+    agent = CodeAgent(tools=[], model=model)
+    message = agent.provide_final_answer("t", images=["image1.png"])
+    assert message.content == "The answer."
+    first = model.calls[0]["messages"][0]
+    assert first.content[1] == {"type": "image", "image": "image1.png"}
+
+
+def test_an_agent_named_like_its_tool_is_refused() -> None:
+    from smol_core import tool
+
+    @tool
+    def lookup(query: str) -> str:
+        """Looks something up.
+
+        Args:
+            query: what to look up.
+        """
+        return query
+
+    with pytest.raises(ValueError, match="unique name"):
+        CodeAgent(tools=[lookup], model=ScriptedModel([]), name="lookup", description="d")
+
+
+def test_a_failed_check_is_named_as_smolagents_names_it() -> None:
+    def must_be_even(answer: Any, memory: Any) -> bool:
+        return bool(answer % 2 == 0)
+
+    agent = CodeAgent(
+        tools=[], model=ScriptedModel([ANSWER, ANSWER]), final_answer_checks=[must_be_even], max_steps=1
+    )
+    agent.run("t")
+    assert "Check must_be_even failed" in str(agent.memory.steps[1].error)
+
+
+def test_a_managed_agent_reports_in_smolagents_words_with_its_summary() -> None:
+    member = CodeAgent(
+        tools=[], model=ScriptedModel([ANSWER]), name="helper", description="Helps.", provide_run_summary=True
+    )
+    report = member("Do it")
+    assert report.startswith("Here is the final answer from your managed agent 'helper':\n7")
+    assert "\n\nFor more detail, find below a summary of this agent's work:\n<summary_of_work>\n" in report
+    assert report.endswith("\n---\n</summary_of_work>")
+
+
+def test_a_planning_template_under_smolagents_documented_plan_key_is_used() -> None:
+    agent = CodeAgent(
+        tools=[], model=ScriptedModel([]), prompt_templates={"planning": {"plan": "PLAN {{task}}"}}
+    )
+    assert agent.prompt_templates["planning"]["initial_plan"] == "PLAN {{task}}"
