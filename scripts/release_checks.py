@@ -105,10 +105,13 @@ def check_extras(all_packages: list[Package]) -> list[str]:
             named.add(name)
             if name.startswith("smol-") and name not in ours:
                 problems.append(f"{core.where}: extra [{extra}] names {name}, which no package here builds")
+    everything = {requirement_name(requirement) for requirement in extras.get("all", [])}
     for package in all_packages:
         kind = package.folder.parent.name
         if package.name != CORE and kind in PLUGIN_KINDS and package.name not in named:
             problems.append(f"{core.where}: no extra installs the plugin {package.name}")
+        if package.name != CORE and kind in PLUGIN_KINDS and package.name not in everything:
+            problems.append(f"{core.where}: the extra [all] does not install the plugin {package.name}")
     return problems
 
 

@@ -78,3 +78,19 @@ def test_missing_licence_urls_and_versions_are_reported(tmp_path: Path) -> None:
     assert "license file LICENSE does not exist" in problems
     assert "[project.urls] has no Homepage" in problems
     assert "versions differ" in problems
+
+
+def test_the_all_extra_installs_every_plugin_as_smolagents_all_does(tmp_path: Path) -> None:
+    assert all(
+        p.name in repr(checks.packages()[0].project["optional-dependencies"]["all"])
+        for p in checks.packages()[1:]
+    )
+    root = _copy_tree(tmp_path)
+    core = root / "packages/core/pyproject.toml"
+    core.write_text(
+        core.read_text().replace('"smol-model-llamacpp", "smol-model-openai", ', '"smol-model-llamacpp", ')
+    )
+    assert any(
+        "the extra [all] does not install the plugin smol-model-openai" in p
+        for p in checks.all_problems(root)
+    )
