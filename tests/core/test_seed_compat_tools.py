@@ -100,6 +100,8 @@ def test_bad_input_types_raise_the_seeds_exception_types(
             def forward(self, x: object) -> str:
                 return "x"
 
+        Bad()
+
 
 def test_sanitized_call_returns_agent_types() -> None:
     """`tool(..., sanitize_inputs_outputs=True)` wraps the output as the seed does; a plain call does not."""

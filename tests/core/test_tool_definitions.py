@@ -42,7 +42,7 @@ def test_argument_validation_names_the_argument_and_type():
 
 
 def test_missing_docstring_argument_is_a_clear_error():
-    with pytest.raises(DocstringParsingException, match="argument 'b' has no description"):
+    with pytest.raises(DocstringParsingException, match="no description for the argument .b."):
 
         @tool
         def add(a: int, b: int) -> int:
@@ -68,39 +68,124 @@ def test_missing_type_hint_is_a_clear_error():
             return a + b
 
 
-def test_tool_subclass_is_validated_at_definition_time():
+def test_tool_subclass_is_validated_when_made():
+    class Bad(Tool):
+        name = "bad"
+        description = "Bad."
+        inputs = {"x": {"type": "float", "description": "x"}}
+        output_type = "string"
+
+        def forward(self, x):
+            return x
+
     with pytest.raises(ValueError, match="input 'x' has type 'float'"):
+        Bad()
 
-        class Bad(Tool):
-            name = "bad"
-            description = "Bad."
-            inputs = {"x": {"type": "float", "description": "x"}}
-            output_type = "string"
+    class Mismatch(Tool):
+        name = "mismatch"
+        description = "Mismatch."
+        inputs = {"x": {"type": "string", "description": "x"}}
+        output_type = "string"
 
-            def forward(self, x):
-                return x
+        def forward(self, y):
+            return y
 
     with pytest.raises(ValueError, match="forward\\(\\) takes"):
+        Mismatch()
 
-        class Mismatch(Tool):
-            name = "mismatch"
-            description = "Mismatch."
-            inputs = {"x": {"type": "string", "description": "x"}}
-            output_type = "string"
+    class BadName(
+        Tool
+    ):  # a class with a bad name can be defined (and reported on by validate_tool_attributes)
+        name = "bad name"
+        description = "."
+        inputs = {}
+        output_type = "string"
 
-            def forward(self, y):
-                return y
+        def forward(self):
+            return ""
 
     with pytest.raises(ValueError, match="valid Python identifier"):
+        BadName()
 
-        class BadName(Tool):
-            name = "bad name"
-            description = "."
-            inputs = {}
-            output_type = "string"
 
-            def forward(self):
-                return ""
+def test_init_may_set_what_is_validated():
+    class Named(Tool):
+        name = "placeholder name"
+        description = "Named in __init__."
+        inputs = {"x": {"type": "string", "description": "x"}}
+        output_type = "string"
+
+        def __init__(self, name: str = "named") -> None:
+            super().__init__()
+            self.name = name
+
+        def forward(self, x):
+            return x
+
+    assert Named().name == "named"
+    with pytest.raises(ValueError, match="valid Python identifier"):
+        Named(name="not valid")
+
+
+def test_a_class_declaring_inputs_must_declare_output_type():
+    class NoOutput(Tool):
+        name = "no_output"
+        description = "."
+        inputs = {"x": {"type": "string", "description": "x"}}
+
+        def forward(self, x: str) -> str:
+            return x
+
+    with pytest.raises(TypeError, match="You must set an attribute output_type"):
+        NoOutput()
+
+
+def test_optional_arguments_agree_between_inputs_and_forward():
+    class DefaultNotNullable(Tool):
+        name = "weather"
+        description = "."
+        inputs = {"celsius": {"type": "boolean", "description": "unit"}}
+        output_type = "string"
+
+        def forward(self, celsius: bool = False) -> str:
+            return ""
+
+    class NullableWithoutDefault(Tool):
+        name = "weather"
+        description = "."
+        inputs = {"celsius": {"type": "boolean", "description": "unit", "nullable": True}}
+        output_type = "string"
+
+        def forward(self, celsius: bool) -> str:
+            return ""
+
+    class Agreeing(Tool):
+        name = "weather"
+        description = "."
+        inputs = {"celsius": {"type": "boolean", "description": "unit", "nullable": True}}
+        output_type = "string"
+
+        def forward(self, celsius: bool | None = None) -> str:
+            return ""
+
+    for wrong in (DefaultNotNullable, NullableWithoutDefault):
+        with pytest.raises(ValueError, match="Nullable argument 'celsius'"):
+            wrong()
+    Agreeing()
+
+
+def test_tool_decorator_needs_a_return_type_hint():
+    with pytest.raises(TypeHintParsingException, match="Tool return type not found"):
+
+        @tool
+        def add(a: int, b: int):  # type: ignore[no-untyped-def]
+            """Adds.
+
+            Args:
+                a: first
+                b: second
+            """
+            return a + b
 
 
 def test_tool_calling_schema():

@@ -67,6 +67,9 @@ _EXPORTS: dict[str, str] = {
     "UserInputTool": "smol_core.tools.base_tools",
     "ToolCollection": "smol_core.tools.collection",
     "AUTHORIZED_TYPES": "smol_core.tools.schema",
+    "SpeechToTextTool": "smol_core.tools.speech_to_text",
+    "SafeSerializer": "smol_core.serialization",
+    "SerializationError": "smol_core.serialization",
     # teams of agents
     "SendMessageTool": "smol_core.teams.tools",
     "ReceiveMessagesTool": "smol_core.teams.tools",
@@ -202,6 +205,7 @@ if _TYPE_CHECKING:
     from smol_core.plugins.hookspecs import hookimpl
     from smol_core.plugins.registry import get_registry
     from smol_core.plugins.specs import CommandSpec, ExecutorSpec, ModelSpec, ToolSpec, TransportSpec, lazy
+    from smol_core.serialization import SafeSerializer, SerializationError
     from smol_core.teams.message import Message
     from smol_core.teams.settings import AgentSettings
     from smol_core.teams.team import Team, TeamResult, run_agents
@@ -211,4 +215,5 @@ if _TYPE_CHECKING:
     from smol_core.tools.collection import ToolCollection
     from smol_core.tools.decorator import tool
     from smol_core.tools.schema import AUTHORIZED_TYPES
+    from smol_core.tools.speech_to_text import SpeechToTextTool
     from smol_core.tools.tool import Tool

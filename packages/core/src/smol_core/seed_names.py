@@ -67,12 +67,6 @@ UNAVAILABLE: dict[str, str] = {
     "CodeOutput (output, logs, is_final_answer).",
     "BASE_PYTHON_TOOLS": "smol's sandbox gives the code a curated set of real builtins, so there is no "
     "table of Python tools to extend: pass functions as tools (tools=[...]) instead.",
-    "SpeechToTextTool": "smol does not ship a speech-to-text tool (no offline Whisper model): wrap the "
-    "transcription you use in a @tool.",
-    "SafeSerializer": "smol's executors exchange JSON frames with a typed codec "
-    "(smol_core.executors.protocol), never pickle: there is no serializer to configure.",
-    "SerializationError": "smol's executors never pickle (see smol_core.executors.protocol): values that "
-    "cannot cross come back as a labelled repr instead of raising.",
     "REMOVE_PARAMETER": "smol's models take request options as keyword arguments; to drop a default, pass "
     "the option with the value your provider expects instead.",
 }

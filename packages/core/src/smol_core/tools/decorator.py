@@ -10,8 +10,9 @@ import warnings
 from collections.abc import Callable
 from typing import Any, overload
 
+from smol_core.errors import TypeHintParsingException
 from smol_core.tools.schema import function_schema
-from smol_core.tools.tool import Tool, validate_tool_definition
+from smol_core.tools.tool import Tool
 
 
 class FunctionTool(Tool):
@@ -37,7 +38,6 @@ class FunctionTool(Tool):
         functools.update_wrapper(self, func)
         # an instance attribute shadows the method below: `forward` reads as the seed's does
         vars(self)["forward"] = _forward_of(func)
-        validate_tool_definition(self)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)
@@ -124,7 +124,8 @@ def tool(
 def tool(
     func: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
-    """Make a tool of a function. Every argument needs a type hint and a line in the docstring's `Args:`.
+    """Make a tool of a function. Every argument needs a type hint and a line in the docstring's `Args:`,
+    and the function a return type hint.
 
     Example:
         @tool
@@ -138,6 +139,12 @@ def tool(
     """
 
     def wrap(f: Callable[..., Any]) -> FunctionTool:
+        if inspect.signature(f).return_annotation is inspect.Signature.empty:
+            # as the seed: the model is told what a tool returns, so it must be declared
+            raise TypeHintParsingException(
+                f"Tool return type not found: make sure your function {f.__name__!r} has a return type "
+                "hint (`-> str`, `-> dict`, `-> Any`...)."
+            )
         schema = function_schema(f)
         return FunctionTool(
             f,

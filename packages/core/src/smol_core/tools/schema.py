@@ -153,7 +153,8 @@ def function_schema(
             raise TypeHintParsingException(f"Tool {name!r}: argument {param.name!r} has no type hint.")
         if param.name not in arg_docs:
             raise DocstringParsingException(
-                f"Tool {name!r}: argument {param.name!r} has no description in the docstring's `Args:` section."
+                f"Tool {name!r}: the docstring has no description for the argument {param.name!r}: add it "
+                "to the `Args:` section."
             )
         try:
             entry = json_type_of(hints[param.name])

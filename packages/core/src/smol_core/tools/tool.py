@@ -1,13 +1,14 @@
 """`Tool`: a named, described, typed function an agent can call.
 
-Definitions are checked when the class is created (a bad name, an unknown input type or a
-`forward` whose signature does not match `inputs` fails at import time, not halfway through a run)
+Definitions are checked when a tool is made (a bad name, an unknown input type or a `forward`
+whose signature does not match `inputs` fails when the agent is built, not halfway through a run)
 and calls are checked when made (a missing or wrongly typed argument names the argument and the
 type expected), so the model gets an error it can act on.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import keyword
@@ -35,17 +36,32 @@ def _type_names(entry: dict[str, Any]) -> list[str]:
     return list(kind) if isinstance(kind, list) else [kind]
 
 
+_REQUIRED_ATTRIBUTES: dict[str, type] = {"description": str, "name": str, "inputs": dict, "output_type": str}
+
+
 def validate_tool_definition(tool: Tool | type[Tool]) -> None:
-    """Raise a clear error if a tool's name, inputs or output type cannot work."""
-    label = getattr(tool, "name", None) or getattr(tool, "__name__", "tool")
-    name = getattr(tool, "name", None)
-    if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
-        raise ValueError(f"Tool {label!r}: `name` must be a valid Python identifier, got {name!r}.")
-    if not isinstance(getattr(tool, "description", None), str):
-        raise ValueError(f"Tool {name!r}: `description` must be a string.")
-    inputs = getattr(tool, "inputs", None)
-    if not isinstance(inputs, dict):
-        raise TypeError(f"Tool {name!r}: `inputs` must be a dict of argument name -> {{type, description}}.")
+    """Raise a clear error if a tool's name, inputs, output type or `forward` cannot work together.
+
+    Run on every instance when its `__init__` returns (see `Tool.__init_subclass__`), so what
+    `__init__` sets (a name, a description built from arguments) is what gets checked.
+    """
+    for attribute, expected in _REQUIRED_ATTRIBUTES.items():
+        value = getattr(tool, attribute, None)
+        if value is None:
+            raise TypeError(f"You must set an attribute {attribute}.")
+        if not isinstance(value, expected):
+            raise TypeError(
+                f"Attribute {attribute} should have type {expected.__name__}, got {type(value)} instead."
+            )
+    output_schema = getattr(tool, "output_schema", None)
+    if output_schema is not None and not isinstance(output_schema, dict):
+        raise TypeError(f"Attribute output_schema should have type dict, got {type(output_schema)} instead.")
+    name = tool.name
+    if not name.isidentifier() or keyword.iskeyword(name):
+        raise ValueError(
+            f"Invalid Tool name {name!r}: `name` must be a valid Python identifier and not a reserved keyword."
+        )
+    inputs = tool.inputs
     for arg, entry in inputs.items():
         if not isinstance(entry, dict) or "type" not in entry or "description" not in entry:
             raise ValueError(f"Tool {name!r}: input {arg!r} needs both a 'type' and a 'description'.")
@@ -66,9 +82,10 @@ def validate_tool_definition(tool: Tool | type[Tool]) -> None:
                 raise ValueError(
                     f"Tool {name!r}: input {arg!r} has type {kind!r}; it must be one of {AUTHORIZED_TYPES}."
                 )
-    output_type = getattr(tool, "output_type", None)
-    if output_type not in AUTHORIZED_TYPES:
-        raise ValueError(f"Tool {name!r}: output_type {output_type!r} must be one of {AUTHORIZED_TYPES}.")
+    if tool.output_type not in AUTHORIZED_TYPES:
+        raise ValueError(
+            f"Tool {name!r}: output_type {tool.output_type!r} must be one of {AUTHORIZED_TYPES}."
+        )
     forward = getattr(tool, "forward", None)
     if forward is None or getattr(tool, "skip_forward_signature_validation", False):
         return
@@ -83,6 +100,43 @@ def validate_tool_definition(tool: Tool | type[Tool]) -> None:
             f"Tool {name!r}: forward() takes {sorted(actual)} but `inputs` declares {sorted(declared)}; "
             "make them the same."
         )
+    _check_nullable_agree(name, inputs, forward, params)
+
+
+def _check_nullable_agree(
+    name: str, inputs: dict[str, Any], forward: Callable[..., Any], params: list[inspect.Parameter]
+) -> None:
+    """An input the model may leave out (`"nullable": True`) must be optional in `forward` (a default,
+    or None in its type), and the other way round: otherwise the model is told an argument is required
+    that is not, or leaves out one that `forward` cannot do without."""
+    try:
+        hints = typing.get_type_hints(forward)
+    except Exception:
+        hints = {}
+    for param in params:
+        in_signature = param.default is not inspect.Parameter.empty or _hint_allows_none(
+            hints.get(param.name)
+        )
+        in_inputs = bool(inputs[param.name].get("nullable"))
+        if in_inputs and not in_signature:
+            raise ValueError(
+                f"Tool {name!r}: Nullable argument {param.name!r} in inputs should be optional in forward() "
+                "too: give it a default value (or None in its type hint), or remove 'nullable' from inputs."
+            )
+        if in_signature and not in_inputs:
+            raise ValueError(
+                f"Tool {name!r}: Nullable argument {param.name!r} in forward() (it has a default value or "
+                "accepts None) should have key 'nullable' set to True in inputs."
+            )
+
+
+def _hint_allows_none(hint: Any) -> bool:
+    if hint is None:
+        return False
+    try:
+        return bool(json_type_of(hint).get("nullable"))
+    except SmolError:
+        return False
 
 
 def _complete_from_forward(cls: type[Tool]) -> None:
@@ -94,12 +148,11 @@ def _complete_from_forward(cls: type[Tool]) -> None:
     """
     forward = cls.__dict__.get("forward")
     has_inputs, has_output = hasattr(cls, "inputs"), hasattr(cls, "output_type")
-    if forward is None or (has_inputs and has_output) or not isinstance(getattr(cls, "name", None), str):
-        return
+    if forward is None or has_inputs or not isinstance(getattr(cls, "name", None), str):
+        return  # a class that declares its inputs declares its output_type too (checked when made)
     params = list(inspect.signature(forward).parameters.values())[1:]
-    if not params or has_inputs:
-        if not has_inputs:
-            cls.inputs = {}
+    if not params:
+        cls.inputs = {}
         if not has_output:
             cls.output_type = _output_type_of(forward)
         return
@@ -127,8 +180,29 @@ def _output_type_of(forward: Callable[..., Any]) -> str:
     return kind if isinstance(kind, str) else "any"
 
 
+def _validated_after(init: Callable[..., None]) -> Callable[..., None]:
+    """`init`, then the tool's definition checked once the outermost `__init__` has returned.
+
+    Why after `__init__` rather than when the class is made: `__init__` may set or change the name,
+    description or inputs (from its arguments), and a class with a placeholder name must still be
+    definable (`validate_tool_attributes` reports on such classes). An `__init__` reached through
+    `super().__init__()` does not check: its subclass has not finished setting attributes yet.
+    """
+
+    @functools.wraps(init)
+    def checked_init(self: Tool, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        if type(self).__init__ is checked_init:
+            self.validate_arguments()
+
+    return checked_init
+
+
 class Tool:
     """Base class of tools. Subclass it and set `name`, `description`, `inputs`, `output_type`, `forward`.
+
+    The definition is checked when a tool is made (after its `__init__`): a bad name, an unknown
+    input type, a `forward` whose arguments or optional arguments differ from `inputs` raise then.
 
     Example:
         class Weather(Tool):
@@ -155,13 +229,13 @@ class Tool:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         _complete_from_forward(cls)
-        if all(
-            isinstance(getattr(cls, attr, None), str | dict) for attr in ("name", "description", "inputs")
-        ):
-            validate_tool_definition(cls)
+        if "__init__" in cls.__dict__:
+            cls.__init__ = _validated_after(cls.__dict__["__init__"])  # type: ignore[method-assign]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.is_initialized = False
+        if type(self) is not Tool and type(self).__init__ is Tool.__init__:
+            self.validate_arguments()
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"Tool {self.name!r} must implement forward().")
