@@ -540,8 +540,15 @@ class MultiStepAgent(ABC):
     def _planning_step(self, task: str, is_first_step: bool, max_steps: int) -> Generator[StreamEvent]:
         start = time.time()
         tools_text = "\n".join(f"- {tool.name}: {tool.description}" for tool in self.tools.values())
-        variables = {"task": task, "tools": tools_text, "managed_agents": self._managed_agents_section()}
+        variables: dict[str, Any] = {
+            "task": task,
+            "tools": tools_text,
+            "managed_agents": self._managed_agents_section(),
+        }
         templates = self.prompt_templates["planning"]
+        if any("{%" in str(template) for template in templates.values()):
+            # a seed-system Jinja template iterates over the tools: it gets them as plain views
+            variables.update(tools=self.tools, managed_agents=self.managed_agents)
         if is_first_step:
             prompt = populate_template(templates["initial_plan"], variables)
             input_messages = [ChatMessage(MessageRole.USER, [{"type": "text", "text": prompt}])]

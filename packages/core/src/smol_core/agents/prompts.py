@@ -49,7 +49,10 @@ _SIMPLE_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
 def populate_template(template: str, variables: dict[str, Any]) -> str:
-    """Fill `{{name}}` placeholders; templates with other Jinja2 syntax are rendered by Jinja2."""
+    """Fill `{{name}}` placeholders; templates with other Jinja2 syntax are rendered by Jinja2.
+
+    A Jinja2 template sees plain values only (`smol_core.agents.template_values`): tools and agents
+    as frozen views with their names, descriptions, inputs, output types and prompt texts."""
     leftover = _SIMPLE_PLACEHOLDER.sub("", template)
     if "{%" in leftover or "{{" in leftover:
         return _render_jinja(template, variables)
@@ -64,18 +67,12 @@ def populate_template(template: str, variables: dict[str, Any]) -> str:
 
 
 def _render_jinja(template: str, variables: dict[str, Any]) -> str:
-    """Render in Jinja2's immutable sandbox: templates come from saved agents and the Hub, and a plain
-    `Template` lets `{{ lipsum.__globals__['os'].popen('id').read() }}` run commands on the host."""
-    try:
-        from jinja2 import StrictUndefined
-        from jinja2.sandbox import ImmutableSandboxedEnvironment
-    except ImportError as error:  # pragma: no cover - jinja2 is a dependency
-        raise ImportError("This prompt template uses Jinja2 syntax: pip install jinja2") from error
-    try:
-        environment = ImmutableSandboxedEnvironment(undefined=StrictUndefined)
-        return str(environment.from_string(template).render(**variables))
-    except Exception as error:
-        raise ValueError(f"Could not render the prompt template: {type(error).__name__}: {error}") from error
+    """Render in Jinja2's immutable sandbox over plain values (`template_values`): templates come from
+    saved agents and the Hub; a plain `Template` lets `{{ lipsum.__globals__['os'].popen('id') }}`
+    run commands on the host, and the sandbox alone still lets a template call `tool.forward(...)`."""
+    from smol_core.agents.template_values import render_jinja
+
+    return render_jinja(template, variables)
 
 
 CODE_SYSTEM_PROMPT = """\
