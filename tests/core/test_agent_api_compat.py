@@ -160,3 +160,31 @@ def test_a_planning_template_under_smolagents_documented_plan_key_is_used() -> N
         tools=[], model=ScriptedModel([]), prompt_templates={"planning": {"plan": "PLAN {{task}}"}}
     )
     assert agent.prompt_templates["planning"]["initial_plan"] == "PLAN {{task}}"
+
+
+def test_a_tool_call_that_does_not_parse_is_called_invalid_json() -> None:
+    reply = '{"name": weather_api", "arguments": {"location": "Paris", "date": "today"}}'
+    agent = ToolCallingAgent(tools=[], model=ScriptedModel([reply, reply]), max_steps=2)
+    with agent.logger.console.capture() as capture:
+        agent.run("Weather?")
+    assert "The JSON blob you used is invalid" in str(agent.memory.steps[1].error)
+    assert "Error while parsing" in capture.get()
+
+
+def test_tool_calling_output_is_logged_at_debug() -> None:
+    agent = ToolCallingAgent(
+        tools=[],
+        model=ScriptedModel(["Thinking FLAG1\nAction: oops"]),
+        max_steps=1,
+        verbosity_level=LogLevel.DEBUG,
+    )
+    with agent.logger.console.capture() as capture:
+        agent.run("t")
+    assert "FLAG1" in capture.get()
+
+
+def test_a_blocked_import_names_the_setting_to_change() -> None:
+    agent = CodeAgent(tools=[], model=ScriptedModel(["<code>\nimport numpy\n</code>", ANSWER]))
+    with agent.logger.console.capture() as capture:
+        agent.run("t")
+    assert "`additional_authorized_imports`" in capture.get()

@@ -371,7 +371,7 @@ class CodeAgent(MultiStepAgent):
             message_text = str(error)
             if "is not allowed" in message_text and "import" in message_text.lower():
                 self.logger.log_error(
-                    "An import was blocked: if the agent needs it, add it to additional_authorized_imports."
+                    "An import was blocked: if the agent needs it, add it to `additional_authorized_imports`."
                 )
             raise AgentExecutionError(message_text, self.logger) from error
         yield self._take_output(memory_step, output)

@@ -82,31 +82,31 @@ class ToolCallingAgent(MultiStepAgent):
             }
         return populate_template(template, variables)
 
-    def provide_final_answer(self, task: str) -> ChatMessage:
+    def provide_final_answer(self, task: str, images: list[Any] | None = None) -> ChatMessage:
         """The best answer from the memory when the step budget runs out, asked for as a call of
         `final_answer` with text where the model calls tools: the answer then comes clean, as its
         argument. Asked for as plain text, a model that spent the run calling tools tends to write one
         more call (or, if small, an imitation of the earlier ones) instead of an answer."""
         if not self.model.capabilities.tool_calling:
-            return super().provide_final_answer(task)
+            return super().provide_final_answer(task, images)
         try:
             message = self.model.generate(
-                self._final_answer_messages(task), tools_to_call_from=[_TextAnswer()]
+                self._final_answer_messages(task, images), tools_to_call_from=[_TextAnswer()]
             )
         except Exception:
-            return super().provide_final_answer(task)
+            return super().provide_final_answer(task, images)
         for call in message.tool_calls or []:
             if call.function.name == "final_answer":
                 try:
                     arguments = parse_arguments(call.function.arguments)
                 except JSONLimitError:
-                    return super().provide_final_answer(task)
+                    return super().provide_final_answer(task, images)
                 answer = arguments.get("answer", arguments) if isinstance(arguments, dict) else arguments
                 text = answer if isinstance(answer, str) else json.dumps(answer, default=str)
                 return ChatMessage(
                     MessageRole.ASSISTANT, text, raw=message.raw, token_usage=message.token_usage
                 )
-        return message if message.text else super().provide_final_answer(task)
+        return message if message.text else super().provide_final_answer(task, images)
 
     # --- one step ----------------------------------------------------------------------------
 
@@ -139,6 +139,11 @@ class ToolCallingAgent(MultiStepAgent):
         text: str | None = None
         try:
             text = reply_text(message)
+            self.logger.log_markdown(
+                content=text or (message.raw if isinstance(message.raw, str) else ""),
+                title="Output message of the LLM:",
+                level=LogLevel.DEBUG,
+            )
             calls = self._read_tool_calls(message, text)
         except AgentError:
             # The reply is hostile or malformed: keep only what is safe to show and to serialize.
@@ -190,6 +195,8 @@ class ToolCallingAgent(MultiStepAgent):
             ) from error
         name = blob.get("name") or blob.get("tool_name") or blob.get("tool")
         if not isinstance(name, str):
+            if "{" in _thought:  # the call itself did not parse: an object nested in it did
+                raise AgentParsingError(_invalid_blob_message(text[text.index("{") :]), self.logger)
             raise AgentParsingError(f'The tool call needs a "name": {json.dumps(blob)[:300]}', self.logger)
         arguments = blob.get("arguments", blob.get("args", {}))
         return [self._checked_call(name, arguments, f"call_{len(self.memory.steps)}")]
@@ -309,6 +316,24 @@ class ToolCallingAgent(MultiStepAgent):
 
 
 _SEED_STATE_KEYS = {"AgentImage": "image.png", "AgentAudio": "audio.mp3"}
+
+
+_BLOB_CHECK_CHARS = 100_000
+
+
+def _invalid_blob_message(blob: str) -> str:
+    """Why a JSON tool call does not parse, in smolagents' words (which prompts and callers match)."""
+    try:
+        json.loads(blob[:_BLOB_CHECK_CHARS])  # the reason only: a reply may be long
+        reason = "it is not one JSON object"
+    except json.JSONDecodeError as error:
+        reason = f"{error.msg} at line {error.lineno}, column {error.colno}"
+    except (ValueError, RecursionError) as error:
+        reason = type(error).__name__
+    return (
+        "Error while parsing tool call from model output: The JSON blob you used is invalid due to the "
+        f"following error: {reason}. JSON blob was: {blob[:300]}"
+    )
 
 
 def _tool_attributes(agent: ToolCallingAgent, call: ToolCall) -> dict[str, Any]:
