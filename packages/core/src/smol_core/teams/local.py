@@ -2,7 +2,18 @@
 
 It accepts the seed system's layout as it is, `queue_dict = manager.dict()` of `manager.Queue()`s
 keyed by agent id, and otherwise makes its own `multiprocessing` queues (faster: no manager process
-in the path). Each queue carries JSON text only; what comes off it is checked by `decode`.
+in the path). Each queue carries JSON text only; what comes off it is checked by `accept_message`.
+
+Its own queues are a team's, made here, so this transport is the team's launcher for them:
+- it draws the team's keys (`identity.TeamKeys`): every message is sealed by its sender's key and
+  checked on receipt, so no agent can speak as another (the team hands each agent its own share);
+- every sender has a quota in every inbox, counted in memory shared by the team's processes:
+  at most `max_pending_per_sender` messages and `max_pending_bytes_per_sender` bytes sent and not
+  yet read. A sender over its quota is told the inbox is full *for it*; the others still have
+  theirs, and the queue itself is bounded by the sum of the quotas, so one agent can neither grow a
+  peer's memory nor starve the other senders.
+The seed's layout (queues someone else made) keeps no quotas and no keys unless given `credentials`:
+there is no launcher to issue them.
 
 Delivery: a queue hands a message over once, so there is nothing to acknowledge and nothing to
 redeliver: a message read by an agent that dies is lost with it. Use a transport with
@@ -17,10 +28,19 @@ import time
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from smol_core.teams.errors import PeerGoneError, UnknownRecipientError
-from smol_core.teams.message import DEFAULT_MAX_MESSAGE_BYTES, Message, encode
+from smol_core.teams.errors import MessagingError, PeerGoneError, UnknownRecipientError
+from smol_core.teams.identity import Credentials, TeamKeys
+from smol_core.teams.message import DEFAULT_MAX_MESSAGE_BYTES, Message
 from smol_core.teams.status import PeerStatus
-from smol_core.teams.transport import Deduplicator, accept_message
+from smol_core.teams.transport import (
+    DEFAULT_MAX_PENDING_BYTES_PER_SENDER,
+    DEFAULT_MAX_PENDING_PER_SENDER,
+    Deduplicator,
+    accept_message,
+    sender_quota_error,
+    wire_bytes,
+    wire_text,
+)
 
 
 class LocalTransport:
@@ -33,13 +53,28 @@ class LocalTransport:
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         context: str | None = "spawn",
         status: PeerStatus | None = None,
+        credentials: Credentials | None = None,
+        max_pending_per_sender: int = DEFAULT_MAX_PENDING_PER_SENDER,
+        max_pending_bytes_per_sender: int = DEFAULT_MAX_PENDING_BYTES_PER_SENDER,
     ) -> None:
+        self.max_pending_per_sender = max(1, int(max_pending_per_sender))
+        self.max_pending_bytes_per_sender = max(1, int(max_pending_bytes_per_sender))
+        self._pending: Any = None
+        """(recipient, sender) -> [messages, bytes] unread, in shared memory; None for the seed's queues."""
+        self._size = 0
         if queue_dict is None:
             if num_agents is None or num_agents < 1:
                 raise ValueError("LocalTransport needs a queue_dict, or num_agents (at least 1)")
             ctx = multiprocessing.get_context(context)
-            queue_dict = {agent_id: ctx.Queue() for agent_id in range(num_agents)}
+            bound = self.max_pending_per_sender * num_agents
+            queue_dict = {agent_id: ctx.Queue(maxsize=bound) for agent_id in range(num_agents)}
+            self._pending = ctx.Array("q", num_agents * num_agents * 2)
+            self._size = num_agents
+            if credentials is None:
+                credentials = TeamKeys(range(num_agents))
         self.queues = queue_dict
+        self.credentials = credentials
+        """The team's keys (the host's) or one agent's share; None: messages travel unsealed."""
         self.max_message_bytes = max_message_bytes
         self.status = status
         """agent id -> "running" | "finished" | "dead", where the team keeps one: sending to an agent
@@ -74,7 +109,57 @@ class LocalTransport:
                 f"agent {message.recipient} has {'stopped' if state == 'finished' else 'died'}: "
                 "it will read no more messages"
             )
-        target.put(encode(message, self.max_message_bytes))
+        text = wire_text(message, self.max_message_bytes, self.credentials)
+        size = wire_bytes(text)
+        if self._pending is None:
+            target.put(text)
+            return
+        self._charge(message.recipient, message.sender, size)
+        try:
+            target.put_nowait(text)
+        except queue_module.Full:
+            self._release(message.recipient, message.sender, size)
+            raise MessagingError(
+                f"agent {message.recipient}'s inbox is full: wait for it to catch up"
+            ) from None
+
+    def _slot(self, recipient: int, sender: int) -> int | None:
+        if not (0 <= recipient < self._size and 0 <= sender < self._size):
+            return None
+        return (recipient * self._size + sender) * 2
+
+    def _charge(self, recipient: int, sender: int, size: int) -> None:
+        """Count a message against its sender's quota in the recipient's inbox, or refuse it."""
+        slot = self._slot(recipient, sender)
+        if slot is None:
+            raise sender_quota_error(recipient, 0, 0)
+        with self._pending.get_lock():
+            counts = self._pending
+            if (
+                counts[slot] >= self.max_pending_per_sender
+                or counts[slot + 1] + size > self.max_pending_bytes_per_sender
+            ):
+                raise sender_quota_error(recipient, counts[slot], counts[slot + 1])
+            counts[slot] += 1
+            counts[slot + 1] += size
+
+    def _release(self, recipient: int, sender: int, size: int) -> None:
+        """A message of `sender` left the recipient's inbox: its quota has room again."""
+        slot = self._slot(recipient, sender)
+        if slot is None:
+            return
+        with self._pending.get_lock():
+            counts = self._pending
+            counts[slot] = max(0, counts[slot] - 1)
+            counts[slot + 1] = max(0, counts[slot + 1] - size)
+
+    def pending(self, recipient: int, sender: int) -> tuple[int, int]:
+        """(messages, bytes) `sender` has sent `recipient` that it has not read yet (0, 0 untracked)."""
+        slot = self._slot(recipient, sender)
+        if self._pending is None or slot is None:
+            return 0, 0
+        with self._pending.get_lock():
+            return int(self._pending[slot]), int(self._pending[slot + 1])
 
     def receive(self, agent_id: int, timeout: float | None = 0.0, limit: int = 100) -> list[Message]:
         source = self._queue(agent_id, "receive for")
@@ -92,8 +177,12 @@ class LocalTransport:
                 if received or deadline is None or time.monotonic() >= deadline:
                     break
                 continue
-            message = accept_message(raw, agent_id, self.max_message_bytes, self.refused)
-            if message is not None and dedup.first_time(message.id):
+            message = accept_message(raw, agent_id, self.max_message_bytes, self.refused, self.credentials)
+            if message is None:
+                continue
+            if self._pending is not None and self.credentials is not None and isinstance(raw, str):
+                self._release(agent_id, message.sender, wire_bytes(raw))  # sealed: its sender sent it
+            if dedup.first_time(message.id):
                 received.append(message)
         return received
 

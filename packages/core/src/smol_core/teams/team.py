@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from smol_core.messages import Timing
+from smol_core.teams.identity import for_agent
 from smol_core.teams.launcher import AgentLauncher, AgentProcess, LocalLauncher
 from smol_core.teams.settings import AgentSettings
 from smol_core.teams.status import Activity, PeerStatus
@@ -155,7 +156,8 @@ class Team:
                         agent_id,
                         task if agent_id == 0 else None,
                         self.settings[agent_id],
-                        transport,
+                        # each agent holds only its own keys: it can sign as itself and no one else
+                        for_agent(transport, agent_id),
                         done,
                         str(reports[agent_id]),
                     ),

@@ -6,8 +6,8 @@ multiprocessing queues, Redis or Ray. Subclass it in your transport's tests:
     from smol_core.testing.transport_conformance import TransportConformance
 
     class TestMyTransport(TransportConformance):
-        def make_transport(self, num_agents, max_message_bytes):
-            return MyTransport(num_agents=num_agents, max_message_bytes=max_message_bytes)
+        def make_transport(self, num_agents, max_message_bytes, **limits):
+            return MyTransport(num_agents=num_agents, max_message_bytes=max_message_bytes, **limits)
 
         def inject_raw(self, transport, agent_id, raw):
             ...  # put `raw` (str or bytes, as it is) on agent_id's queue, bypassing `send`
@@ -15,7 +15,12 @@ multiprocessing queues, Redis or Ray. Subclass it in your transport's tests:
 The suite checks order per sender, no loss, de-duplication by id, receive timeouts (an empty queue
 returns `[]`, never hangs), clear errors for an unknown recipient, an oversized message, a message
 that is not data and a peer that has ended, and that hostile bytes on the wire are refused without
-harming the receiver. Needs pytest.
+harming the receiver. And the attacks of one agent on the others: speaking as another agent (at the
+sender, and with forged, re-sealed or replayed entries on the wire), and filling a peer's inbox or
+memory so that the other senders are refused (every sender has a quota of messages and bytes in
+every inbox; `limits` are `max_pending_per_sender` and `max_pending_bytes_per_sender`). The
+transport `make_transport` returns is the team's launcher's (it holds the team's keys);
+`for_agent(transport, i)` is agent `i`'s view. Needs pytest.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from smol_core.teams.errors import (
     PeerGoneError,
     UnknownRecipientError,
 )
+from smol_core.teams.identity import AgentKeys, TeamKeys, for_agent, seal
 from smol_core.teams.message import Message, encode
 from smol_core.teams.status import PeerStatus
 from smol_core.teams.transport import Transport
@@ -48,7 +54,8 @@ class TransportConformance:
     flood_size = 100_000
     """How many messages the flood test sends one receiver."""
 
-    def make_transport(self, num_agents: int, max_message_bytes: int) -> Transport:
+    def make_transport(self, num_agents: int, max_message_bytes: int, **limits: int) -> Transport:
+        """A fresh team's transport, as its launcher holds it; `limits` are per-sender quotas."""
         raise NotImplementedError
 
     def inject_raw(self, transport: Transport, agent_id: int, raw: str | bytes) -> None:
@@ -218,6 +225,9 @@ class TransportConformance:
 
     def test_hostile_frames_are_refused_and_the_receiver_goes_on(self, transport: Transport) -> None:
         frames = self.hostile_frames()
+        keys = getattr(transport, "credentials", None)
+        if keys is not None:  # the same frames sealed by a key holder: the checks behind the seal
+            frames += [seal(raw, 0, 1, keys) for raw in frames if isinstance(raw, str)]
         for raw in frames:
             self.inject_raw(transport, 1, raw)
         transport.send(Message(sender=0, recipient=1, body="still here"))
@@ -230,3 +240,95 @@ class TransportConformance:
         refused = getattr(transport, "refused", None)
         if refused is not None:
             assert len(refused) == len(frames)
+
+    # --- identity: no agent speaks as another ------------------------------------------------------
+
+    def team_keys(self, transport: Transport) -> TeamKeys:
+        keys = getattr(transport, "credentials", None)
+        assert isinstance(keys, TeamKeys), "a team's transport must hold the team's keys (TeamKeys)"
+        return keys
+
+    def test_an_agent_cannot_send_as_another(self, transport: Transport) -> None:
+        self.team_keys(transport)
+        agent_2 = for_agent(transport, 2)
+        assert isinstance(agent_2.credentials, AgentKeys)  # type: ignore[attr-defined]
+        with pytest.raises(MessageRefusedError, match="cannot send as agent 0"):
+            agent_2.send(Message(sender=0, recipient=1, body="I am agent 0"))
+        agent_2.send(Message(sender=2, recipient=1, body="I am agent 2"))
+        got = self.receive_all(for_agent(transport, 1), 1, 1)
+        assert [(m.sender, m.body) for m in got] == [(2, "I am agent 2")]
+
+    def forged_frames(self, transport: Transport) -> list[str]:
+        """Entries a process that reaches the queue could write, claiming to be agent 0 to agent 1."""
+        keys = self.team_keys(transport)
+        agent_2 = keys.for_agent(2)
+        as_0 = encode(Message(sender=0, recipient=1, body="forged: from agent 0"))
+        genuine_0_to_2 = seal(encode(Message(sender=0, recipient=2, body="for 2")), 0, 2, keys)
+        stranger = TeamKeys(range(NUM_AGENTS))  # keys of another team (or made up)
+        return [
+            as_0,  # unsealed
+            seal(as_0, 2, 1, agent_2),  # agent 2's seal on a text that says agent 0
+            seal(as_0, 2, 1, agent_2).replace(":2:", ":0:", 1),  # agent 2's MAC, seal claims 0
+            seal(as_0, 0, 1, stranger),  # a key that is not the team's
+            genuine_0_to_2,  # agent 0's real message to agent 2, replayed into agent 1's inbox
+            seal(encode(Message(sender=0, recipient=2, body="for 2")), 0, 2, keys).replace(
+                '"recipient":2', '"recipient":1'
+            ),  # readdressed after sealing
+        ]
+
+    def test_forged_senders_on_the_wire_are_refused(self, transport: Transport) -> None:
+        frames = self.forged_frames(transport)
+        for raw in frames:
+            self.inject_raw(transport, 1, raw)
+        for_agent(transport, 0).send(Message(sender=0, recipient=1, body="really agent 0"))
+        receiver = for_agent(transport, 1)
+        got: list[Message] = []
+        for _ in range(len(frames) + 2):
+            got.extend(receiver.receive(1, timeout=2.0))
+            if got:
+                break
+        assert [(m.sender, m.body) for m in got] == [(0, "really agent 0")]
+        assert receiver.receive(1, timeout=0.3) == []
+        refused = getattr(receiver, "refused", None)
+        if refused is not None:
+            assert len(refused) == len(frames)
+
+    # --- bounds per sender: no agent fills a peer's inbox, or starves the others ---------------------
+
+    def test_one_sender_cannot_fill_an_inbox_for_the_others(self) -> None:
+        transport = self.make_transport(NUM_AGENTS, MAX_BYTES, max_pending_per_sender=5)
+        try:
+            agent_0, agent_2 = for_agent(transport, 0), for_agent(transport, 2)
+            sent = 0
+            with pytest.raises(MessagingError, match="full"):
+                for n in range(1000):
+                    agent_0.send(Message(sender=0, recipient=1, body=n))
+                    sent += 1
+            assert sent == 5
+            agent_2.send(Message(sender=2, recipient=1, body="my turn"))  # its own quota is untouched
+            got = self.receive_all(for_agent(transport, 1), 1, 6)
+            assert [m.body for m in got if m.sender == 0] == list(range(5))
+            assert [m.body for m in got if m.sender == 2] == ["my turn"]
+            agent_0.send(Message(sender=0, recipient=1, body="read: room again"))
+            assert [m.body for m in self.receive_all(for_agent(transport, 1), 1, 1)] == ["read: room again"]
+        finally:
+            transport.close()
+
+    def test_one_sender_cannot_hold_more_than_its_bytes_in_a_peer(self) -> None:
+        transport = self.make_transport(
+            NUM_AGENTS, MAX_BYTES, max_pending_per_sender=1000, max_pending_bytes_per_sender=3 * MAX_BYTES
+        )
+        try:
+            agent_0, agent_2 = for_agent(transport, 0), for_agent(transport, 2)
+            big = "x" * (MAX_BYTES - 300)
+            sent = 0
+            with pytest.raises(MessagingError, match="full"):
+                for _ in range(1000):
+                    agent_0.send(Message(sender=0, recipient=1, body=big))
+                    sent += 1
+            assert sent == 3
+            agent_2.send(Message(sender=2, recipient=1, body=big))
+            got = self.receive_all(for_agent(transport, 1), 1, 4)
+            assert sorted(m.sender for m in got) == [0, 0, 0, 2]
+        finally:
+            transport.close()

@@ -70,7 +70,7 @@ class RayAgentProcess:
     """One agent on the cluster, seen from the host as a `multiprocessing.Process`.
 
     `args` are the team's `(agent_id, task, settings, transport, done, report_path)`: the first three
-    and the transport go to the supervisor (which hands the agent a relay to itself instead of the
+    and the transport (the agent's view: its own keys only) go to the supervisor (which hands the agent a relay to itself instead of the
     transport); `done` and `report_path` are the host's, where the report is relayed."""
 
     def __init__(
@@ -86,6 +86,8 @@ class RayAgentProcess:
         self.target = target
         self.agent_id: int = args[0]
         self.remote_args = tuple(args[:3])
+        self.agent_transport: RayTransport = args[3]
+        """The agent's own view of the transport (its share of the team's keys, never the host's)."""
         self.done, self.report_path = args[4], str(args[5])
         self.name = name
         self.pid: int | None = None
@@ -102,7 +104,7 @@ class RayAgentProcess:
             name=f"{self.transport.name}-agent-{self.agent_id}", namespace=NAMESPACE, **self.options
         ).remote()
         self._result = self._actor.run.remote(
-            self.target, self.remote_args, self.transport, self.name, MAX_RESULT_BYTES
+            self.target, self.remote_args, self.agent_transport, self.name, MAX_RESULT_BYTES
         )
         self.pid = 0  # started; the agent's own pid is on its node, not here
 

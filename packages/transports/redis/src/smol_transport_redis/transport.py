@@ -7,8 +7,16 @@ after `claim_idle_seconds`). That is at-least-once delivery; de-duplication by m
 receiving process, and in Redis for ids already acknowledged) makes it once for the agent.
 
 Everything read from Redis is untrusted: the entry must hold exactly one field, the message's JSON
-text, and it is checked by `smol_core.teams.message.decode`; anything else is refused, acknowledged
-(so it is not redelivered forever) and deleted.
+text sealed by its sender's key, and it is checked by `accept_message`; anything else is refused,
+acknowledged (so it is not redelivered forever) and deleted. Any process that reaches the server
+can write an entry, so identity comes from the seal (the team's keys, drawn by the transport that
+made the team and handed to each agent as its own share), not from who wrote it.
+
+Bounds are per sender: the send script counts each sender's unacknowledged messages and bytes in
+each inbox (a hash next to the stream) and refuses a sender over its quota, its share of the inbox
+(`max_inbox` divided among the team's agents, and at most `max_pending_per_sender` messages and
+`max_pending_bytes_per_sender` bytes): one sender cannot fill an inbox so that the others are
+refused. The receiver gives the quota back when it acknowledges (or drops) a sealed entry.
 """
 
 from __future__ import annotations
@@ -23,26 +31,49 @@ from urllib.parse import urlsplit
 
 from smol_core.plugin_api import (
     DEFAULT_MAX_MESSAGE_BYTES,
+    DEFAULT_MAX_PENDING_BYTES_PER_SENDER,
+    DEFAULT_MAX_PENDING_PER_SENDER,
     MAX_REFUSALS_KEPT,
+    Credentials,
     Deduplicator,
     Message,
     MessagingError,
     PeerGoneError,
+    TeamKeys,
     UnknownRecipientError,
     accept_message,
-    encode,
+    sender_quota_error,
+    wire_bytes,
+    wire_text,
 )
 
 GROUP = "smol-agents"
 FIELD = b"m"
 BLOCK_SLICE_MS = 1000
 
-# One round trip that refuses a message to a full inbox instead of letting a stream grow without end.
-# The inbox's time to live is set when it is made and renewed on every acknowledgement (a batch),
-# not here: one command less per message.
+# One round trip that refuses a message to a full inbox, or from a sender over its quota there,
+# instead of letting a stream grow without end. KEYS: the inbox, its quota hash. ARGV: the entry,
+# the inbox's bound, the sender, the entry's bytes, the sender's message and byte quotas. The
+# inbox's time to live is set when it is made and renewed on every acknowledgement (a batch).
 _SEND = """
 if redis.call('XLEN', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+local held = tonumber(redis.call('HGET', KEYS[2], ARGV[3] .. ':n') or '0')
+local bytes = tonumber(redis.call('HGET', KEYS[2], ARGV[3] .. ':b') or '0')
+if held >= tonumber(ARGV[5]) or bytes + tonumber(ARGV[4]) > tonumber(ARGV[6]) then return -1 end
+redis.call('HINCRBY', KEYS[2], ARGV[3] .. ':n', 1)
+redis.call('HINCRBY', KEYS[2], ARGV[3] .. ':b', tonumber(ARGV[4]))
+redis.call('EXPIRE', KEYS[2], tonumber(ARGV[7]))
 redis.call('XADD', KEYS[1], '*', 'm', ARGV[1])
+return 1
+"""
+# Give quota back: ARGV pairs of (sender, bytes), one per entry acknowledged; never below zero.
+_RELEASE = """
+for i = 1, #ARGV, 2 do
+  local n = redis.call('HINCRBY', KEYS[1], ARGV[i] .. ':n', -1)
+  if n < 0 then redis.call('HSET', KEYS[1], ARGV[i] .. ':n', 0) end
+  local b = redis.call('HINCRBY', KEYS[1], ARGV[i] .. ':b', -tonumber(ARGV[i + 1]))
+  if b < 0 then redis.call('HSET', KEYS[1], ARGV[i] .. ':b', 0) end
+end
 return 1
 """
 
@@ -61,6 +92,9 @@ class RedisTransport:
         max_inbox: int = 10_000,
         key_ttl_seconds: int = 86_400,
         status: Any = None,
+        credentials: Credentials | None = None,
+        max_pending_per_sender: int = DEFAULT_MAX_PENDING_PER_SENDER,
+        max_pending_bytes_per_sender: int = DEFAULT_MAX_PENDING_BYTES_PER_SENDER,
     ) -> None:
         self.url = url
         self.team = team or uuid.uuid4().hex
@@ -70,10 +104,15 @@ class RedisTransport:
         self.key_ttl_seconds = key_ttl_seconds
         self.status = status
         """agent id -> "running" | "finished" | "dead", where the team that started the agents keeps one."""
+        self.max_pending_per_sender = max(1, int(max_pending_per_sender))
+        self.max_pending_bytes_per_sender = max(1, int(max_pending_bytes_per_sender))
         self.prefix = f"smol:{self.team}:"
         self.refused: list[str] = []
         self._client: Any = None
         self._send_script: Any = None
+        self._release_script: Any = None
+        self._charges: dict[int, dict[bytes, tuple[int, int]]] = {}
+        """agent id -> stream entry -> (sender, bytes) charged to that sender's quota, until acknowledged."""
         self._consumers: dict[int, str] = {}
         self._dedup: dict[int, Deduplicator] = {}
         self._holding: dict[int, dict[str, list[bytes]]] = {}
@@ -85,12 +124,25 @@ class RedisTransport:
                 self._register([int(i) for i in agent_ids])
             elif num_agents is not None:
                 self._register(list(range(num_agents)))
+        if credentials is None and team is None and self._ids is not None:
+            credentials = TeamKeys(self._ids)  # a new team: this object is its launcher
+        self.credentials = credentials
+        """The team's keys (its launcher's), one agent's share, or None (messages travel unsealed: a
+        transport that joins a team by name without being given its keys)."""
 
     def __getstate__(self) -> dict[str, Any]:
         # the connection, and what this process has received and holds, stay in this process
         state = dict(self.__dict__)
         state.update(
-            _client=None, _send_script=None, _consumers={}, _dedup={}, _holding={}, _last_claim={}, refused=[]
+            _client=None,
+            _send_script=None,
+            _release_script=None,
+            _consumers={},
+            _dedup={},
+            _holding={},
+            _charges={},
+            _last_claim={},
+            refused=[],
         )
         return state
 
@@ -127,6 +179,22 @@ class RedisTransport:
         if self._send_script is None or self._client is None:
             self._send_script = self.client.register_script(_SEND)
         return self._send_script
+
+    def _release(self) -> Any:
+        """The script that gives quota back, registered on this process's connection."""
+        if self._release_script is None or self._client is None:
+            self._release_script = self.client.register_script(_RELEASE)
+        return self._release_script
+
+    def _quotas(self, agent_id: int) -> str:
+        """A hash of `<sender>:n` / `<sender>:b`: what each sender has unacknowledged in this inbox."""
+        return f"{self.prefix}quota:{agent_id}"
+
+    def sender_share(self) -> int:
+        """How many unread messages one sender may have in one inbox: its quota, and no more than
+        its share of the inbox's bound, so that the others always have room."""
+        peers = max(1, len(self.agent_ids()))
+        return max(1, min(self.max_pending_per_sender, self.max_inbox // peers))
 
     def _inbox(self, agent_id: int) -> str:
         return f"{self.prefix}inbox:{agent_id}"
@@ -185,9 +253,24 @@ class RedisTransport:
                 f"agent {message.recipient} has {'stopped' if state == 'finished' else 'died'}: "
                 "it will read no more messages"
             )
-        text = encode(message, self.max_message_bytes)
+        text = wire_text(message, self.max_message_bytes, self.credentials)
+        size = wire_bytes(text)
+        share = self.sender_share()
         with self._server("sending"):
-            added = self._script()(keys=[self._inbox(message.recipient)], args=[text, self.max_inbox])
+            added = self._script()(
+                keys=[self._inbox(message.recipient), self._quotas(message.recipient)],
+                args=[
+                    text,
+                    self.max_inbox,
+                    message.sender,
+                    size,
+                    share,
+                    self.max_pending_bytes_per_sender,
+                    self.key_ttl_seconds,
+                ],
+            )
+        if added == -1:
+            raise sender_quota_error(message.recipient, share, self.max_pending_bytes_per_sender)
         if not added:
             raise MessagingError(
                 f"agent {message.recipient}'s inbox is full ({self.max_inbox} unread messages): "
@@ -255,16 +338,23 @@ class RedisTransport:
         return self._accept(agent_id, key, reply[1])
 
     def _accept(self, agent_id: int, key: str, entries: list[Any]) -> list[Message]:
-        """Check each entry; refused ones and copies already acknowledged are acked and deleted now."""
+        """Check each entry; refused ones and copies already acknowledged are acked and deleted now.
+
+        A sealed entry was charged to its sender's quota by the send script: the charge is noted
+        here and given back when the entry is acknowledged or dropped."""
         holding = self._holding.setdefault(agent_id, {})
         dedup = self._dedup.setdefault(agent_id, Deduplicator())
+        charges = self._charges.setdefault(agent_id, {})
         fresh: list[tuple[bytes, Message]] = []
         drop: list[bytes] = []
         for entry_id, fields in entries:
             message = self._check(agent_id, fields)
             if message is None:
                 drop.append(entry_id)
-            elif message.id in holding:  # a second copy of one the agent holds: acked with it
+                continue
+            if self.credentials is not None:
+                charges[entry_id] = (message.sender, len(fields[FIELD]))
+            if message.id in holding:  # a second copy of one the agent holds: acked with it
                 holding[message.id].append(entry_id)
             elif not dedup.first_time(message.id):
                 drop.append(entry_id)
@@ -284,14 +374,26 @@ class RedisTransport:
             pipe.xack(key, GROUP, *drop)
             pipe.xdel(key, *drop)
             pipe.execute()
+            self._give_back(agent_id, drop)
         return accepted
+
+    def _give_back(self, agent_id: int, entries: list[bytes]) -> None:
+        """The senders of these (sealed, now acknowledged) entries have room again in this inbox."""
+        charges = self._charges.get(agent_id, {})
+        pairs: list[int] = []
+        for entry_id in entries:
+            charge = charges.pop(entry_id, None)
+            if charge is not None:
+                pairs.extend(charge)
+        if pairs:
+            self._release()(keys=[self._quotas(agent_id)], args=pairs)
 
     def _check(self, agent_id: int, fields: Any) -> Message | None:
         if not isinstance(fields, dict) or set(fields) != {FIELD}:
             if len(self.refused) < MAX_REFUSALS_KEPT:
                 self.refused.append("a stream entry arrived that is not one message field")
             return None
-        return accept_message(fields[FIELD], agent_id, self.max_message_bytes, self.refused)
+        return accept_message(fields[FIELD], agent_id, self.max_message_bytes, self.refused, self.credentials)
 
     def ack(self, agent_id: int, message_ids: Sequence[str]) -> None:
         """The agent has these: remember their ids (so a copy is never shown again) and free the entries."""
@@ -318,6 +420,7 @@ class RedisTransport:
         pipe.expire(key, self.key_ttl_seconds)
         pipe.expire(f"{self.prefix}agents", self.key_ttl_seconds)
         pipe.execute()
+        self._give_back(agent_id, entries)
 
     def close(self) -> None:
         if self._client is not None:
