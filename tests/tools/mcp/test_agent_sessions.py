@@ -7,7 +7,13 @@ from typing import Any
 
 import pytest
 from smol_tool_mcp import clone_agent
-from smol_tool_mcp.agent_sessions import SINGLE_CLIENT, AgentSessions, SessionLimitError, session_key
+from smol_tool_mcp.agent_sessions import (
+    SINGLE_CLIENT,
+    AgentSessions,
+    SessionGoneError,
+    SessionLimitError,
+    session_key,
+)
 
 from smol_core import CodeAgent, LogLevel, ToolCallingAgent, tool
 from smol_core.errors import SmolError
@@ -42,6 +48,11 @@ class Clock:
 
 
 def _use(sessions: AgentSessions, key: str | None) -> FakeAgent:
+    """A run in session `key`, which the server issued (opened) first if it is new."""
+    if key is not None and key not in sessions and key != SINGLE_CLIENT:
+        if not sessions.has_room():
+            raise SessionLimitError(sessions.full_message())
+        sessions.open(key)
     with sessions.agent(key) as agent:
         return agent
 
@@ -72,26 +83,47 @@ def test_ending_a_session_releases_its_agent() -> None:
     sessions.end("never-opened")  # ending an unknown session is harmless
 
 
-def test_the_cap_evicts_the_least_recently_used_idle_session() -> None:
+def test_a_full_table_refuses_a_new_session_and_never_evicts_a_live_one() -> None:
     clock = Clock()
     sessions = AgentSessions(Factory(), max_sessions=2, clock=clock)
-    a = _use(sessions, "a")
-    clock.now += 1
-    b = _use(sessions, "b")
-    clock.now += 1
-    _use(sessions, "a")  # a is now the more recent
-    clock.now += 1
-    _use(sessions, "c")
-    assert b.cleaned and not a.cleaned
-    assert "b" not in sessions and "a" in sessions and "c" in sessions
+    a, b = _use(sessions, "a"), _use(sessions, "b")
+    clock.now += 100
+    assert not sessions.has_room()
+    with pytest.raises(SessionLimitError, match="maximum of 2 sessions"):
+        _use(sessions, "c")
+    assert not a.cleaned and not b.cleaned
+    assert _use(sessions, "a") is a and _use(sessions, "b") is b
+    sessions.end("a")  # a slot frees when a session ends
+    assert _use(sessions, "c").number == 2
 
 
-def test_the_cap_refuses_a_new_session_while_every_agent_is_running() -> None:
-    sessions = AgentSessions(Factory(), max_sessions=1)
-    with sessions.agent("a"):
-        with pytest.raises(SessionLimitError, match="maximum of 1 sessions"):
-            _use(sessions, "b")
-    assert _use(sessions, "b").number == 1  # once a's run is over, its slot can be taken
+def test_a_key_the_server_never_issued_gets_no_agent() -> None:
+    sessions = AgentSessions(Factory())
+    with pytest.raises(SessionGoneError, match="open a new session"), sessions.agent("made-up"):
+        pass
+    assert len(sessions) == 0
+    with sessions.agent(SINGLE_CLIENT) as agent:  # stdio's one client needs no issuing
+        assert agent.number == 0
+
+
+def test_an_idle_session_that_expired_says_its_memory_is_gone() -> None:
+    clock = Clock()
+    sessions = AgentSessions(Factory(), idle_timeout=60, clock=clock)
+    _use(sessions, "a")
+    clock.now += 61
+    assert sessions.has_room()
+    with pytest.raises(SessionGoneError, match="idle longer than 1 minutes"), sessions.agent("a"):
+        pass
+
+
+def test_activity_keeps_a_session_from_expiring() -> None:
+    clock = Clock()
+    sessions = AgentSessions(Factory(), idle_timeout=60, clock=clock)
+    agent = _use(sessions, "a")
+    clock.now += 50
+    sessions.touch("a")
+    clock.now += 50
+    assert _use(sessions, "a") is agent
 
 
 def test_idle_sessions_expire() -> None:
@@ -105,6 +137,7 @@ def test_idle_sessions_expire() -> None:
 
 def test_runs_of_one_session_wait_for_each_other() -> None:
     sessions = AgentSessions(Factory())
+    sessions.open("a")
     inside = threading.Event()
     release = threading.Event()
     order: list[str] = []
@@ -134,9 +167,12 @@ def test_a_factory_failure_leaves_no_half_session() -> None:
         raise RuntimeError("no model")
 
     sessions = AgentSessions(broken)
+    sessions.open("a")
     with pytest.raises(RuntimeError, match="no model"):
         _use(sessions, "a")
-    assert len(sessions) == 0
+    assert len(sessions) == 1  # the slot stays the session's; its next run builds the agent again
+    with pytest.raises(RuntimeError, match="no model"):
+        _use(sessions, "a")
 
 
 def test_session_key_reads_the_mcp_session_header() -> None:
@@ -148,9 +184,17 @@ def test_session_key_reads_the_mcp_session_header() -> None:
         def __init__(self, request: Any) -> None:
             self.request = request
 
+    class StatelessCtx(Ctx):
+        protocol_version = "2026-07-28"
+
+    class HandshakeCtx(Ctx):
+        protocol_version = "2025-06-18"
+
     assert session_key(Ctx(None)) == SINGLE_CLIENT
-    assert session_key(Ctx(Request({"mcp-session-id": "abc"}))) == "abc"
-    assert session_key(Ctx(Request({}))) is None
+    assert session_key(HandshakeCtx(Request({"mcp-session-id": "abc"}))) == "abc"
+    assert session_key(HandshakeCtx(Request({}))) is None
+    # on the stateless protocol an id is only the client's claim: no session
+    assert session_key(StatelessCtx(Request({"mcp-session-id": "abc"}))) is None
 
 
 @tool

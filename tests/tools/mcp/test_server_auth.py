@@ -264,7 +264,7 @@ def test_two_clients_never_see_each_others_agent_memory() -> None:
     sessions = AgentSessions(_agent, max_sessions=4)
     port = free_port()
     app = build_http_app(
-        build_agent_server(sessions), host="127.0.0.1", port=port, token=TOKEN, on_session_end=sessions.end
+        build_agent_server(sessions), host="127.0.0.1", port=port, token=TOKEN, agent_sessions=sessions
     )
 
     async def two_clients(url: str) -> tuple[list[str], list[str]]:

@@ -3,7 +3,8 @@
 Each run starts afresh (`agent.run(task, reset=True)`) unless the client asks to continue its own
 session's conversation with `keep_memory=true`; either way a client only ever sees the agent of its
 own session (see `agent_sessions`). A client on the stateless protocol (MCP 2026-07-28, no session
-id) gets a new agent for every call, so nothing can carry over, and `keep_memory` is refused.
+id) gets a new agent for every call, whatever session id it claims, so nothing can carry over, and
+`keep_memory` is refused.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ def _error(text: str) -> Any:
 
 
 def _run(sessions: AgentSessions, key: str | None, task: str, keep_memory: bool) -> str:
+    if key is not None and not keep_memory and key not in sessions:
+        key = None  # a session whose agent is gone: a fresh run loses nothing (keep_memory says so)
     with sessions.agent(key) as agent:
         return str(agent.run(task, reset=not keep_memory))
 

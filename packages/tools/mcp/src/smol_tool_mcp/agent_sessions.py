@@ -3,9 +3,11 @@
 An agent carries state between runs: its memory (the tasks it was given, what it saw) and, for a
 `CodeAgent`, the executor's variables. A server that handed every client the same agent would let
 one client read what another told it, or find variables another left behind. So `serve_agent`
-builds an agent per session (from a factory), keyed by the MCP session id, and drops it (releasing
-its executor) when the session ends, when it has been idle as long as the SDK keeps a session, or
-when room is needed under `max_sessions`.
+builds an agent per session (from a factory), keyed by the MCP session id the server issued
+(`open`, called when the server's answer hands a client a new id; a client never picks its key),
+and drops it (releasing its executor) when the session ends or has been idle as long as the SDK
+keeps a session. A full table refuses new sessions (`has_room`); it never evicts a live one, so
+no client can push another's memory out.
 """
 
 from __future__ import annotations
@@ -28,19 +30,40 @@ DEFAULT_IDLE_TIMEOUT = 1800.0  # the SDK's own idle timeout for a streamable-HTT
 
 
 class SessionLimitError(SmolError):
-    """Every session slot is taken by a client whose agent is running: try again later."""
+    """Every session slot is taken by a live session: try again later (none is ever evicted)."""
+
+
+def is_stateless(protocol_version: str | None) -> bool:
+    """Whether a request speaks the stateless protocol (2026-07-28 and later): no session exists
+    there, so an `Mcp-Session-Id` it carries is only the client's claim, never checked by the SDK."""
+    if protocol_version is None:
+        return False
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    return protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS
 
 
 def session_key(ctx: Any) -> str | None:
-    """The MCP session a request belongs to: its `Mcp-Session-Id` over HTTP (the SDK has already
-    checked that the session exists and belongs to this caller), `SINGLE_CLIENT` over stdio, and
-    None for an HTTP request that belongs to no session (the stateless protocol)."""
+    """The MCP session a request belongs to, or None for a request that belongs to none.
+
+    Over stdio (no HTTP request) the one client is `SINGLE_CLIENT`. Over HTTP it is the
+    `Mcp-Session-Id` the server issued, and only on the handshake protocols, where the SDK has
+    routed the request to that session's transport (an unknown id is answered 404 before a handler
+    runs). A stateless request gets None whatever id it claims: a token holder who knew or guessed
+    another client's id must not reach that client's agent.
+    """
     request = getattr(ctx, "request", None)
     if request is None:
         return SINGLE_CLIENT
+    if is_stateless(getattr(ctx, "protocol_version", None)):
+        return None
     headers = getattr(request, "headers", None)
     value = headers.get("mcp-session-id") if headers is not None else None
     return str(value) if value else None
+
+
+class SessionGoneError(SmolError):
+    """The session's agent is no longer kept (the session ended or sat idle too long)."""
 
 
 def clone_agent(agent: Any) -> Any:
@@ -120,6 +143,8 @@ class AgentSessions:
         """The session's agent, held for one run (runs of one session wait for each other).
 
         `key=None` (a request outside any session) gets an agent of its own, dropped afterwards.
+        `SINGLE_CLIENT` (stdio) is admitted on first use; any other key must have been `open`ed:
+        an id the server never issued, or one whose agent was dropped, is `SessionGoneError`.
         """
         if key is None:
             agent = self.factory()
@@ -144,8 +169,13 @@ class AgentSessions:
                 stale = self._expire()
                 session = self._sessions.get(key)
                 if session is None:
+                    if key != SINGLE_CLIENT:
+                        raise SessionGoneError(
+                            "This MCP session has no agent on the server any more (it ended, or sat idle "
+                            f"longer than {self._idle_text()}), so its memory is gone: open a new session."
+                        )
                     if len(self._sessions) >= self.max_sessions:
-                        stale.append(self._evict_one())
+                        raise self._full()
                     session = self._sessions[key] = _Session(agent=None)
                 session.running += 1
                 session.last_used = self._clock()
@@ -160,10 +190,57 @@ class AgentSessions:
                     except BaseException:
                         with self._lock:
                             session.running -= 1
-                            if self._sessions.get(key) is session:
-                                del self._sessions[key]
                         raise
         return session
+
+    def open(self, key: str) -> None:
+        """The server issued `key` to a new client: keep a slot for its agent (built at its first run).
+
+        The HTTP layer calls this when the server's answer carries a new `Mcp-Session-Id`, so keys are
+        only ever ids the server made; it has already refused the session if `has_room()` was false.
+        """
+        stale: list[_Session] = []
+        with self._lock:
+            stale = self._expire()
+            if key not in self._sessions:
+                self._sessions[key] = _Session(agent=None, last_used=self._clock())
+        for old in stale:
+            release(old.agent)
+
+    def touch(self, key: str) -> None:
+        """A request of this session arrived: it is not idle."""
+        with self._lock:
+            session = self._sessions.get(key)
+            if session is not None:
+                session.last_used = self._clock()
+
+    def has_room(self) -> bool:
+        """Whether a new session may open (idle sessions past their time are dropped first)."""
+        with self._lock:
+            stale = self._expire()
+            room = len(self._sessions) < self.max_sessions
+        for old in stale:
+            release(old.agent)
+        return room
+
+    def full_message(self) -> str:
+        return str(self._full())
+
+    def keys(self) -> list[str]:
+        with self._lock:
+            return list(self._sessions)
+
+    def _full(self) -> SessionLimitError:
+        return SessionLimitError(
+            f"This server already serves its maximum of {self.max_sessions} sessions; try again later "
+            f"(a session ends when its client closes it, or after {self._idle_text()} idle)."
+        )
+
+    def _idle_text(self) -> str:
+        if self.idle_timeout is None:
+            return "no time limit"
+        minutes = self.idle_timeout / 60
+        return f"{minutes:g} minutes" if minutes >= 1 else f"{self.idle_timeout:g} seconds"
 
     def _expire(self) -> list[_Session]:
         """Drop the sessions idle past `idle_timeout` (the SDK has ended them); caller holds the lock."""
@@ -172,17 +249,6 @@ class AgentSessions:
         deadline = self._clock() - self.idle_timeout
         old = [k for k, s in self._sessions.items() if not s.running and s.last_used < deadline]
         return [self._sessions.pop(k) for k in old]
-
-    def _evict_one(self) -> _Session:
-        """Make room: drop the least recently used idle session (the SDK caps live sessions at
-        `max_sessions` too, so a full table holds sessions that ended without saying so)."""
-        idle = [(s.last_used, k) for k, s in self._sessions.items() if not s.running]
-        if not idle:
-            raise SessionLimitError(
-                f"This server is running agents for its maximum of {self.max_sessions} sessions; "
-                "try again when one finishes."
-            )
-        return self._sessions.pop(min(idle)[1])
 
     def end(self, key: str) -> None:
         """The client ended its session: drop its agent (after its run, if one is still going)."""

@@ -3,7 +3,8 @@ over stdio or streamable HTTP.
 
 Over HTTP the server treats every client as a stranger: a bearer token, Host/Origin checks and a
 bind rule guard the port (`http_security`), and a served agent is one agent per session
-(`agent_sessions`), so clients never see each other's memory or variables.
+(`agent_sessions`, with ids the server issues: `session_watch`), so clients never see each other's
+memory or variables.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from smol_tool_mcp.http_security import (
     transport_security,
 )
 from smol_tool_mcp.server import build_server
+from smol_tool_mcp.session_watch import SessionTable, SessionWatcher
 
 Transport = Literal["stdio", "streamable-http", "http"]
 
@@ -108,7 +110,7 @@ def serve_agent(
             allowed_hosts=allowed_hosts,
             allowed_origins=allowed_origins,
             max_sessions=max_sessions,
-            on_session_end=sessions.end,
+            agent_sessions=sessions,
         )
     finally:
         sessions.close()
@@ -144,6 +146,7 @@ def run_server(
     allowed_origins: Iterable[str] = (),
     max_sessions: int | None = None,
     on_session_end: Callable[[str], Any] | None = None,
+    agent_sessions: SessionTable | None = None,
 ) -> None:
     import anyio
 
@@ -174,6 +177,7 @@ def run_server(
         allowed_origins=allowed_origins,
         max_sessions=max_sessions,
         on_session_end=on_session_end,
+        agent_sessions=agent_sessions,
     )
     # The URL a client on this machine should use: a wildcard bind is not an address to connect to.
     shown = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}.get(
@@ -201,12 +205,16 @@ def build_http_app(
     max_sessions: int | None = None,
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     on_session_end: Callable[[str], Any] | None = None,
+    agent_sessions: SessionTable | None = None,
 ) -> Any:
     """The ASGI app `run_server` serves over HTTP: the SDK's streamable-HTTP app with Host/Origin
     checks for this bind address, behind a bearer-token gate (and a session-end hook).
 
     `max_sessions` caps the SDK's sessions (None: the SDK's default); a served agent passes its own
-    cap so that the SDK and `AgentSessions` agree on how many sessions are alive.
+    cap so that the SDK and `AgentSessions` agree on how many sessions are alive, and hands its
+    `AgentSessions` as `agent_sessions`: its slots then open only for ids this server issued, a full
+    table refuses new sessions with a clear error, and ended sessions drop their agents
+    (`session_watch`).
     """
     limits: dict[str, Any] = {"session_idle_timeout": idle_timeout}
     if max_sessions is not None:
@@ -217,6 +225,8 @@ def build_http_app(
         transport_security=transport_security(host, port, allowed_hosts, allowed_origins),
         **limits,
     )
+    if agent_sessions is not None:
+        app = SessionWatcher(app, agent_sessions)
     if on_session_end is not None:
         app = SessionEndWatcher(app, on_session_end)
     return BearerTokenGate(app, token)
