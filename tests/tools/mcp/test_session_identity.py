@@ -29,7 +29,11 @@ def _serve(max_sessions: int = 4) -> tuple[AgentSessions, Any, int]:
     sessions = AgentSessions(_agent, max_sessions=max_sessions)
     port = free_port()
     app = build_http_app(
-        build_agent_server(sessions), host="127.0.0.1", port=port, token=TOKEN, max_sessions=max_sessions,
+        build_agent_server(sessions),
+        host="127.0.0.1",
+        port=port,
+        token=TOKEN,
+        max_sessions=max_sessions,
         agent_sessions=sessions,
     )
     return sessions, app, port
@@ -43,7 +47,9 @@ async def _call(client: Any, arguments: dict[str, Any]) -> str:
 async def _stateless(url: str, runs: list[dict[str, Any]], session_id: str) -> list[str]:
     """A stateless (2026-07-28) client that sends `Mcp-Session-Id: session_id` with every request."""
     async with create_mcp_http_client(headers={**AUTH, "Mcp-Session-Id": session_id}) as http_client:
-        async with Client(streamable_http_client(url, http_client=http_client), read_timeout_seconds=20) as client:
+        async with Client(
+            streamable_http_client(url, http_client=http_client), read_timeout_seconds=20
+        ) as client:
             return [await _call(client, arguments) for arguments in runs]
 
 
