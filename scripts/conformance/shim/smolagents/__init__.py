@@ -37,7 +37,11 @@ HOMES: dict[str, tuple[str, ...]] = {
     "smolagents.tool_validation": ("smol_core.tools.validation",),
     "smolagents._function_type_hints_utils": ("smol_core.tools.schema",),
     "smolagents.utils": ("smol_core.errors", "smol_core.agents.parsing"),
-    "smolagents.local_python_executor": ("smol_core.executors.local",),
+    "smolagents.local_python_executor": (
+        "smol_core.executors.local",
+        "smol_core.executors.evaluate",
+        "smol_core.executors.seed_support",
+    ),
     "smolagents.remote_executors": (),
     "smolagents.default_tools": ("smol_core.tools.base_tools",),
     "smolagents.serialization": (),
@@ -86,12 +90,22 @@ class SeedModule(types.ModuleType):
 
         if attribute in vars(smol_core):
             owners.append(smol_core)
+        saved = vars(self).setdefault("_originals", {})
+        if owners and attribute not in saved:
+            saved[attribute] = [(owner, vars(owner)[attribute]) for owner in owners]
         for owner in owners:
             setattr(owner, attribute, value)
         if not owners:
             object.__setattr__(self, attribute, value)
 
     def __delattr__(self, attribute: str) -> None:
+        # A patch that found the name outside this module's own __dict__ (mock.patch, pytest's
+        # monkeypatch) undoes itself by deleting it: put back what the smol modules held instead.
+        originals = vars(self).get("_originals", {}).pop(attribute, None)
+        if originals is not None:
+            for owner, value in originals:
+                setattr(owner, attribute, value)
+            return
         owners = [module for module in _modules(self._homes) if attribute in vars(module)]
         for owner in owners:
             delattr(owner, attribute)
