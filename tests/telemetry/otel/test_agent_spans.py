@@ -136,7 +136,7 @@ def test_failing_code_marks_the_code_and_its_step_as_errors_and_the_run_goes_on(
     failed = traced.named("execute_code")[0]
     assert failed.status.status_code is StatusCode.ERROR
     assert failed.attributes["error.type"] == "InterpreterError"
-    assert "ZeroDivisionError" in failed.status.description
+    assert failed.status.description == "InterpreterError (message not recorded: content capture is off)"
     assert [e.name for e in failed.events] == ["exception"]
     assert traced.one("step 2").status.status_code is StatusCode.UNSET
     assert traced.one("invoke_agent CodeAgent").status.status_code is StatusCode.UNSET
@@ -170,7 +170,8 @@ def test_tool_calling_agent_calls_in_parallel_threads_nest_under_their_step(trac
     assert agent.run("go") == "done"
     step = traced.one("step 1")
     assert set(traced.children(step)) == {"chat scripted", "execute_tool add", "execute_tool broken"}
-    assert traced.one("execute_tool add").attributes["gen_ai.tool.call.id"] == "c1"
+    ids = {traced.one(f"execute_tool {name}").attributes["gen_ai.tool.call.id"] for name in ("add", "broken")}
+    assert len(ids) == 2 and all(i.startswith("sha256:") for i in ids)  # the model's text: a digest
     failed = traced.one("execute_tool broken")
     assert failed.status.status_code is StatusCode.ERROR
     assert failed.attributes["gen_ai.tool.description"] == "Always fails."
@@ -213,7 +214,7 @@ def test_each_retry_of_a_model_call_is_an_event_with_its_reason(traced):
     retries = [e for e in chat.events if e.name == "retry"]
     assert [e.attributes["retry.attempt"] for e in retries] == [1, 2]
     assert retries[0].attributes["error.type"] == "RuntimeError"
-    assert "429" in retries[0].attributes["retry.reason"]
+    assert "retry.reason" not in retries[0].attributes  # the error's message is content
     assert chat.attributes["gen_ai.provider.name"] == "flaky"
     assert chat.status.status_code is StatusCode.UNSET
 

@@ -22,7 +22,10 @@ Attribute keys are neutral (the instrumentor maps them): `agent.name`, `agent.de
 `agent.class`, `step.number`, `model.id`, `model.class`, `usage.input_tokens`,
 `usage.output_tokens`, `tool.name`, `tool.call_id`, `tool.description`, `check.name`. Content keys
 hold live objects and are recorded only if the user opted in: `task`, `output`, `input.messages`,
-`output.message`, `code`, `code.logs`, `tool.arguments`, `tool.result`.
+`output.message`, `code`, `code.logs`, `tool.arguments`, `tool.result`. An error's message is
+content too (a tool's error quotes its arguments, a parsing error the model's output): an
+instrumentor records the error's type, and its message only on opt-in; so is the `retry.reason` of
+a retry event.
 """
 
 from __future__ import annotations
@@ -78,7 +81,7 @@ class SpanHandle(Protocol):
         """Record a point in time within the span (a retry, a message received)."""
 
     def error(self, error: BaseException) -> None:
-        """Mark the span failed with `error` (status ERROR, its type)."""
+        """Mark the span failed with `error` (status ERROR, its type; its message is content)."""
 
     def activate(self) -> AbstractContextManager[Any]:
         """Make the span current in this thread for the `with` block: children made there nest under it."""

@@ -238,7 +238,7 @@ class ToolCallingAgent(MultiStepAgent):
 
     def _run_one(self, call: ToolCall, trace_parent: Any = None) -> ToolOutput:
         attributes = _tool_attributes(self, call) if instrumentation.active() else None
-        with instrumentation.span("tool", call.name, attributes, parent=trace_parent) as scope:
+        with instrumentation.span("tool", _traced_name(self, call), attributes, parent=trace_parent) as scope:
             result = self.execute_tool_call(call.name, call.arguments)
             scope.set("tool.result", result)
         is_final = call.name == "final_answer"
@@ -336,14 +336,23 @@ def _invalid_blob_message(blob: str) -> str:
     )
 
 
+def _traced_name(agent: ToolCallingAgent, call: ToolCall) -> str:
+    """The tool's name for a trace: the model wrote it, so a name that is no tool's (any text at
+    all) is content, and is not recorded as given."""
+    return call.name if call.name in agent.tools or call.name in agent.managed_agents else UNKNOWN_TOOL
+
+
 def _tool_attributes(agent: ToolCallingAgent, call: ToolCall) -> dict[str, Any]:
     target = agent.tools.get(call.name) or agent.managed_agents.get(call.name)
     return {
-        "tool.name": call.name,
+        "tool.name": _traced_name(agent, call),
         "tool.call_id": call.id,
         "tool.description": getattr(target, "description", None),
         "tool.arguments": call.arguments,
     }
+
+
+UNKNOWN_TOOL = "(unknown tool)"
 
 
 async def _await(awaitable: Any) -> Any:

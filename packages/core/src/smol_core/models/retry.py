@@ -162,7 +162,8 @@ class RetryPolicy:
                     {
                         "retry.attempt": attempt,
                         "error.type": type(error).__qualname__,
-                        "retry.reason": str(error)[:500],
+                        "http.response.status_code": error_status(error),
+                        "retry.reason": str(error)[:500],  # content: instrumentors record it on opt-in
                         "retry.delay_seconds": delay,
                     },
                 )

@@ -2,13 +2,15 @@
 the OpenInference names Phoenix and other LLM tracing tools read to show inputs, outputs and tokens.
 
 Why the care: an attribute goes over the network to a collector somebody else runs. Content (the
-task, prompts, replies, code, tool arguments and results) is recorded only when the user opted in,
+task, prompts, replies, code, tool arguments and results, and error messages, which quote all of
+those) is recorded only when the user opted in,
 because it holds whatever secrets the run saw; and every value is cut to a bound, with binary data
 (bytes, images, audio) named by its size and never sent.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -89,6 +91,18 @@ _OPENINFERENCE_IO = {
     "output": "output.value",
 }
 CONTENT_KEYS = frozenset(_CONTENT)
+EVENT_CONTENT_KEYS = frozenset({*_CONTENT, "retry.reason", "exception.message", "error.message"})
+"""Event attributes that are content: a retry's reason is the failed call's error message, which
+may echo the request (the prompt) or the server's reply."""
+
+
+def error_message(error: BaseException, capture_content: bool, max_chars: int) -> str:
+    """What a failed span records of `error`'s message: the message itself only when the user opted
+    in to content. Otherwise the type and a redaction: a tool's error quotes its arguments, a parsing
+    error the model's raw output, a server's error the request, so the text is content."""
+    if capture_content:
+        return cut(str(error), max_chars)
+    return f"{type(error).__qualname__} (message not recorded: content capture is off)"
 
 
 def capture_from_environment(environ: Mapping[str, str]) -> bool:
@@ -141,11 +155,19 @@ def convert(
         if io_name is not None:
             pairs.append((io_name, text))
         return pairs
+    if key == "tool.call_id" and not capture_content:
+        value = opaque_id(str(value))
     names = _PLAIN.get(key, (f"smol.{key}",))
     if kind == "model":
         names = names + _MODEL_ONLY.get(key, ())
     plain = _plain(value, max_chars)
     return [(name, plain) for name in names]
+
+
+def opaque_id(text: str) -> str:
+    """A tool call's id without content capture: the model may write the id (any text), so it is
+    recorded as a digest, which still tells one call from another."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16]
 
 
 def _plain(value: Any, max_chars: int) -> AttributeValue:

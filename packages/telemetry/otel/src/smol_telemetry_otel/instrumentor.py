@@ -21,9 +21,11 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 
 from smol_telemetry_otel.attributes import (
     DEFAULT_MAX_CHARS,
+    EVENT_CONTENT_KEYS,
     AttributeValue,
     convert,
     cut,
+    error_message,
     opening_attributes,
     span_name,
 )
@@ -88,7 +90,7 @@ class OtelSpan:
     def error(self, error: BaseException) -> None:
         error_type = type(error).__qualname__
         self._error_type = error_type
-        message = cut(str(error), self.owner.max_chars)
+        message = error_message(error, self.owner.capture_content, self.owner.max_chars)
         self.span.set_status(Status(StatusCode.ERROR, cut(message, 500)))
         self.span.set_attribute("error.type", error_type)
         # not record_exception(): its whole stack trace would go out unbounded
@@ -186,9 +188,11 @@ class OtelInstrumentor:
     # --- helpers --------------------------------------------------------------------------------
 
     def plain(self, attributes: Mapping[str, Any]) -> dict[str, AttributeValue]:
-        """Event attributes: plain values, text cut."""
+        """Event attributes: plain values, text cut; content keys only if the user opted in."""
         out: dict[str, AttributeValue] = {}
         for key, value in attributes.items():
+            if key in EVENT_CONTENT_KEYS and not self.capture_content:
+                continue
             if isinstance(value, bool | int | float):
                 out[key] = value
             elif value is not None:
