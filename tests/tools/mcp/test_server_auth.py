@@ -100,8 +100,15 @@ def test_the_right_token_lists_and_calls_tools_through_the_sdk_client(tools_url:
 def test_smol_mcp_client_passes_the_token_in_headers(tools_url: str) -> None:
     with MCPClient({"url": tools_url, "headers": AUTH}) as tools:
         assert {tool.name: tool for tool in tools}["greet"](name="Ada") == "Hello, Ada."
-    with pytest.raises(MCPConnectionError):
+    with pytest.raises(MCPConnectionError, match=r"answered HTTP 401 .*SMOL_MCP_TOKEN"):
         MCPClient({"url": tools_url}, connect_timeout=10)
+    with pytest.raises(MCPConnectionError, match=r"answered HTTP 401 .*SMOL_MCP_TOKEN"):
+        MCPClient(
+            {"url": tools_url, "headers": {"Authorization": "Bearer wrong-token-wrong-token"}},
+            connect_timeout=10,
+        )
+    with pytest.raises(MCPConnectionError, match=r"answered HTTP 401 .*SMOL_MCP_TOKEN"):
+        MCPClient(tools_url, connect_timeout=10)  # a bare URL, as the seed's users pass it
 
 
 def test_mcp_url_on_the_command_line_sends_smol_mcp_token(

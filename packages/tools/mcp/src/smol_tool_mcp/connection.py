@@ -39,11 +39,41 @@ def server_label(params: Any) -> str:
     return repr(params)
 
 
+REFUSED_STATUSES = (401, 403)
+
+
+def refused_message(label: str, status: int) -> str:
+    """What to do when an HTTP MCP server refuses the client's credentials (the SDK only says
+    "Server returned an error response")."""
+    from smol_tool_mcp.http_security import TOKEN_ENV
+
+    return (
+        f"The MCP server {label!r} answered HTTP {status} "
+        f"({'Unauthorized' if status == 401 else 'Forbidden'}): it needs a token this client did not "
+        f"send or that is wrong. Set {TOKEN_ENV} to the server's token (`smol mcp serve` prints it) or "
+        "pass headers={'Authorization': 'Bearer <token>'}."
+    )
+
+
+def _status_recorder(statuses: list[int]) -> Any:
+    async def record(response: Any) -> None:
+        if response.status_code in REFUSED_STATUSES:
+            statuses.append(int(response.status_code))
+
+    return record
+
+
 @contextlib.asynccontextmanager
-async def open_client(params: Any, timeout: float) -> AsyncIterator[Any]:
-    """An entered `mcp.Client` for stdio parameters, a URL, or a `{"url", "transport", "headers"}` dict."""
+async def open_client(params: Any, timeout: float, statuses: list[int] | None = None) -> AsyncIterator[Any]:
+    """An entered `mcp.Client` for stdio parameters, a URL, or a `{"url", "transport", "headers"}` dict.
+
+    Over HTTP, `statuses` collects the 401/403 answers the server gave, so that a refusal can be
+    reported as what it is.
+    """
     from mcp import Client, StdioServerParameters
 
+    if isinstance(params, str) and params.startswith(("http://", "https://")):
+        params = {"url": params}
     if isinstance(params, StdioServerParameters | str):
         async with Client(params, read_timeout_seconds=timeout) as client:
             yield client
@@ -55,22 +85,27 @@ async def open_client(params: Any, timeout: float) -> AsyncIterator[Any]:
         )
     transport = params.get("transport", "streamable-http")
     headers = params.get("headers")
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    recorded: list[int] = statuses if statuses is not None else []
+
+    def http_client_factory(headers: Any = None, timeout: Any = None, auth: Any = None) -> Any:
+        client = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+        client.event_hooks["response"].append(_status_recorder(recorded))
+        return client
+
     if transport == "sse":
         from mcp.client.sse import sse_client
 
-        async with Client(sse_client(params["url"], headers=headers), read_timeout_seconds=timeout) as client:
+        sse = sse_client(params["url"], headers=headers, httpx_client_factory=http_client_factory)
+        async with Client(sse, read_timeout_seconds=timeout) as client:
             yield client
         return
     if transport not in ("streamable-http", "http"):
         raise MCPConnectionError(f"Unknown MCP transport {transport!r}: use 'streamable-http' or 'sse'.")
-    if not headers:
-        async with Client(params["url"], read_timeout_seconds=timeout) as client:
-            yield client
-        return
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
 
-    async with create_mcp_http_client(headers=headers) as http_client:
+    async with http_client_factory(headers=headers or None) as http_client:
         transport_cm = streamable_http_client(params["url"], http_client=http_client)
         async with Client(transport_cm, read_timeout_seconds=timeout) as client:
             yield client
@@ -90,6 +125,7 @@ class Connection:
         self.timeout = timeout
         self.client: Any = None
         self.failure: BaseException | None = None
+        self._refusals: list[int] = []
         self._stop: asyncio.Event | None = None
         self._closed: asyncio.Event | None = None
         self._holder: asyncio.Task[None] | None = None
@@ -115,6 +151,8 @@ class Connection:
         except Exception as error:
             await self.close()
             cause = _plain(error)
+            if self._refusals:
+                raise MCPConnectionError(refused_message(self.label, self._refusals[0])) from cause
             raise MCPConnectionError(
                 f"Could not connect to the MCP server {self.label!r}: {type(cause).__name__}: {cause}"
             ) from cause
@@ -122,7 +160,8 @@ class Connection:
     async def _hold(self, ready: asyncio.Future[list[Any]]) -> None:
         assert self._stop is not None and self._closed is not None
         try:
-            async with open_client(self.params, self.timeout) as client:
+            self._refusals.clear()
+            async with open_client(self.params, self.timeout, self._refusals) as client:
                 tools: list[Any] = []
                 cursor = None
                 for _ in range(1000):  # a paginator that never ends must not hang the connection
