@@ -200,3 +200,41 @@ def test_tool_save_and_load_round_trip(tmp_path):
     loaded = Tool.from_code(code)
     assert loaded.name == "search"
     assert loaded("b", 1) == ["b"]
+
+
+MODULE_CONSTANT = 3
+
+
+def test_a_tool_functions_class_carries_the_source_it_is_saved_as():
+    from smol_core.tools.validation import validate_tool_attributes
+
+    @tool
+    def shout(text: str) -> str:
+        """Shouts.
+
+        Args:
+            text: what to shout
+        """
+        return text.upper()
+
+    @tool
+    def uses_module_name(text: str) -> str:
+        """Uses a name its saved source would not have.
+
+        Args:
+            text: anything
+        """
+        return text * MODULE_CONSTANT
+
+    assert validate_tool_attributes(shout.__class__) is None
+    assert isinstance(shout, type(search).__mro__[1])  # still a FunctionTool
+    with pytest.raises(ValueError, match="Name 'MODULE_CONSTANT' is undefined"):
+        validate_tool_attributes(uses_module_name.__class__)
+
+
+def test_a_tool_without_arguments_or_return_hint_returns_null():
+    @tool
+    def ring():  # type: ignore[no-untyped-def]
+        """Rings the bell."""
+
+    assert ring.output_type == "null"

@@ -123,7 +123,7 @@ def test_bing_answering_html_is_a_clear_error(web: StandInWeb) -> None:
 
 
 def test_unknown_engine() -> None:
-    with pytest.raises(ValueError, match="'duckduckgo' or 'bing'"):
+    with pytest.raises(ValueError, match="'duckduckgo', 'bing' or 'exa'"):
         WebSearchTool(engine="altavista")  # type: ignore[arg-type]
 
 
@@ -246,3 +246,52 @@ def test_api_rate_limit_and_non_json(web: StandInWeb) -> None:
     url = web.route("GET", "/html", Reply(200, "<html>login</html>"))
     with pytest.raises(WebToolError, match="where JSON was expected"):
         ApiWebSearchTool(endpoint=url, api_key="k", rate_limit=None)("x")
+
+
+# --- Exa ---------------------------------------------------------------------------------------
+
+
+def test_exa_engine_posts_the_query_with_its_key(web: StandInWeb, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    monkeypatch.setenv("EXA_API_KEY", "exa-key")
+    reply = {
+        "results": [
+            {"title": "Exa AI", "url": "https://exa.ai", "highlights": ["A search engine", "for AI."]},
+            {"title": "No highlights", "url": "https://example.com", "highlights": None},
+        ]
+    }
+    url = web.route("POST", "/search", as_json(reply))
+    out = WebSearchTool(engine="exa", max_results=2, base_url=url)("test query")
+    assert "1. [Exa AI](https://exa.ai)\nA search engine for AI." in out
+    assert "2. [No highlights](https://example.com)" in out
+    seen = web.seen[0]
+    assert seen.headers["x-api-key"] == "exa-key" and seen.headers["x-exa-integration"] == "smolagents"
+    assert json.loads(seen.body) == {"query": "test query", "numResults": 2, "contents": {"highlights": True}}
+
+
+def test_exa_engine_reads_its_key_when_searching(web: StandInWeb, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("EXA_API_KEY", raising=False)
+    tool = WebSearchTool(engine="exa", base_url=web.route("POST", "/search", as_json({"results": []})))
+    with pytest.raises(ValueError, match="EXA_API_KEY"):
+        tool("x")
+    monkeypatch.setenv("EXA_API_KEY", "exa-key")
+    with pytest.raises(WebToolError, match="No results found"):
+        tool("x")
+
+
+def test_web_tools_sources_stand_on_their_own() -> None:
+    """`validate_tool_attributes`: their methods import what they use, so `Tool.save` can write them."""
+    from smol_tool_web import VisitWebpageTool, WikipediaSearchTool
+
+    from smol_core.tools.validation import validate_tool_attributes
+
+    for tool_class in (
+        WebSearchTool,
+        DuckDuckGoSearchTool,
+        GoogleSearchTool,
+        ApiWebSearchTool,
+        VisitWebpageTool,
+        WikipediaSearchTool,
+    ):
+        assert validate_tool_attributes(tool_class) is None

@@ -15,10 +15,28 @@ from smol_core.tools.schema import function_schema
 from smol_core.tools.tool import Tool
 
 
+class _GeneratedClassSource:
+    """`__source__` of the class `@tool` makes for one function: the `SimpleTool` class source that
+    `to_dict` and `save` write for it, so that `validate_tool_attributes(my_tool.__class__)` checks
+    what will be saved (as smolagents' per-function `SimpleTool` class carries it)."""
+
+    def __get__(self, instance: object, owner: type) -> str:
+        made = owner.__dict__.get("_made_tool")
+        if made is None:
+            raise AttributeError("__source__")  # FunctionTool itself: inspect reads its real source
+        from smol_core.tools.serialization import function_tool_class_lines
+
+        try:
+            return "class SimpleTool(Tool):\n" + "\n".join(function_tool_class_lines(made)) + "\n"
+        except OSError as error:
+            raise AttributeError("__source__") from error
+
+
 class FunctionTool(Tool):
     """A `Tool` whose `forward` is a plain function: what `@tool` and plain callables become."""
 
     skip_forward_signature_validation = True
+    __source__ = _GeneratedClassSource()
 
     def __init__(
         self,
@@ -139,20 +157,29 @@ def tool(
     """
 
     def wrap(f: Callable[..., Any]) -> FunctionTool:
-        if inspect.signature(f).return_annotation is inspect.Signature.empty:
-            # as the seed: the model is told what a tool returns, so it must be declared
+        signature = inspect.signature(f)
+        no_return = signature.return_annotation is inspect.Signature.empty
+        if no_return and signature.parameters:
+            # as the seed: the model is told what a tool returns, so it must be declared (a tool
+            # without arguments and without a return hint is an action: it returns null)
             raise TypeHintParsingException(
                 f"Tool return type not found: make sure your function {f.__name__!r} has a return type "
                 "hint (`-> str`, `-> dict`, `-> Any`...)."
             )
         schema = function_schema(f)
-        return FunctionTool(
+        if no_return:
+            schema["output_type"] = "null"
+        # a class per function, as smolagents makes: its `__source__` is the tool's saved class
+        tool_class = type("SimpleTool", (FunctionTool,), {"__module__": getattr(f, "__module__", __name__)})
+        made = tool_class(
             f,
             name=name or schema["name"],
             description=description or schema["description"],
             inputs=schema["inputs"],
             output_type=schema["output_type"],
         )
+        tool_class._made_tool = made
+        return made
 
     return wrap(func) if func is not None else wrap
 

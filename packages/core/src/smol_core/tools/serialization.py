@@ -44,10 +44,7 @@ def tool_source(tool: Tool) -> str:
 
     function = tool.source_function
     if function is not None:
-        forward = getattr(tool, "forward", None)
-        forward_source = getattr(forward, "__source__", None)
-        if not isinstance(forward_source, str):
-            raise OSError(f"The source of tool {tool.name!r} cannot be read, so it cannot be saved.")
+        forward_source = function_tool_source(tool)
         checker = MethodChecker(set())
         checker.visit(ast.parse(forward_source))
         if checker.errors:
@@ -55,16 +52,7 @@ def tool_source(tool: Tool) -> str:
                 f"SimpleTool validation failed for {tool.name}:\n"
                 + "\n".join(f"- {e}" for e in checker.errors)
             )
-        attributes = _attribute_lines(
-            {
-                "name": tool.name,
-                "description": textwrap.dedent(tool.description).strip(),
-                "inputs": tool.inputs,
-                "output_type": tool.output_type,
-                "output_schema": tool.output_schema,
-            }
-        )
-        return _module_source("SimpleTool", None, attributes, [textwrap.indent(forward_source, "    ")])
+        return _module_source("SimpleTool", None, function_tool_class_lines(tool), [])
     cls = type(tool)
     base = _tool_base(cls)
     validate_tool_attributes(cls)
@@ -88,6 +76,28 @@ def tool_source(tool: Tool) -> str:
     }
     doc = cls.__doc__ if cls.__doc__ != base.__doc__ else None
     return _module_source(cls.__name__, doc, _attribute_lines(values), methods)
+
+
+def function_tool_source(tool: Tool) -> str:
+    """The `def forward(self, ...)` source of a `@tool` (OSError when the function's source cannot be read)."""
+    forward_source = getattr(getattr(tool, "forward", None), "__source__", None)
+    if not isinstance(forward_source, str):
+        raise OSError(f"The source of tool {tool.name!r} cannot be read, so it cannot be saved.")
+    return forward_source
+
+
+def function_tool_class_lines(tool: Tool) -> list[str]:
+    """The body of the `SimpleTool` class a `@tool` is saved as: its attributes, then its forward."""
+    attributes = _attribute_lines(
+        {
+            "name": tool.name,
+            "description": textwrap.dedent(tool.description).strip(),
+            "inputs": tool.inputs,
+            "output_type": tool.output_type,
+            "output_schema": tool.output_schema,
+        }
+    )
+    return [*attributes, "", textwrap.indent(function_tool_source(tool), "    ")]
 
 
 def _tool_base(cls: type) -> type:

@@ -2,7 +2,8 @@
 Serper (`GoogleSearchTool`), and Brave Search or any API shaped like it (`ApiWebSearchTool`).
 
 A missing key fails when the tool is built, naming the variable to set, so it never reaches the
-model as a confusing observation halfway through a run.
+model as a confusing observation halfway through a run. The methods import what they use
+themselves, so a tool's source can be saved and loaded on its own (`validate_tool_attributes`).
 """
 
 from __future__ import annotations
@@ -12,18 +13,17 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from smol_core.plugin_api import Tool
-from smol_tool_web._http import RateLimiter, WebToolError, json_body, request
-from smol_tool_web.address_policy import AddressPolicy, AllowSetting
-from smol_tool_web.results import SearchResult, format_results
+from smol_tool_web.address_policy import AllowSetting
+from smol_tool_web.results import SearchResult
 
-_GOOGLE_PROVIDERS = {
+GOOGLE_PROVIDERS = {
     # provider: (default endpoint, key variable, results field)
     "serpapi": ("https://serpapi.com/search.json", "SERPAPI_API_KEY", "organic_results"),
     "serper": ("https://google.serper.dev/search", "SERPER_API_KEY", "organic"),
 }
 
 
-def _key(explicit: str | None, variable: str, tool: str) -> str:
+def api_key_from(explicit: str | None, variable: str, tool: str) -> str:
     key = explicit or os.environ.get(variable)
     if not key:
         raise ValueError(
@@ -57,17 +57,23 @@ class GoogleSearchTool(Tool):
         timeout: float = 20.0,
         allow_private_addresses: AllowSetting = False,
     ) -> None:
+        from smol_tool_web.address_policy import AddressPolicy
+        from smol_tool_web.api_search import GOOGLE_PROVIDERS, api_key_from
+
         super().__init__()
         self.policy = AddressPolicy.parse(allow_private_addresses)
-        if provider not in _GOOGLE_PROVIDERS:
-            raise ValueError(f"Unknown provider {provider!r}: use one of {sorted(_GOOGLE_PROVIDERS)}.")
-        endpoint, variable, self.organic_key = _GOOGLE_PROVIDERS[provider]
+        if provider not in GOOGLE_PROVIDERS:
+            raise ValueError(f"Unknown provider {provider!r}: use one of {sorted(GOOGLE_PROVIDERS)}.")
+        endpoint, variable, self.organic_key = GOOGLE_PROVIDERS[provider]
         self.provider = provider
-        self.api_key = _key(api_key, variable, "GoogleSearchTool")
+        self.api_key = api_key_from(api_key, variable, "GoogleSearchTool")
         self.base_url = base_url or endpoint
         self.timeout = timeout
 
     def forward(self, query: str, filter_year: int | None = None) -> str:
+        from smol_tool_web._http import WebToolError, json_body, request
+        from smol_tool_web.results import SearchResult, format_results
+
         params: dict[str, Any] = {"q": query, "api_key": self.api_key}
         if self.provider == "serpapi":
             params.update(engine="google", google_domain="google.com")
@@ -99,7 +105,7 @@ class GoogleSearchTool(Tool):
         return format_results(results)
 
 
-def _brave_results(data: dict[str, Any]) -> list[SearchResult]:
+def brave_results(data: dict[str, Any]) -> list[SearchResult]:
     return [
         SearchResult(r.get("title", ""), r.get("url", ""), r.get("description", ""), r.get("age", ""))
         for r in (data.get("web") or {}).get("results", [])
@@ -133,19 +139,28 @@ class ApiWebSearchTool(Tool):
         extract_results: Callable[[dict[str, Any]], list[SearchResult]] | None = None,
         allow_private_addresses: AllowSetting = False,
     ) -> None:
+        from smol_tool_web._http import RateLimiter
+        from smol_tool_web.address_policy import AddressPolicy
+        from smol_tool_web.api_search import api_key_from, brave_results
+
         super().__init__()
         self.policy = AddressPolicy.parse(allow_private_addresses)
         self.endpoint = endpoint or "https://api.search.brave.com/res/v1/web/search"
         self.api_key_name = api_key_name or "BRAVE_API_KEY"
-        self.api_key = _key(api_key, self.api_key_name, "ApiWebSearchTool") if headers is None else api_key
+        self.api_key = (
+            api_key_from(api_key, self.api_key_name, "ApiWebSearchTool") if headers is None else api_key
+        )
         self.headers = headers if headers is not None else {"X-Subscription-Token": self.api_key}
         self.params = params if params is not None else {"count": 10}
         self.rate_limit = rate_limit
         self.timeout = timeout
-        self._extract = extract_results or _brave_results
+        self._extract = extract_results or brave_results
         self._limiter = RateLimiter(rate_limit)
 
     def forward(self, query: str) -> str:
+        from smol_tool_web._http import WebToolError, json_body, request
+        from smol_tool_web.results import format_results
+
         self._limiter.wait()
         response = request(
             "The search API",

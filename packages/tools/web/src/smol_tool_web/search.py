@@ -1,28 +1,30 @@
-"""Key-free web search: `WebSearchTool` (DuckDuckGo Lite or Bing's RSS feed) and `DuckDuckGoSearchTool`.
+"""Web search: `WebSearchTool` (DuckDuckGo Lite or Bing's RSS feed without a key, Exa's API with
+`EXA_API_KEY`) and `DuckDuckGoSearchTool`.
 
-Both talk to the public HTML/RSS pages directly, so they need no SDK; `base_url` points them at
-another address (a proxy, a mirror, a test server).
+They talk to the public HTML/RSS pages and APIs directly, so they need no SDK; `base_url` points them
+at another address (a proxy, a mirror, a test server). The tools' methods import what they use
+themselves, so a tool's source can be saved and loaded on its own (`validate_tool_attributes`).
 """
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from typing import Any, Literal
 
 from smol_core.plugin_api import Tool
 from smol_tool_web import duckduckgo
-from smol_tool_web._http import RateLimitedError, RateLimiter, WebToolError, request
+from smol_tool_web._http import RateLimitedError, request
 from smol_tool_web.address_policy import AddressPolicy, AllowSetting
-from smol_tool_web.results import SearchResult, format_results
+from smol_tool_web.results import SearchResult
 
 DUCKDUCKGO_LITE_URL = "https://lite.duckduckgo.com/lite/"
 DUCKDUCKGO_HTML_URL = "https://html.duckduckgo.com/html/"
 BING_URL = "https://www.bing.com/search"
+EXA_URL = "https://api.exa.ai/search"
 
 NO_RESULTS = "No results found for {query!r}. Try a shorter or less specific query."
 
 
-def _duckduckgo(
+def duckduckgo_search(
     url: str, query: str, timeout: float, headers: dict[str, str], lite: bool, policy: AddressPolicy
 ) -> list[SearchResult]:
     response = request(
@@ -45,7 +47,8 @@ def _duckduckgo(
 
 
 class WebSearchTool(Tool):
-    """Web search without an API key: `engine="duckduckgo"` (DuckDuckGo Lite) or `"bing"` (Bing's RSS feed)."""
+    """Web search: `engine="duckduckgo"` (DuckDuckGo Lite) or `"bing"` (Bing's RSS feed) need no key;
+    `"exa"` (Exa's search API) reads its key from `EXA_API_KEY` when it searches."""
 
     name = "web_search"
     description = (
@@ -58,23 +61,32 @@ class WebSearchTool(Tool):
     def __init__(
         self,
         max_results: int = 10,
-        engine: Literal["duckduckgo", "bing"] = "duckduckgo",
+        engine: Literal["duckduckgo", "bing", "exa"] = "duckduckgo",
         base_url: str | None = None,
         timeout: float = 20.0,
         rate_limit: float | None = None,
         allow_private_addresses: AllowSetting = False,
     ) -> None:
+        from smol_tool_web import search
+        from smol_tool_web._http import RateLimiter
+        from smol_tool_web.address_policy import AddressPolicy
+
         super().__init__()
         self.policy = AddressPolicy.parse(allow_private_addresses)
-        if engine not in ("duckduckgo", "bing"):
-            raise ValueError(f"Unsupported engine {engine!r}: use 'duckduckgo' or 'bing'.")
+        endpoints = {"duckduckgo": search.DUCKDUCKGO_LITE_URL, "bing": search.BING_URL, "exa": search.EXA_URL}
+        if engine not in endpoints:
+            raise ValueError(f"Unsupported engine {engine!r}: use 'duckduckgo', 'bing' or 'exa'.")
         self.max_results = max_results
         self.engine = engine
-        self.base_url = base_url or (DUCKDUCKGO_LITE_URL if engine == "duckduckgo" else BING_URL)
+        self.base_url = base_url or endpoints[engine]
         self.timeout = timeout
         self._limiter = RateLimiter(rate_limit)
 
     def forward(self, query: str) -> str:
+        from smol_tool_web._http import WebToolError
+        from smol_tool_web.results import format_results
+        from smol_tool_web.search import NO_RESULTS
+
         self._limiter.wait()
         results = self.search(query)[: self.max_results]
         if not results:
@@ -82,11 +94,56 @@ class WebSearchTool(Tool):
         return format_results(results)
 
     def search(self, query: str) -> list[SearchResult]:
+        from smol_tool_web.results import SearchResult  # noqa: F401 - the return annotation's name
+        from smol_tool_web.search import duckduckgo_search
+
         if self.engine == "duckduckgo":
-            return _duckduckgo(self.base_url, query, self.timeout, {}, lite=True, policy=self.policy)
+            return duckduckgo_search(self.base_url, query, self.timeout, {}, lite=True, policy=self.policy)
+        if self.engine == "exa":
+            return self._exa(query)
         return self._bing(query)
 
+    def _exa(self, query: str) -> list[SearchResult]:
+        """Exa's search API (POST, JSON); the key is read when searching, so a tool made before the
+        key is set works once it is."""
+        import os
+
+        from smol_tool_web._http import json_body, request
+        from smol_tool_web.results import SearchResult
+
+        api_key = os.environ.get("EXA_API_KEY")
+        if not api_key:
+            raise ValueError("Missing API key: the exa engine needs the environment variable EXA_API_KEY.")
+        response = request(
+            "Exa",
+            "POST",
+            self.base_url,
+            headers={
+                "x-api-key": api_key,
+                "Content-Type": "application/json",
+                "x-exa-integration": "smolagents",
+            },
+            json={"query": query, "numResults": self.max_results, "contents": {"highlights": True}},
+            timeout=self.timeout,
+            policy=self.policy,
+        )
+        found = json_body("Exa", response).get("results") or []
+        return [
+            SearchResult(
+                str(page.get("title") or ""),
+                str(page["url"]),
+                " ".join(str(h) for h in (page.get("highlights") or [])),
+            )
+            for page in found
+            if isinstance(page, dict) and page.get("url")
+        ]
+
     def _bing(self, query: str) -> list[SearchResult]:
+        import xml.etree.ElementTree as ET
+
+        from smol_tool_web._http import WebToolError, request
+        from smol_tool_web.results import SearchResult
+
         response = request(
             "Bing",
             "GET",
@@ -137,6 +194,10 @@ class DuckDuckGoSearchTool(Tool):
         allow_private_addresses: AllowSetting = False,
         **kwargs: Any,
     ) -> None:
+        from smol_tool_web._http import RateLimiter
+        from smol_tool_web.address_policy import AddressPolicy
+        from smol_tool_web.search import DUCKDUCKGO_HTML_URL
+
         super().__init__()
         self.policy = AddressPolicy.parse(allow_private_addresses)
         self.max_results = max_results
@@ -147,8 +208,12 @@ class DuckDuckGoSearchTool(Tool):
         self._limiter = RateLimiter(rate_limit)
 
     def forward(self, query: str) -> str:
+        from smol_tool_web._http import WebToolError
+        from smol_tool_web.results import format_results
+        from smol_tool_web.search import NO_RESULTS, duckduckgo_search
+
         self._limiter.wait()
-        results = _duckduckgo(
+        results = duckduckgo_search(
             self.base_url, query, self.timeout, self.headers, lite=False, policy=self.policy
         )
         if not results:

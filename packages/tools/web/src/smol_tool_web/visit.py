@@ -1,13 +1,15 @@
-"""`VisitWebpageTool`: read a page as markdown."""
+"""`VisitWebpageTool`: read a page as markdown.
+
+The methods import what they use themselves, so the tool's source can be saved and loaded on its own
+(`validate_tool_attributes`).
+"""
 
 from __future__ import annotations
 
 from smol_core.plugin_api import Tool
-from smol_tool_web._http import WebToolError, request
-from smol_tool_web.address_policy import AddressPolicy, AllowSetting
-from smol_tool_web.page import html_to_markdown, truncate
+from smol_tool_web.address_policy import AllowSetting
 
-_TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript")
+TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript")
 
 
 class VisitWebpageTool(Tool):
@@ -25,6 +27,8 @@ class VisitWebpageTool(Tool):
     ) -> None:
         """`allow_private_addresses`: `True`, or entries like `"127.0.0.1:8080"`, `"intranet.local"`,
         `"10.0.0.0/8"` that the model may fetch besides public addresses (see `address_policy`)."""
+        from smol_tool_web.address_policy import AddressPolicy
+
         super().__init__()
         self.policy = AddressPolicy.parse(allow_private_addresses)
         self.max_output_length = max_output_length
@@ -32,6 +36,10 @@ class VisitWebpageTool(Tool):
         self.headers = dict(headers or {})
 
     def forward(self, url: str) -> str:
+        from smol_tool_web._http import WebToolError, request
+        from smol_tool_web.page import html_to_markdown, truncate
+        from smol_tool_web.visit import TEXT_TYPES
+
         url = url.strip()
         if "://" not in url:
             url = "https://" + url  # models often write "example.com/page"
@@ -44,7 +52,7 @@ class VisitWebpageTool(Tool):
         body = response.text
         if "html" in content_type or (not content_type and "<html" in body[:2000].lower()):
             text = html_to_markdown(body, base_url=str(response.url))
-        elif content_type.startswith(_TEXT_TYPES) or not content_type:
+        elif content_type.startswith(TEXT_TYPES) or not content_type:
             text = body.strip()
         else:
             kind = content_type.split(";")[0]

@@ -2,7 +2,8 @@
 
 The exact title is tried first (following redirects, so "Python (language)" finds the article); when
 there is no such page, Wikipedia's own search picks the closest one and the answer says so, which
-saves the model a step of guessing titles.
+saves the model a step of guessing titles. The methods import what they use themselves, so the
+tool's source can be saved and loaded on its own (`validate_tool_attributes`).
 """
 
 from __future__ import annotations
@@ -10,9 +11,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from smol_core.plugin_api import Tool
-from smol_tool_web._http import WebToolError, json_body, request
-from smol_tool_web.address_policy import AddressPolicy, AllowSetting
-from smol_tool_web.page import html_to_markdown, truncate
+from smol_tool_web.address_policy import AllowSetting
 
 
 class WikipediaSearchTool(Tool):
@@ -38,6 +37,8 @@ class WikipediaSearchTool(Tool):
         max_output_length: int = 40000,
         allow_private_addresses: AllowSetting = False,
     ) -> None:
+        from smol_tool_web.address_policy import AddressPolicy
+
         super().__init__()
         self.policy = AddressPolicy.parse(allow_private_addresses)
         if not user_agent:
@@ -55,6 +56,8 @@ class WikipediaSearchTool(Tool):
         self.max_output_length = max_output_length
 
     def _api(self, **params: Any) -> dict[str, Any]:
+        from smol_tool_web._http import WebToolError, json_body, request
+
         response = request(
             "Wikipedia",
             "GET",
@@ -80,6 +83,9 @@ class WikipediaSearchTool(Tool):
         return None if page is None or page.get("missing") or page.get("invalid") else page
 
     def forward(self, query: str) -> str:
+        from smol_tool_web._http import WebToolError
+        from smol_tool_web.page import html_to_markdown, truncate
+
         page, note = self._page(query), ""
         if page is None:
             hits = (
