@@ -31,12 +31,27 @@ HOMES: dict[str, tuple[str, ...]] = {
     ),
     "smolagents.agent_types": ("smol_core.agent_types",),
     "smolagents.memory": ("smol_core.memory", "smol_core.messages"),
-    "smolagents.models": ("smol_core.models.base", "smol_core.messages", "smol_core.models.retry"),
+    "smolagents.models": (
+        "smol_core.models.base",
+        "smol_core.models.message_list",
+        "smol_core.models.tool_calls",
+        "smol_core.models.options",
+        "smol_core.models.model_registry",
+        "smol_core.messages",
+        "smol_core.models.retry",
+    ),
     "smolagents.monitoring": ("smol_core.monitoring",),
     "smolagents.tools": ("smol_core.tools.tool", "smol_core.tools.decorator", "smol_core.tools.collection"),
     "smolagents.tool_validation": ("smol_core.tools.validation",),
-    "smolagents._function_type_hints_utils": ("smol_core.tools.schema",),
-    "smolagents.utils": ("smol_core.errors", "smol_core.agents.parsing"),
+    "smolagents._function_type_hints_utils": ("smol_core.type_hints", "smol_core.tools.schema"),
+    "smolagents.utils": (
+        "smol_core.errors",
+        "smol_core.agents.parsing",
+        "smol_core.source_code",
+        "smol_core.agents.app_template",
+        "smol_core.models.message_list",
+        "smol_core.models.retry",
+    ),
     "smolagents.local_python_executor": (
         "smol_core.executors.local",
         "smol_core.executors.evaluate",
@@ -45,10 +60,10 @@ HOMES: dict[str, tuple[str, ...]] = {
     "smolagents.remote_executors": (),
     "smolagents.default_tools": ("smol_core.tools.base_tools",),
     "smolagents.serialization": (),
-    "smolagents.cli": ("smol_core.cli.smolagent",),
+    "smolagents.cli": ("smol_core.cli.seed_cli", "smol_core.cli.smolagent"),
     "smolagents.gradio_ui": ("smol_ui_gradio", "smol_ui_gradio.streaming", "smol_ui_gradio.rendering"),
     "smolagents.mcp_client": ("smol_tool_mcp",),
-    "smolagents.vision_web_browser": ("smol_ui_webagent",),
+    "smolagents.vision_web_browser": ("smol_ui_webagent.vision_web_browser", "smol_ui_webagent"),
 }
 
 
