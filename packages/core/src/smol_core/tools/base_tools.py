@@ -35,7 +35,9 @@ class PythonInterpreterTool(Tool):
     inputs = {"code": {"type": "string", "description": "The Python code to run."}}
     output_type = "string"
 
-    def __init__(self, authorized_imports: list[str] | None = None, timeout_seconds: float = 30.0) -> None:
+    def __init__(
+        self, authorized_imports: list[str] | None = None, timeout_seconds: float | None = 30.0
+    ) -> None:
         super().__init__()
         self.authorized_imports = list(authorized_imports or [])
         self.timeout_seconds = timeout_seconds
@@ -51,7 +53,9 @@ class PythonInterpreterTool(Tool):
         return sorted(set(BASE_BUILTIN_MODULES) | set(self.authorized_imports))
 
     def forward(self, code: str) -> str:
-        from smol_core.executors.base import InterpreterError
+        """What the code printed and its last value. Code that fails, imports what is not allowed or
+        runs past `timeout_seconds` raises `InterpreterError` (`ExecutionTimeoutError` for the time
+        limit), as smolagents' tool does: an agent shows it to the model as the call's error."""
         from smol_core.executors.local import LocalPythonExecutor
 
         if self._executor is None:
@@ -59,10 +63,7 @@ class PythonInterpreterTool(Tool):
                 self.authorized_imports, timeout_seconds=self.timeout_seconds
             )
             self._executor.send_tools({})
-        try:
-            result = self._executor(code)
-        except InterpreterError as error:
-            return f"Error: {error}"
+        result = self._executor(code)
         return f"Stdout:\n{result.logs}\nOutput: {result.output}"
 
 
