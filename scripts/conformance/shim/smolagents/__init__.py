@@ -85,9 +85,12 @@ class SeedModule(types.ModuleType):
         object.__setattr__(self, "_homes", HOMES.get(name, ()))
 
     def __getattr__(self, attribute: str) -> Any:
+        import smol_core
+
+        if attribute in ("__version__", "__all__"):
+            return getattr(smol_core, attribute)
         if attribute.startswith("__") and attribute.endswith("__"):
             raise AttributeError(attribute)
-        import smol_core
 
         try:
             return getattr(smol_core, attribute)
