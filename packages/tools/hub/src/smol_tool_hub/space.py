@@ -13,12 +13,13 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from smol_core.plugin_api import AgentToolExecutionError, SmolError, Tool
+from smol_core.plugin_api import AddressPolicy, AgentToolExecutionError, AllowSetting, SmolError, Tool
 
-# Gradio components whose values are files: the model passes a path, URL or PIL image and gets one back.
+# Gradio components whose values are files: the model passes a URL or PIL image and gets one back.
 _FILE_COMPONENTS = {"Image": "image", "Audio": "audio", "Video": "any", "File": "any", "Model3D": "any"}
 _JSON_TYPES = {"string", "integer", "number", "boolean", "array", "object"}
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp")
+MAX_UPLOAD_BYTES = 50 * 1024 * 1024  # a file input fetched from a URL larger than this is refused
 
 
 class SpaceError(SmolError):
@@ -72,9 +73,11 @@ class SpaceTool(Tool):
         api_name: str | None = None,
         token: str | None = None,
         client: Any = None,
+        allow_private_addresses: AllowSetting = None,
     ) -> None:
         super().__init__()
         self.space_id = space_id
+        self.policy = AddressPolicy.parse(allow_private_addresses)
         self.client = client if client is not None else _connect(space_id, token)
         api = self.client.view_api(return_format="dict", print_info=False)
         endpoints: dict[str, Any] = dict(api.get("named_endpoints") or {})
@@ -126,7 +129,15 @@ class SpaceTool(Tool):
         return self._convert(output)
 
     def _prepare(self, key: str, value: Any) -> Any:
-        """Files go up as gradio `FileData`: a PIL image is written to a temporary PNG first."""
+        """Files go up as gradio `FileData`: a PIL image is written to a temporary PNG first, a URL is
+        fetched here under the address policy.
+
+        The model chooses these values, so a string is never handed to gradio as it is: gradio
+        would upload a host path (any file this user can read, to a stranger's app) or download a
+        URL from the host itself (an internal service, the cloud metadata address). Only http(s)
+        URLs the address policy allows are fetched (bounded, every redirect re-checked), and a path
+        on this machine is refused.
+        """
         if key not in self._file_inputs or value is None:
             return value
         from gradio_client import handle_file
@@ -135,8 +146,37 @@ class SpaceTool(Tool):
             handle, path = tempfile.mkstemp(suffix=".png")
             os.close(handle)
             value.save(path)
-            value = path
-        return handle_file(str(value) if isinstance(value, Path) else value)
+            return handle_file(path)
+        text = str(value).strip()
+        if isinstance(value, str | Path) and text.lower().startswith(("http://", "https://")):
+            return handle_file(self._download(key, text))
+        raise AgentToolExecutionError(
+            f"The input {key!r} of {self.name!r} takes an image or an http(s) URL of a file; "
+            f"{text[:200]!r} is neither (files on this machine are never sent to a Space)."
+        )
+
+    def _download(self, key: str, url: str) -> str:
+        from urllib.parse import urlsplit
+
+        from smol_core.plugin_api import AddressRefusedError, guarded_request
+
+        try:
+            response = guarded_request(
+                "GET", url, policy=self.policy, timeout=60.0, max_bytes=MAX_UPLOAD_BYTES
+            )
+        except AddressRefusedError as error:
+            raise AgentToolExecutionError(f"The input {key!r}: {error}") from None
+        except Exception as error:  # httpx errors, a download over the limit
+            raise AgentToolExecutionError(
+                f"The input {key!r}: could not fetch {url}: {type(error).__name__}: {error}"
+            ) from None
+        if response.status_code >= 400:
+            raise AgentToolExecutionError(f"The input {key!r}: {url} answered HTTP {response.status_code}.")
+        suffix = Path(urlsplit(url).path).suffix[:12]
+        handle, path = tempfile.mkstemp(suffix=suffix if suffix.isascii() else "")
+        with os.fdopen(handle, "wb") as out:
+            out.write(response.content)
+        return path
 
     def _convert(self, output: Any) -> Any:
         if isinstance(output, tuple):
@@ -176,6 +216,17 @@ def tool_from_space(
     description: str = "",
     api_name: str | None = None,
     token: str | None = None,
+    allow_private_addresses: AllowSetting = None,
 ) -> SpaceTool:
-    """A tool that calls `api_name` (default: the app's first named endpoint) of a Space or Gradio URL."""
-    return SpaceTool(space_id, name=name, description=description, api_name=api_name, token=token)
+    """A tool that calls `api_name` (default: the app's first named endpoint) of a Space or Gradio URL.
+
+    `allow_private_addresses` widens what a file input given as a URL may be fetched from (see
+    `smol_core.plugin_api.AddressPolicy`); by default only public addresses."""
+    return SpaceTool(
+        space_id,
+        name=name,
+        description=description,
+        api_name=api_name,
+        token=token,
+        allow_private_addresses=allow_private_addresses,
+    )
