@@ -185,3 +185,25 @@ def test_an_agent_with_an_unsaveable_tool_exports_no_code_and_save_says_why(tmp_
     assert entries["dumps"]["code"] is None and "class SimpleTool" in entries["greet"]["code"]
     with pytest.raises(ValueError, match="Name 'json' is undefined"):
         agent.save(str(tmp_path))
+
+
+def test_save_writes_smolagents_files(tmp_path: Path) -> None:
+    """`{tool_file_name}.py`; with `make_gradio_app`, an app.py importing it and requirements.txt."""
+    greet.save(tmp_path / "plain", tool_file_name="greeting", make_gradio_app=False)
+    assert sorted(p.name for p in (tmp_path / "plain").iterdir()) == ["greeting.py"]
+    greet.save(tmp_path / "space", tool_file_name="greeting")
+    assert sorted(p.name for p in (tmp_path / "space").iterdir()) == [
+        "app.py",
+        "greeting.py",
+        "requirements.txt",
+    ]
+    assert "from greeting import SimpleTool" in (tmp_path / "space" / "app.py").read_text(encoding="utf-8")
+    requirements = (tmp_path / "space" / "requirements.txt").read_text(encoding="utf-8").split()
+    assert requirements == ["smol-core", "smol-ui-gradio"]
+
+
+def test_requirements_name_what_the_code_imports_as_pip_knows_it() -> None:
+    from smol_core.tools.serialization import code_requirements
+
+    code = "from __future__ import annotations\nimport os, json\nfrom PIL import Image\nimport numpy.linalg\nfrom smol_core import Tool\nfrom . import sibling\n"
+    assert code_requirements(code) == ["numpy", "pillow", "smol-core"]

@@ -33,7 +33,6 @@ def test_tool_save_and_load_from_folder(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "app.py",
         "requirements.txt",
-        "tool.json",
         "tool.py",
     ]
     assert "HypotenuseTool" in (tmp_path / "app.py").read_text()
@@ -61,7 +60,7 @@ def test_push_tool_then_load_it_back(hub: StandInHub) -> None:
     assert "/spaces/alice/hypotenuse/commit/" in url
     repo = hub.repos[("space", "alice/hypotenuse")]
     assert repo.sdk == "gradio" and repo.commits[-1]["message"] == "Upload tool"
-    assert {"tool.py", "tool.json", "requirements.txt", "app.py", "README.md"} <= set(repo.files)
+    assert {"tool.py", "requirements.txt", "app.py", "README.md"} <= set(repo.files)
     assert b"sdk: gradio" in repo.files["README.md"] and b"smolagents" in repo.files["README.md"]
     writes = [r for r in hub.requests if r.method == "POST"]
     assert writes and all(r.headers.get("authorization") == f"Bearer {TOKEN}" for r in writes)

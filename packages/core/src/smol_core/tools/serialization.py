@@ -7,9 +7,12 @@ Loading runs the saved code, so callers that load from anywhere but their own di
 from __future__ import annotations
 
 import ast
+import functools
+import importlib.metadata
 import inspect
 import json
 import os
+import sys
 import textwrap
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +20,7 @@ if TYPE_CHECKING:
     from smol_core.tools.tool import Tool
 
 _APP_TEMPLATE = """from smol_ui_gradio import launch_gradio_demo
-from tool import {class_name}
+from {module} import {class_name}
 
 tool = {class_name}()
 launch_gradio_demo(tool)
@@ -132,33 +135,64 @@ def _module_source(class_name: str, doc: str | None, attributes: list[str], meth
 
 
 def tool_to_dict(tool: Tool) -> dict[str, Any]:
+    code = tool_source(tool)
     data = {
         "name": tool.name,
         "description": tool.description,
         "inputs": tool.inputs,
         "output_type": tool.output_type,
-        "code": tool_source(tool),
-        "requirements": [],
+        "code": code,
+        "requirements": code_requirements(code),
     }
     if tool.output_schema is not None:
         data["output_schema"] = tool.output_schema
     return data
 
 
+def code_requirements(code: str) -> list[str]:
+    """The distributions `code` imports (standard library left out), smol-core always among them.
+
+    Read from the code's import statements, as smolagents does, and named as pip knows them
+    (`PIL` is `pillow`) where an installed distribution provides the module."""
+    modules: set[str] = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules.add(node.module.split(".")[0])
+    modules -= set(sys.stdlib_module_names) | {"__future__"}
+    return sorted({_distribution_of(module) for module in modules} | {"smol-core"})
+
+
+@functools.cache
+def _distribution_of(module: str) -> str:
+    """The distribution that installs `module`: from the installed distributions' file lists, or
+    one named like the module (`smol_core` is `smol-core`, also in an editable install), or the
+    module's own name."""
+    providers = importlib.metadata.packages_distributions().get(module)
+    if providers:
+        return providers[0]
+    try:
+        return importlib.metadata.distribution(module.replace("_", "-")).metadata["Name"]
+    except importlib.metadata.PackageNotFoundError:
+        return module
+
+
 def save_tool(
-    tool: Tool, output_dir: str, tool_file_name: str = "tool", make_gradio_app: bool = True
+    tool: Tool, output_dir: str | os.PathLike[str], tool_file_name: str = "tool", make_gradio_app: bool = True
 ) -> None:
+    """What smolagents' `Tool.save` writes: `{tool_file_name}.py`, and with `make_gradio_app` an
+    `app.py` that serves the tool with Gradio and the `requirements.txt` a Space installs."""
     os.makedirs(output_dir, exist_ok=True)
     data = tool_to_dict(tool)
     with open(os.path.join(output_dir, f"{tool_file_name}.py"), "w", encoding="utf-8") as f:
         f.write(data["code"])
-    with open(os.path.join(output_dir, "tool.json"), "w", encoding="utf-8") as f:
-        json.dump({k: v for k, v in data.items() if k != "code"}, f, indent=2)
-    with open(os.path.join(output_dir, "requirements.txt"), "w", encoding="utf-8") as f:
-        f.write("smol-core\n")
     if make_gradio_app:
         with open(os.path.join(output_dir, "app.py"), "w", encoding="utf-8") as f:
-            f.write(_APP_TEMPLATE.format(class_name=saved_class_name(tool)))
+            f.write(_APP_TEMPLATE.format(module=tool_file_name, class_name=saved_class_name(tool)))
+        requirements = sorted({*data["requirements"], "smol-ui-gradio"})
+        with open(os.path.join(output_dir, "requirements.txt"), "w", encoding="utf-8") as f:
+            f.write("\n".join(requirements) + "\n")
 
 
 def saved_class_name(tool: Tool) -> str:

@@ -12,6 +12,7 @@ import functools
 import inspect
 import json
 import keyword
+import os
 import typing
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -364,7 +365,11 @@ class Tool:
         """A JSON-ready description with the tool's source code, for `save` and agent export."""
         return tool_to_dict(self)
 
-    def save(self, output_dir: str, tool_file_name: str = "tool", make_gradio_app: bool = True) -> None:
+    def save(
+        self, output_dir: str | os.PathLike[str], tool_file_name: str = "tool", make_gradio_app: bool = True
+    ) -> None:
+        """Write the tool's source as `{tool_file_name}.py` in `output_dir`; with `make_gradio_app`,
+        also an `app.py` serving it with Gradio and a `requirements.txt` (what a Space needs)."""
         save_tool(self, output_dir, tool_file_name=tool_file_name, make_gradio_app=make_gradio_app)
 
     @classmethod

@@ -1,6 +1,6 @@
 """Share tools and agents through the Hugging Face Hub, in the core's own folder formats.
 
-A tool is pushed as a Gradio Space holding what `Tool.save` writes (tool.py, tool.json,
+A tool is pushed as a Gradio Space holding what `Tool.save` writes (tool.py,
 requirements.txt, app.py) and an agent as one holding what `agent.save` writes (agent.json, prompts,
 tools/, managed_agents/, requirements.txt, app.py), so what is on the Hub loads exactly like what is
 on disk. Loading runs the downloaded Python, so every loader refuses to download anything until the
@@ -121,7 +121,7 @@ def push_tool_to_hub(
     create_pr: bool = False,
     endpoint: str | None = None,
 ) -> str:
-    """Push `tool` as a Gradio Space (`tool.py`, `tool.json`, `requirements.txt`, `app.py`); returns the commit URL."""
+    """Push `tool` as a Gradio Space (`tool.py`, `requirements.txt`, `app.py`); returns the commit URL."""
     return _push_folder(
         lambda folder: tool.save(str(folder)),
         "tool",
