@@ -115,14 +115,13 @@ def check_hop(policy: AddressPolicy, url: httpx.URL) -> None:
     """Refuse a hop before it is sent: a scheme other than http(s), no host, a metadata host, a
     non-public address written into the URL (in any spelling). Host names are checked where they
     connect (`GuardedBackend`), which a rebinding resolver cannot get around."""
+    reason: str | None = None
     if url.scheme not in ("http", "https"):
         reason = f"only http and https addresses can be fetched, not {url.scheme or 'this'}:"
-        raise AddressRefusedError(refusal_message(str(url), reason, "fetch"), reason, str(url))
-    if not url.host:
+    elif not url.host:
         reason = "the address names no host"
-        raise AddressRefusedError(refusal_message(str(url), reason, "fetch"), reason, str(url))
-    port = url.port or (443 if url.scheme == "https" else 80)
-    reason = policy.refuse_name(url.host, port)
+    else:
+        reason = policy.refuse_name(url.host, url.port or (443 if url.scheme == "https" else 80))
     if reason is not None:
         raise AddressRefusedError(refusal_message(str(url), reason, "fetch"), reason, str(url))
 
