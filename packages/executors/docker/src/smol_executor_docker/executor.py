@@ -10,7 +10,10 @@ unpickled here.
 Lifecycle: the engine and image are checked when the executor is built (a configuration error is
 the host's, so it raises); the container starts on first use and serves every step and run after;
 it is removed on `close()`, at interpreter exit, and, after a crash, by the next executor's start
-(engine.reap_orphans). A time-out removes the container (the running code with it); the next call
+(engine.reap_orphans). It does not wait for that to stop running: its first process
+(`container_init`) ends the container within a fraction of a second of its host's end (the host's
+attached stream hangs up), and keeps the worker from being PID 1, so that the worker's own action
+timer and its hard CPU limit kill it even when the host is stuck. A time-out removes the container (the running code with it); the next call
 starts a fresh one with the agent's tools and variables replayed.
 """
 
@@ -30,7 +33,7 @@ from smol_core.plugin_api import (
     bundle_frame,
     loader_command,
 )
-from smol_executor_docker import engine
+from smol_executor_docker import container_init, engine
 from smol_executor_docker.link import ContainerLink
 from smol_executor_docker.raw_worker import RAW_WORKER
 
@@ -95,7 +98,9 @@ class DockerExecutor(WorkerExecutor):
         command = ["python3", "-I", "-c", RAW_WORKER] if self.unguarded_for_tests else None
         try:
             container = self.client.api.create_container(
-                **self._create_arguments(command or loader_command(self.python))
+                **self._create_arguments(
+                    container_init.wrap(command or loader_command(self.python), self.python)
+                )
             )
             container_id = str(container["Id"])
             attached = self.client.api.attach_socket(
@@ -148,14 +153,19 @@ class DockerExecutor(WorkerExecutor):
             cap_drop=["ALL"],
             security_opt=["no-new-privileges:true"],
             ipc_mode="private",
-            init=False,
+            init=False,  # our own init (container_init): it also ends the container with its host
         )
         arguments: dict[str, Any] = {
             "image": self.image,
             "command": command,
             "user": "65534:65534",
             "working_dir": "/tmp",
-            "environment": {**WORKER_ENV, "TMPDIR": SCRATCH},
+            "environment": {
+                **WORKER_ENV,
+                "TMPDIR": SCRATCH,
+                # read (and removed) by the container's init: the worker's hard CPU limit
+                container_init.CPU_ENV: str(container_init.cpu_seconds(self.timeout_seconds)),
+            },
             "stdin_open": True,  # with detach=False the SDK also sets StdinOnce: when the host's
             "detach": False,  # stream closes, the worker sees EOF and exits; an orphan ends on its own
             "use_config_proxy": False,  # the host's proxy settings are not the sandbox's business
