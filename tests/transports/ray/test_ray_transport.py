@@ -25,8 +25,9 @@ from smol_core import CodeAgent, ReceiveMessagesTool
 from smol_core.loading import load_transport
 from smol_core.teams import Message, MessagingError
 from smol_core.teams.message import encode
+from smol_core.teams.transport import wire_text
 from smol_core.testing import ScriptedModel
-from smol_core.testing.transport_conformance import TransportConformance
+from smol_core.testing.transport_conformance import MAX_BYTES, TransportConformance
 
 
 def inject(transport: RayTransport, agent_id: int, raw, declared_id=None) -> str:
@@ -43,16 +44,19 @@ class TestRayTransport(TransportConformance):
     def _cluster(self, ray_address):
         self.address = ray_address
 
-    def make_transport(self, num_agents, max_message_bytes):
-        return RayTransport(self.address, num_agents=num_agents, max_message_bytes=max_message_bytes)
+    def make_transport(self, num_agents, max_message_bytes, **limits):
+        return RayTransport(
+            self.address, num_agents=num_agents, max_message_bytes=max_message_bytes, **limits
+        )
 
     def inject_raw(self, transport, agent_id, raw):
         inject(transport, agent_id, raw)
 
     def test_a_message_whose_declared_id_is_not_its_own_is_refused(self, transport):
         message = Message(sender=0, recipient=1, body="forged")
-        inject(transport, 1, encode(message), declared_id="another-id")
-        inject(transport, 1, encode(Message(sender=0, recipient=1, body="undeclared")))
+        keys = transport.credentials
+        inject(transport, 1, wire_text(message, MAX_BYTES, keys), declared_id="another-id")
+        inject(transport, 1, wire_text(Message(sender=0, recipient=1, body="undeclared"), MAX_BYTES, keys))
         transport.send(Message(sender=0, recipient=1, body="ok"))
         assert [m.body for m in transport.receive(1, timeout=5)] == ["ok"]
         assert transport.refused == [
@@ -67,12 +71,16 @@ def test_the_plugin_is_found_by_name(ray_address):
     made.close()
 
 
-def test_a_full_inbox_is_a_clear_error(ray_address):
-    transport = RayTransport(ray_address, num_agents=2, max_inbox=3)
-    for n in range(3):
+def test_a_full_inbox_is_a_clear_error_and_each_sender_keeps_its_share(ray_address):
+    transport = RayTransport(ray_address, num_agents=2, max_inbox=4)
+    for n in range(2):  # one sender's share: the inbox's bound divided among the team's agents
         transport.send(Message(sender=0, recipient=1, body=n))
     with pytest.raises(MessagingError, match="agent 1's inbox is full"):
-        transport.send(Message(sender=0, recipient=1, body=3))
+        transport.send(Message(sender=0, recipient=1, body=2))
+    for n in range(2):
+        transport.send(Message(sender=1, recipient=1, body=n))
+    with pytest.raises(MessagingError, match="agent 1's inbox is full"):
+        transport.send(Message(sender=1, recipient=1, body=2))
     transport.close()
 
 
@@ -99,7 +107,9 @@ def test_a_message_held_by_a_killed_process_goes_to_its_replacement(ray_address)
         os.kill(holder.pid, signal.SIGKILL)
         holder.join()
     # a new agent process would be started from the same (pickled) settings: the same team's mailbox
-    replacement = RayTransport(ray_address, team=transport.team, num_agents=2)
+    replacement = RayTransport(
+        ray_address, team=transport.team, num_agents=2, credentials=transport.credentials
+    )
     model = ScriptedModel(["Thought: run it.\n<code>\nfinal_answer(5 + 3)\n</code>"])
     agent = CodeAgent(tools=[ReceiveMessagesTool(replacement, 1)], model=model, verbosity_level=-1)
     with agent:
@@ -109,8 +119,8 @@ def test_a_message_held_by_a_killed_process_goes_to_its_replacement(ray_address)
     agent.tools["receive_messages"].acknowledge()
     # acknowledged: neither this reader nor a later one sees it again, nor a copy sent again
     assert replacement.receive(1, timeout=1.0) == []
-    later = RayTransport(ray_address, team=transport.team, num_agents=2)
-    inject(later, 1, encode(sent), declared_id=sent.id)
+    later = RayTransport(ray_address, team=transport.team, num_agents=2, credentials=transport.credentials)
+    inject(later, 1, wire_text(sent, 65536, transport.credentials), declared_id=sent.id)
     assert later.receive(1, timeout=1.0) == []
     transport.close()
 

@@ -16,8 +16,10 @@ waits or has ended: a send to an ended agent is refused here) and what the agent
 console, until the host prints it.
 
 The entries are opaque text to this actor: it never parses them (the receiving process runs the
-one check every inbox runs, `accept_message`). It only bounds what it keeps: entry size, inbox
-length, the memory of ids. This module imports nothing but the standard library, so the cluster's
+one check every inbox runs, `accept_message`, seal included). It only bounds what it keeps: entry
+size, inbox length, the memory of ids, and each sender's unacknowledged messages and bytes in each
+inbox (its quota: its share of the inbox, so one sender cannot fill it for the others). The sender
+a `put` names is charged; a `put` that names none shares one quota with every other such `put`. This module imports nothing but the standard library, so the cluster's
 nodes need Ray and nothing else (it is shipped to them by value).
 """
 
@@ -31,6 +33,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 OK, UNKNOWN, FULL, TOO_LARGE, NOT_TEXT = "ok", "unknown", "full", "too_large", "not_text"
+QUOTA = "quota"
+"""The sender has its whole share of this inbox unacknowledged: it waits; the others do not."""
+_ANONYMOUS = -1
 STATES = frozenset({"running", "waiting", "finished", "dead"})
 MAX_CONSOLE_WRITES = 10_000
 MAX_CONSOLE_CHARS = 8_192
@@ -51,6 +56,10 @@ class _Inbox:
     """message id -> how many entries with that id are queued or pending (a repeat is dropped)."""
     acked: OrderedDict[str, None] = field(default_factory=OrderedDict)
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    held_by: dict[int, list[int]] = field(default_factory=dict)
+    """sender -> [messages, bytes] it has queued or pending here (its quota's use)."""
+    charges: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """entry id -> (sender, bytes) charged for it, given back at `ack`."""
 
 
 class Mailbox:
@@ -63,9 +72,14 @@ class Mailbox:
         max_inbox: int = 10_000,
         claim_idle_seconds: float = 30.0,
         remember_acked: int = 100_000,
+        max_pending_per_sender: int = 1_000,
+        max_pending_bytes_per_sender: int = 8 * 1024 * 1024,
     ) -> None:
         self.max_entry_bytes = max_entry_bytes
         self.max_inbox = max_inbox
+        self.max_pending_bytes_per_sender = max(1, int(max_pending_bytes_per_sender))
+        self.sender_share = max(1, min(int(max_pending_per_sender), max_inbox // max(1, len(agent_ids))))
+        """How many unacknowledged messages one sender may have in one inbox."""
         self.claim_idle_seconds = claim_idle_seconds
         self.remember_acked = remember_acked
         self.inboxes = {int(agent_id): _Inbox() for agent_id in agent_ids}
@@ -83,9 +97,10 @@ class Mailbox:
     async def agent_ids(self) -> list[int]:
         return sorted(self.inboxes)
 
-    async def put(self, recipient: int, raw: Any, message_id: str | None) -> str:
+    async def put(self, recipient: int, raw: Any, message_id: str | None, sender: Any = None) -> str:
         """Queue `raw` for `recipient`; `message_id` is the sender's word for the id inside (checked
-        by the receiver), used to drop repeats. Returns a status word, never raises at the sender."""
+        by the receiver), used to drop repeats; `sender` is whose quota it counts against. Returns a
+        status word, never raises at the sender."""
         inbox = self.inboxes.get(recipient) if type(recipient) is int else None
         if inbox is None:
             return UNKNOWN
@@ -101,7 +116,15 @@ class Mailbox:
             return OK  # a repeat of one this inbox holds or has acknowledged: at most once here
         if len(inbox.queue) + len(inbox.pending) >= self.max_inbox:
             return FULL
+        who = sender if type(sender) is int and sender in self.inboxes else _ANONYMOUS
+        size = len(raw.encode("utf-8", "surrogatepass")) if isinstance(raw, str) else len(raw)
+        used = inbox.held_by.setdefault(who, [0, 0])
+        if used[0] >= self.sender_share or used[1] + size > self.max_pending_bytes_per_sender:
+            return QUOTA
+        used[0] += 1
+        used[1] += size
         self.next_entry += 1
+        inbox.charges[self.next_entry] = (who, size)
         inbox.queue.append((self.next_entry, message_id, raw))
         if message_id is not None:
             inbox.held_ids[message_id] = inbox.held_ids.get(message_id, 0) + 1
@@ -159,12 +182,24 @@ class Mailbox:
             pending = inbox.pending.pop(entry_id, None) if type(entry_id) is int else None
             if pending is not None:
                 self._release_id(inbox, pending.entry[1])
+                self._give_back(inbox, entry_id)
         for message_id in message_ids:
             if type(message_id) is str and len(message_id) <= MAX_HINT_CHARS:
                 inbox.acked[message_id] = None
                 inbox.acked.move_to_end(message_id)
         while len(inbox.acked) > self.remember_acked:
             inbox.acked.popitem(last=False)
+
+    @staticmethod
+    def _give_back(inbox: _Inbox, entry_id: int) -> None:
+        """The entry's sender has room again in this inbox."""
+        charge = inbox.charges.pop(entry_id, None)
+        if charge is None:
+            return
+        used = inbox.held_by.get(charge[0])
+        if used is not None:
+            used[0] = max(0, used[0] - 1)
+            used[1] = max(0, used[1] - charge[1])
 
     @staticmethod
     def _release_id(inbox: _Inbox, message_id: str | None) -> None:

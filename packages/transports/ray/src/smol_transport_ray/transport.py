@@ -9,6 +9,13 @@ Every call to the actor has a time limit: a mailbox that died or a cluster that 
 a `MessagingError` the model reads, never a hang. Whatever is read from the mailbox is untrusted
 (another agent wrote it) and goes through `accept_message`, the one check every inbox runs; the
 message id the sender declared must match the one inside, or the entry is refused.
+
+Identity: any process on the cluster can call the mailbox, so who sent a message is what its seal
+says (the team's keys, drawn by the transport that made the team; each agent's process holds only
+its own share), never who called `put`. Bounds: the mailbox counts each sender's unacknowledged
+messages and bytes in each inbox and refuses a sender over its quota (its share of `max_inbox`,
+at most `max_pending_per_sender` messages and `max_pending_bytes_per_sender` bytes), so one sender
+cannot fill an inbox for the others.
 """
 
 from __future__ import annotations
@@ -22,14 +29,19 @@ from typing import Any, Literal
 
 from smol_core.plugin_api import (
     DEFAULT_MAX_MESSAGE_BYTES,
+    DEFAULT_MAX_PENDING_BYTES_PER_SENDER,
+    DEFAULT_MAX_PENDING_PER_SENDER,
     MAX_REFUSALS_KEPT,
+    Credentials,
     Deduplicator,
     Message,
     MessagingError,
     PeerGoneError,
+    TeamKeys,
     UnknownRecipientError,
     accept_message,
-    encode,
+    sender_quota_error,
+    wire_text,
 )
 from smol_transport_ray import mailbox as mailbox_module
 from smol_transport_ray.cluster import NAMESPACE, connect, gcs_address
@@ -67,6 +79,9 @@ class RayTransport:
         agents: Literal["cluster", "local"] = "cluster",
         agent_options: Mapping[str, Any] | None = None,
         status: Any = None,
+        credentials: Credentials | None = None,
+        max_pending_per_sender: int = DEFAULT_MAX_PENDING_PER_SENDER,
+        max_pending_bytes_per_sender: int = DEFAULT_MAX_PENDING_BYTES_PER_SENDER,
     ) -> None:
         if agents not in ("cluster", "local"):
             raise ValueError(f"agents must be 'cluster' or 'local', got {agents!r}")
@@ -77,6 +92,8 @@ class RayTransport:
         self.claim_idle_seconds = claim_idle_seconds
         self.max_inbox = max_inbox
         self.call_timeout_seconds = call_timeout_seconds
+        self.max_pending_per_sender = max(1, int(max_pending_per_sender))
+        self.max_pending_bytes_per_sender = max(1, int(max_pending_bytes_per_sender))
         self.status = status
         """agent id -> "running" | "finished" | "dead", where the team that started the agents keeps one."""
         self.refused: list[str] = []
@@ -95,6 +112,11 @@ class RayTransport:
         self._ids: list[int] | None = sorted(int(i) for i in ids) if ids is not None else None
         if self._ids is not None:
             self._open(self._ids, fresh=team is None)
+        if credentials is None and team is None and self._ids is not None:
+            credentials = TeamKeys(self._ids)  # a new team: this object is its launcher
+        self.credentials = credentials
+        """The team's keys (its launcher's), one agent's share, or None (messages travel unsealed: a
+        transport that joins a team by name without being given its keys)."""
 
     def __getstate__(self) -> dict[str, Any]:
         # the connection, the actor handle and what this process holds stay here; the mailbox is
@@ -131,7 +153,14 @@ class RayTransport:
             lifetime="non_detached",
             # the mailbox bounds entries loosely (4 bytes a character, whatever it was sent as): the exact
             # limit is the receiver's check, which counts what it refuses
-        ).remote(ids, self.max_message_bytes * 4, self.max_inbox, self.claim_idle_seconds)
+        ).remote(
+            ids,
+            self.max_message_bytes * 4,
+            self.max_inbox,
+            self.claim_idle_seconds,
+            max_pending_per_sender=self.max_pending_per_sender,
+            max_pending_bytes_per_sender=self.max_pending_bytes_per_sender,
+        )
         self._owner = fresh
         if not fresh:  # a mailbox joined by name says who its agents are
             self._ids = self._call(self._actor.agent_ids.remote(), 0.0, "join the team's mailbox")
@@ -198,14 +227,18 @@ class RayTransport:
         state = self.status.get(message.recipient) if local_status else None
         if state in ("finished", "dead"):
             raise self._gone(message.recipient, state)
-        text = encode(message, self.max_message_bytes)
+        text = wire_text(message, self.max_message_bytes, self.credentials)
         outcome = self._call(
-            self.actor.put.remote(message.recipient, text, message.id),
+            self.actor.put.remote(message.recipient, text, message.id, message.sender),
             0.0,
             f"send to agent {message.recipient}",
         )
         if outcome in ("finished", "dead"):
             raise self._gone(message.recipient, outcome)
+        if outcome == mailbox_module.QUOTA:
+            raise sender_quota_error(
+                message.recipient, self.max_pending_per_sender, self.max_pending_bytes_per_sender
+            )
         if outcome == mailbox_module.FULL:
             raise MessagingError(
                 f"agent {message.recipient}'s inbox is full ({self.max_inbox} unread messages): "
@@ -252,7 +285,7 @@ class RayTransport:
         drop: list[int] = []
         for entry in entries if isinstance(entries, list) else []:
             entry_id, declared, raw = entry
-            message = accept_message(raw, agent_id, self.max_message_bytes, self.refused)
+            message = accept_message(raw, agent_id, self.max_message_bytes, self.refused, self.credentials)
             if message is None:
                 drop.append(entry_id)
             elif declared != message.id:  # the mailbox drops repeats by the declared id: it must be true
