@@ -90,6 +90,7 @@ def public(internal: Site, host_file: Path) -> Iterator[Site]:
             f'<script>fetch("{internal.url}/fetched").catch(() => 0)</script></body></html>',
         ),
         "/link": (200, {}, f'<html><body><a href="{internal.url}/">Admin</a></body></html>'),
+        "/download": (200, {"Content-Disposition": 'attachment; filename="dropped.txt"'}, "DROPPED"),
     }
     site = Site(pages)
     yield site
@@ -189,3 +190,15 @@ def test_a_link_to_loopback_is_refused_after_the_click(
         tools["click"](text="Admin")
     assert internal.hits[before:] == []
     assert SECRET not in page_text(tools)
+
+
+def test_a_page_cannot_download_files_onto_this_machine(tools: dict[str, Any], public: Site) -> None:
+    session = tools["go_to"].session
+    profile = Path(session._profile.name)
+    try:
+        tools["go_to"](url=public.url + "/download")
+    except AgentToolExecutionError:
+        pass  # a download is not a page: the browser may report an aborted load
+    tools["go_to"](url=public.url + "/")  # the download, had it started, has been decided by now
+    assert not list(profile.rglob("dropped.txt*"))
+    assert not list((Path.home() / "Downloads").glob("dropped.txt*"))

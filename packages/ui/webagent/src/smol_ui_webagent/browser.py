@@ -108,6 +108,16 @@ class BrowserSession:
             flags.append("--headless")
         for flag in flags:
             options.add_argument(flag)
+        # A page must not write files onto this machine: downloads are blocked (policy 3: all).
+        options.add_experimental_option(
+            "prefs",
+            {
+                "download_restrictions": 3,
+                "download.prompt_for_download": False,
+                "download.default_directory": str(Path(self._profile.name) / "downloads"),
+                "profile.default_content_setting_values.automatic_downloads": 2,
+            },
+        )
         try:
             self.driver = webdriver.Chrome(service=Service(chromedriver), options=options)
         except Exception as error:
