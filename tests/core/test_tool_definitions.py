@@ -192,6 +192,8 @@ def test_tool_calling_schema():
     schema = search.to_tool_calling_schema()
     assert schema["function"]["parameters"]["required"] == ["query"]
     assert schema["function"]["parameters"]["properties"]["limit"]["type"] == "integer"
+    assert schema["function"]["parameters"]["properties"]["limit"]["nullable"] is True  # as smolagents sends it
+    assert "nullable" not in schema["function"]["parameters"]["properties"]["query"]
 
 
 def test_tool_save_and_load_round_trip(tmp_path):

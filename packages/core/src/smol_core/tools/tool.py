@@ -306,11 +306,14 @@ class Tool:
     # --- description for prompts and APIs -------------------------------------------------------
 
     def to_tool_calling_schema(self) -> dict[str, Any]:
-        """The OpenAI-style function schema used for native tool calling."""
+        """The OpenAI-style function schema used for native tool calling.
+
+        An optional argument keeps `"nullable": True` (as smolagents sends it) besides being left out
+        of `required`; constrained decoders translate it (`models.schema_tool_calls.sanitize_schema`)."""
         properties: dict[str, Any] = {}
         required: list[str] = []
         for arg, entry in self.inputs.items():
-            prop = {k: v for k, v in entry.items() if k != "nullable"}
+            prop = dict(entry)
             kinds = _type_names(entry)
             kinds = ["string" if k in ("image", "audio") else k for k in kinds if k != "any"]
             if not kinds:
