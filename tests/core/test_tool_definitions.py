@@ -192,7 +192,9 @@ def test_tool_calling_schema():
     schema = search.to_tool_calling_schema()
     assert schema["function"]["parameters"]["required"] == ["query"]
     assert schema["function"]["parameters"]["properties"]["limit"]["type"] == "integer"
-    assert schema["function"]["parameters"]["properties"]["limit"]["nullable"] is True  # as smolagents sends it
+    assert (
+        schema["function"]["parameters"]["properties"]["limit"]["nullable"] is True
+    )  # as smolagents sends it
     assert "nullable" not in schema["function"]["parameters"]["properties"]["query"]
 
 
