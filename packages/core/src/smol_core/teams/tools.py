@@ -23,6 +23,10 @@ from smol_core.terminal import escape_controls
 from smol_core.tools.tool import Tool
 
 MAX_LOGGED = 10_000
+MAX_LOGGED_BYTES = 16 * 1024 * 1024
+"""What the bodies kept in one agent's message log may weigh in all: a peer that sends large
+messages as fast as they are read cannot grow the receiving agent's process through its log."""
+OMITTED = "(omitted: the message log is full)"
 PREVIEW_CHARS = 200
 
 
@@ -48,16 +52,24 @@ class MessageLog:
     """The messages one agent sent and received, for its memory, its `RunResult` and its console.
 
     `echo` receives one line per message (the team prints it with the agent's id in front).
-    Bounded: a chatty team cannot grow it without end.
+    Bounded in records and in the bytes of the bodies it keeps: a chatty team cannot grow it
+    without end (past the bound, records keep who, when and the id, not the body).
     """
 
     def __init__(self, echo: Callable[[str], None] | None = None) -> None:
         self.records: list[dict[str, Any]] = []
         self.echo = echo
+        self.logged_bytes = 0
 
     def record(self, direction: str, message: Message) -> None:
         if len(self.records) < MAX_LOGGED:
-            self.records.append({"direction": direction, **message.to_dict()})
+            record = {"direction": direction, **message.to_dict()}
+            size = len(json.dumps(message.body, ensure_ascii=False, default=str).encode("utf-8", "replace"))
+            if self.logged_bytes + size > MAX_LOGGED_BYTES:
+                record["message"] = OMITTED
+            else:
+                self.logged_bytes += size
+            self.records.append(record)
         if self.echo is not None:
             peer = f"to agent {message.recipient}" if direction == "sent" else f"from agent {message.sender}"
             preview = escape_controls(repr(message.body)[:PREVIEW_CHARS])

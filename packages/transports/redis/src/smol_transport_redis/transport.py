@@ -119,13 +119,14 @@ class RedisTransport:
         """agent id -> message id -> stream entries delivered to the agent and not yet acknowledged."""
         self._last_claim: dict[int, float] = {}
         self._ids: list[int] | None = None
-        with self._server("making the team's inboxes"):
-            if agent_ids is not None:
-                self._register([int(i) for i in agent_ids])
-            elif num_agents is not None:
-                self._register(list(range(num_agents)))
-        if credentials is None and team is None and self._ids is not None:
-            credentials = TeamKeys(self._ids)  # a new team: this object is its launcher
+        ids = [int(i) for i in agent_ids] if agent_ids is not None else None
+        if ids is None and num_agents is not None:
+            ids = list(range(num_agents))
+        if ids is not None:
+            with self._server("making the team's inboxes"):
+                self._register(ids)
+        if credentials is None and team is None and ids is not None:
+            credentials = TeamKeys(ids)  # a new team: this object is its launcher
         self.credentials = credentials
         """The team's keys (its launcher's), one agent's share, or None (messages travel unsealed: a
         transport that joins a team by name without being given its keys)."""
