@@ -170,7 +170,9 @@ def tool(
         if no_return:
             schema["output_type"] = "null"
         # a class per function, as smolagents makes: its `__source__` is the tool's saved class
-        tool_class = type("SimpleTool", (FunctionTool,), {"__module__": getattr(f, "__module__", __name__)})
+        tool_class: type[FunctionTool] = type(
+            "SimpleTool", (FunctionTool,), {"__module__": getattr(f, "__module__", __name__)}
+        )
         made = tool_class(
             f,
             name=name or schema["name"],
@@ -178,7 +180,7 @@ def tool(
             inputs=schema["inputs"],
             output_type=schema["output_type"],
         )
-        tool_class._made_tool = made
+        setattr(tool_class, "_made_tool", made)  # noqa: B010 - read by _GeneratedClassSource
         return made
 
     return wrap(func) if func is not None else wrap

@@ -43,8 +43,8 @@ class SpeechToTextTool(Tool):
         token: Any = None,
     ) -> None:
         super().__init__()
-        self.model = model if model is not None else self.default_checkpoint
-        self.pre_processor = pre_processor if pre_processor is not None else self.model
+        self.model: Any = model if model is not None else self.default_checkpoint
+        self.pre_processor: Any = pre_processor if pre_processor is not None else self.model
         self.device = device
         self.model_kwargs = dict(model_kwargs or {})
         self.token = token
