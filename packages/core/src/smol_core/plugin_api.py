@@ -148,6 +148,11 @@ _EXPORTS: dict[str, str] = {
     "build_model": "smol_core.cli.smolagent",
     "agent_from_arguments": "smol_core.cli.smolagent",
     "escape_controls": "smol_core.terminal",
+    "escape_line": "smol_core.terminal",
+    # files a command is handed (a trace, a saved run): bounded before they are parsed
+    "UntrustedFileError": "smol_core.untrusted_files",
+    "untrusted_lines": "smol_core.untrusted_files",
+    "loads_shaped": "smol_core.untrusted_files",
     # executors
     "CodeOutput": "smol_core.executors.base",
     "LocalPythonExecutor": "smol_core.executors.local",
@@ -415,6 +420,7 @@ if _TYPE_CHECKING:
     )
     from smol_core.terminal import (
         escape_controls as escape_controls,
+        escape_line as escape_line,
     )
     from smol_core.tools.collection import (
         ToolCollection as ToolCollection,
@@ -433,4 +439,9 @@ if _TYPE_CHECKING:
         Tool as Tool,
         tool_from_code as tool_from_code,
         validate_tool_definition as validate_tool_definition,
+    )
+    from smol_core.untrusted_files import (
+        UntrustedFileError as UntrustedFileError,
+        loads_shaped as loads_shaped,
+        untrusted_lines as untrusted_lines,
     )

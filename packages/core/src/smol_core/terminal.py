@@ -17,16 +17,24 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["escape_controls"]
+__all__ = ["escape_controls", "escape_line"]
 
-# C0 controls but tab and newline, DEL, C1 controls, and the invisible bidirectional marks and overrides.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# C0 controls but tab and newline, DEL, C1 controls, the invisible bidirectional marks and
+# overrides, the Unicode line and paragraph separators, and lone surrogates (from JSON's "\ud800":
+# not text at all, and printing one raises UnicodeEncodeError).
+_CONTROL_CHARS = (
+    "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+)
+_CONTROL = re.compile(f"[{_CONTROL_CHARS}]")
+_LINE_BREAK = re.compile(f"[\n{_CONTROL_CHARS}]")
 
 
 def _visible(match: re.Match[str]) -> str:
     code = ord(match.group())
     if code == 0x0D:
         return "\\r"
+    if code == 0x0A:
+        return "\\n"
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
@@ -35,3 +43,11 @@ def escape_controls(text: str) -> str:
     if _CONTROL.search(text) is None:
         return text
     return _CONTROL.sub(_visible, text)
+
+
+def escape_line(text: str) -> str:
+    """`text` as one line of a terminal: `escape_controls`, and newlines shown as `\\n` too (a viewer
+    prints one record per line; a field of a file must not start a line that looks like another)."""
+    if _LINE_BREAK.search(text) is None:
+        return text
+    return _LINE_BREAK.sub(_visible, text)

@@ -63,11 +63,12 @@ def run_team(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
     from smol_core.teams.record import TeamRecordError, load_team_run, render_team_run
+    from smol_core.terminal import escape_line
 
     try:
         record = load_team_run(args.file)
     except TeamRecordError as error:
-        print(f"smol team: {error}", file=sys.stderr)
+        print(f"smol team: {escape_line(str(error))}", file=sys.stderr)
         return 2
     if args.json:
         json.dump(asdict(record), sys.stdout, indent=2, default=repr)

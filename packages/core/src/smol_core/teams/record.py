@@ -4,13 +4,16 @@
 Why a file of its own rather than the console log: the log interleaves N agents' lines as they
 happened; after the run a user wants the outcome per agent and the conversation between them, in
 order, and wants it again tomorrow. The file is JSON data only. Read back it is untrusted like any
-file a user may be handed: its size and shape are checked, and every text is escaped before it
-reaches a terminal (a message body written by a model can hold terminal control sequences).
+file a user may be handed (`smol_core.untrusted_files`): its size is checked before it is read, the
+count and nesting of its values before it is decoded, its shape and types before it is shown, and
+every text is escaped before it reaches a terminal (a message body written by a model can hold
+terminal control sequences), one field to a line.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 import time
@@ -18,20 +21,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from smol_core.errors import SmolError
-from smol_core.json_limits import JSONLimitError, loads_bounded
-from smol_core.terminal import escape_controls
+from smol_core.terminal import escape_controls, escape_line
+from smol_core.untrusted_files import UntrustedFileError, decode_error, loads_shaped, read_untrusted
 
 if TYPE_CHECKING:
     from smol_core.teams.team import TeamResult
 
 RECORD_FORMAT = "smol-team-run/1"
-MAX_RECORD_BYTES = 64 * 1024 * 1024
+MAX_RECORD_BYTES = 32 * 1024 * 1024
+MAX_RECORD_VALUES = 500_000
+"""JSON values a team-run file may hold (about 70,000 messages): counted before the file is decoded,
+so that a file of a million empty objects costs no memory."""
 SHOWN_BODY_CHARS = 300
 
 
-class TeamRecordError(SmolError, ValueError):
-    """A team-run file that cannot be read, or is not one."""
+class TeamRecordError(UntrustedFileError):
+    """A team-run file that cannot be read, or is not one (a `SmolError` and a `ValueError`)."""
 
 
 @dataclass(frozen=True)
@@ -104,20 +109,27 @@ def load_team_run(path: str | os.PathLike[str]) -> TeamRecord:
     """The run saved at `path`, checked; `TeamRecordError` says what is wrong with a bad file."""
     source = Path(path)
     try:
-        size = source.stat().st_size
-        if size > MAX_RECORD_BYTES:
-            raise TeamRecordError(f"{source} is {size} bytes; a team-run file is at most {MAX_RECORD_BYTES}.")
-        data = loads_bounded(source.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise TeamRecordError(f"Cannot read {source}: {error.strerror or error}.") from None
-    except (UnicodeDecodeError, json.JSONDecodeError, JSONLimitError) as error:
-        raise TeamRecordError(f"{source} is not a team-run file (not JSON: {error}).") from None
+        text = read_untrusted(source, MAX_RECORD_BYTES)
+    except UntrustedFileError as error:
+        raise TeamRecordError(str(error)) from None
+    try:
+        data = loads_shaped(text, MAX_RECORD_VALUES)
+    except json.JSONDecodeError as error:
+        raise TeamRecordError(
+            f"{_named(source)} is not a team-run file (not JSON: {decode_error(error)})."
+        ) from None
+    except ValueError as error:  # too many values, too deep, a number of too many digits
+        raise TeamRecordError(f"{_named(source)} is not a team-run file (not JSON: {error}).") from None
     return _checked(data, source)
+
+
+def _named(source: Path) -> str:
+    return escape_line(str(source))
 
 
 def _checked(data: Any, source: Path) -> TeamRecord:
     def bad(what: str) -> TeamRecordError:
-        return TeamRecordError(f"{source} is not a team-run file: {what}.")
+        return TeamRecordError(f"{_named(source)} is not a team-run file: {escape_line(what)}.")
 
     if not isinstance(data, dict) or data.get("format") != RECORD_FORMAT:
         raise bad(f"it does not say format {RECORD_FORMAT!r}")
@@ -186,17 +198,22 @@ def _integer(value: Any) -> int:
 def _number(value: Any) -> float:
     if type(value) not in (int, float):
         raise TypeError(f"expected a number, got {type(value).__name__}")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer too large for a float
+        raise ValueError("a number is out of range") from None
+    if not math.isfinite(number):  # JSON's NaN and Infinity, as Python reads them
+        raise ValueError("a number is not finite")
+    return number
 
 
 def render_team_run(record: TeamRecord) -> str:
     """The run for a terminal: outcome, each agent, then the conversation in time order."""
     took = "" if record.duration is None else f" in {record.duration:.1f} s"
-    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.started))
     lines = [
-        f"Team run of {len(record.agents)} agents, {when}: {_safe(record.state)}{took}, "
+        f"Team run of {len(record.agents)} agents, {_when(record.started)}: {_safe(record.state)}{took}, "
         f"{len(record.messages)} messages",
-        f"Answer: {_safe(record.output) if record.output is not None else '(none)'}",
+        f"Answer: {escape_controls(_cut(record.output)) if record.output is not None else '(none)'}",
         "",
     ]
     for agent in record.agents:
@@ -216,6 +233,19 @@ def render_team_run(record: TeamRecord) -> str:
     return "\n".join(lines)
 
 
+def _when(seconds: float) -> str:
+    """A time of the file as local time, or as the number it is when no calendar holds it."""
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
+    except (OverflowError, OSError, ValueError):
+        return f"{seconds:.0f} s after 1970"
+
+
+def _cut(text: str, limit: int = 2000) -> str:
+    """`text` within `limit` characters (cut before it is escaped: escaping a huge text costs)."""
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
+
+
 def _safe(text: str | None, limit: int = 2000) -> str:
-    shown = escape_controls(str(text))
-    return shown if len(shown) <= limit else shown[:limit] + f"... ({len(shown) - limit} more characters)"
+    """A field of the file on one line of the terminal: cut, every control character and newline escaped."""
+    return escape_line(_cut(str(text), limit))

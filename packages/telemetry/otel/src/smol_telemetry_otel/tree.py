@@ -1,22 +1,34 @@
 """`smol trace FILE`: the spans of an OTLP JSON-lines file, printed as one tree per trace.
 
-The file may come from anywhere (a colleague, a CI artifact), so it is read as untrusted text: a
-line that is not OTLP JSON is skipped and counted, values are escaped before they reach the
-terminal, and only a bounded number of spans is read.
+The file may come from anywhere (a colleague, a CI artifact), so it is read as untrusted text
+(`smol_core.untrusted_files`): a regular file of bounded size, in lines of bounded length, each
+line's JSON counted and measured before it is decoded; a line that is not OTLP JSON is skipped and
+counted; only a bounded number of spans, attributes and characters per value is kept; the trees are
+walked without recursion (a chain of a hundred thousand spans is a list, not a stack overflow), and
+every line printed, headers included, goes through `escape_line`.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from smol_core.plugin_api import escape_controls
+from smol_core.plugin_api import UntrustedFileError, escape_line, loads_shaped, untrusted_lines
 
 MAX_SPANS = 100_000
+MAX_FILE_BYTES = 256 * 1024 * 1024
+MAX_LINE_BYTES = 16 * 1024 * 1024
+MAX_LINE_VALUES = 500_000
+MAX_ATTRIBUTES = 128
+MAX_EVENTS = 256
+MAX_VALUE_CHARS = 1000
+MAX_ID_CHARS = 64
+MAX_NAME_CHARS = 300
+MAX_INDENT = 32
+
 _SHOWN = (
     "gen_ai.request.model",
     "gen_ai.usage.input_tokens",
@@ -44,27 +56,36 @@ class SpanRecord:
 
 
 def _value(value: Any) -> Any:
+    """An OTLP AnyValue as a plain value: text cut, arrays bounded (their depth is bounded already:
+    the line's JSON was measured before it was decoded)."""
     if not isinstance(value, dict):
         return None
-    for key in ("stringValue", "boolValue", "doubleValue"):
+    if "stringValue" in value:
+        return _cut(value["stringValue"], MAX_VALUE_CHARS)
+    for key in ("boolValue", "doubleValue"):
         if key in value:
-            return value[key]
+            item = value[key]
+            return item if isinstance(item, bool | int | float) else _cut(item, MAX_VALUE_CHARS)
     if "intValue" in value:
-        try:
-            return int(value["intValue"])
-        except (TypeError, ValueError):
-            return None
-    if "arrayValue" in value:
-        return [_value(v) for v in value["arrayValue"].get("values", []) if isinstance(v, dict)]
+        return _int(value["intValue"])
+    if "arrayValue" in value and isinstance(value["arrayValue"], dict):
+        items = value["arrayValue"].get("values")
+        if isinstance(items, list):
+            return [_value(v) for v in items[:MAX_ATTRIBUTES] if isinstance(v, dict)]
     return None
+
+
+def _cut(value: Any, limit: int) -> str:
+    text = value if isinstance(value, str) else str(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _attributes(items: Any) -> dict[str, Any]:
     if not isinstance(items, list):
         return {}
     return {
-        str(item["key"]): _value(item.get("value"))
-        for item in items
+        _cut(item["key"], MAX_NAME_CHARS): _value(item.get("value"))
+        for item in items[:MAX_ATTRIBUTES]
         if isinstance(item, dict) and "key" in item
     }
 
@@ -72,19 +93,23 @@ def _attributes(items: Any) -> dict[str, Any]:
 def _int(value: Any) -> int:
     try:
         return int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # not a number, too many digits, infinite
         return 0
 
 
-def read_spans(lines: Iterable[str]) -> tuple[list[SpanRecord], int]:
-    """Every span in the lines, and how many lines could not be read."""
+def read_spans(lines: Iterable[str | None]) -> tuple[list[SpanRecord], int]:
+    """Every span in the lines, and how many lines could not be read (None: a line too long to
+    read, from `untrusted_lines`)."""
     spans: list[SpanRecord] = []
     skipped = 0
     for line in lines:
+        if line is None:
+            skipped += 1
+            continue
         if not line.strip():
             continue
         try:
-            request = json.loads(line)
+            request = loads_shaped(line, MAX_LINE_VALUES)
             for resource_spans in request["resourceSpans"]:
                 resource = _attributes(resource_spans.get("resource", {}).get("attributes"))
                 for scope_spans in resource_spans.get("scopeSpans", []):
@@ -99,45 +124,82 @@ def read_spans(lines: Iterable[str]) -> tuple[list[SpanRecord], int]:
 
 def _record(raw: dict[str, Any], pid: Any) -> SpanRecord:
     status = raw.get("status") or {}
+    events = raw.get("events") or []
     return SpanRecord(
-        trace_id=str(raw["traceId"]),
-        span_id=str(raw["spanId"]),
-        parent_id=str(raw.get("parentSpanId") or ""),
-        name=str(raw.get("name", "?")),
+        trace_id=_cut(raw["traceId"], MAX_ID_CHARS),
+        span_id=_cut(raw["spanId"], MAX_ID_CHARS),
+        parent_id=_cut(raw.get("parentSpanId") or "", MAX_ID_CHARS),
+        name=_cut(raw.get("name", "?"), MAX_NAME_CHARS),
         start=_int(raw.get("startTimeUnixNano")),
         end=_int(raw.get("endTimeUnixNano")),
-        error=status.get("code") == 2,
+        error=isinstance(status, dict) and status.get("code") == 2,
         attributes=_attributes(raw.get("attributes")),
-        pid=pid,
-        events=[str(e.get("name", "?")) for e in raw.get("events", []) if isinstance(e, dict)],
+        pid=None if pid is None else _cut(pid, MAX_ID_CHARS),
+        events=[
+            _cut(e.get("name", "?"), MAX_NAME_CHARS)
+            for e in (events[:MAX_EVENTS] if isinstance(events, list) else [])
+            if isinstance(e, dict)
+        ],
     )
 
 
 def build_trees(spans: list[SpanRecord]) -> dict[str, list[SpanRecord]]:
-    """Roots per trace id (a span whose parent is not in the file is a root), children by start time."""
+    """Roots per trace id (a span whose parent is not in the file is a root), children by start time.
+
+    A file can make parents a cycle (A under B under A): such spans would hang from no root, so the
+    first of each cycle becomes a root and every span is shown once."""
     by_id = {(s.trace_id, s.span_id): s for s in spans}
     roots: dict[str, list[SpanRecord]] = {}
-    for span in sorted(spans, key=lambda s: s.start):
+    ordered = sorted(spans, key=lambda s: s.start)
+    parent_of: dict[int, SpanRecord] = {}
+    for span in ordered:
         parent = by_id.get((span.trace_id, span.parent_id))
         if parent is not None and parent is not span:
             parent.children.append(span)
+            parent_of[id(span)] = parent
         else:
             roots.setdefault(span.trace_id, []).append(span)
+    reached = {id(span) for span in _walk([r for rs in roots.values() for r in rs])}
+    for span in ordered:
+        if id(span) in reached:
+            continue
+        parent_of[id(span)].children.remove(span)  # cut the cycle above it
+        roots.setdefault(span.trace_id, []).append(span)
+        reached.update(id(s) for s in _walk([span]))
     return roots
 
 
 def render(roots: dict[str, list[SpanRecord]], show_attributes: bool = False) -> Iterator[str]:
     for trace_id, trace_roots in roots.items():
-        pids = sorted({str(s.pid) for s in _walk(trace_roots) if s.pid is not None})
-        yield f"trace {trace_id} ({len(list(_walk(trace_roots)))} spans, processes: {', '.join(pids) or '?'})"
-        for root in trace_roots:
-            yield from _render(root, 1, show_attributes)
+        spans = list(_walk(trace_roots))
+        pids = sorted({str(s.pid) for s in spans if s.pid is not None})
+        yield _line(f"trace {trace_id} ({len(spans)} spans, processes: {', '.join(pids) or '?'})")
+        for depth, span in _walk_with_depth(trace_roots, 1):
+            yield from _render(span, depth, show_attributes)
 
 
 def _walk(spans: list[SpanRecord]) -> Iterator[SpanRecord]:
-    for span in spans:
+    for _depth, span in _walk_with_depth(spans, 0):
         yield span
-        yield from _walk(span.children)
+
+
+def _walk_with_depth(spans: list[SpanRecord], depth: int) -> Iterator[tuple[int, SpanRecord]]:
+    """Each span before its children, depth first, with an explicit stack: no recursion."""
+    stack = [(depth, span) for span in reversed(spans)]
+    while stack:
+        level, span = stack.pop()
+        yield level, span
+        stack.extend((level + 1, child) for child in reversed(span.children))
+
+
+def _line(text: str) -> str:
+    """One printed line: every control character shown as its escape, newlines included."""
+    return escape_line(text)
+
+
+def _indent(depth: int) -> str:
+    """Indentation that stays readable (and bounded) however deep the tree goes."""
+    return "  " * depth if depth <= MAX_INDENT else "  " * MAX_INDENT + f"[{depth}] "
 
 
 def _render(span: SpanRecord, depth: int, show_attributes: bool) -> Iterator[str]:
@@ -152,25 +214,22 @@ def _render(span: SpanRecord, depth: int, show_attributes: bool) -> Iterator[str
     retries = span.events.count("retry")
     if retries:
         details.append(f"retries={retries}")
-    line = f"{'  ' * depth}{span.name}  [{', '.join(details)}]"
-    yield escape_controls(line)
+    yield _line(f"{_indent(depth)}{span.name}  [{', '.join(details)}]")
     if show_attributes:
         for key, value in sorted(span.attributes.items()):
-            yield escape_controls(f"{'  ' * (depth + 2)}{key} = {str(value)[:300]}")
-    for child in span.children:
-        yield from _render(child, depth + 1, show_attributes)
+            yield _line(f"{_indent(depth + 2)}{key} = {str(value)[:300]}")
 
 
 def print_tree(path: str, show_attributes: bool = False, out: TextIO | None = None) -> int:
+    """Print the trees of the trace file at `path`; problems with the file are one line on stderr."""
     stream = out or sys.stdout
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            spans, skipped = read_spans(handle)
-    except OSError as error:
-        print(f"cannot read {path}: {error}", file=sys.stderr)
+        spans, skipped = read_spans(untrusted_lines(path, MAX_FILE_BYTES, MAX_LINE_BYTES))
+    except UntrustedFileError as error:
+        print(f"smol trace: {_line(str(error))}", file=sys.stderr)
         return 1
     if not spans:
-        print(f"{path} holds no spans", file=stream)
+        print(_line(f"{path} holds no spans"), file=stream)
         return 1
     for line in render(build_trees(spans), show_attributes):
         print(line, file=stream)
