@@ -43,3 +43,16 @@ def test_an_agents_share_signs_only_as_itself_and_checks_only_its_inbox():
 def test_the_keys_never_show_in_a_repr():
     team = TeamKeys(range(2))
     assert team._team_key.hex() not in repr(team) + repr(team.for_agent(0))
+
+
+def test_a_team_issues_keys_to_a_transport_that_joined_without_them():
+    from smol_core.teams.identity import issue_keys
+
+    joined = LocalTransport(queue_dict={0: None, 1: None})  # queues made elsewhere: no keys
+    assert joined.credentials is None
+    issue_keys(joined)
+    assert isinstance(joined.credentials, TeamKeys)
+    assert isinstance(for_agent(joined, 1).credentials, AgentKeys)
+    kept = joined.credentials
+    issue_keys(joined)  # keys already held are never replaced
+    assert joined.credentials is kept

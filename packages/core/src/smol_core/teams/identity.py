@@ -28,7 +28,7 @@ import hashlib
 import hmac
 import secrets
 from collections.abc import Iterable
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from smol_core.teams.errors import MessageRefusedError
 
@@ -130,6 +130,15 @@ def unseal(raw: str, recipient: int, credentials: Credentials) -> tuple[int, str
             "refused (forged, or from outside the team)"
         )
     return sender, text
+
+
+def issue_keys(transport: Any) -> None:
+    """Give a transport that holds no keys (one that joined a named team) a fresh team's keys.
+
+    The team that starts the agents is their launcher: whatever the transport was built with, no
+    agent it starts is left speaking unsealed. A transport that takes no keys is left as it is."""
+    if hasattr(transport, "credentials") and transport.credentials is None:
+        transport.credentials = TeamKeys(transport.agent_ids())
 
 
 def for_agent(transport: _T, agent_id: int) -> _T:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from smol_core.messages import Timing
-from smol_core.teams.identity import for_agent
+from smol_core.teams.identity import for_agent, issue_keys
 from smol_core.teams.launcher import AgentLauncher, AgentProcess, LocalLauncher
 from smol_core.teams.settings import AgentSettings
 from smol_core.teams.status import Activity, PeerStatus
@@ -138,6 +138,7 @@ class Team:
         """Start every agent, agent 0 with `task` and the others with none, and wait for the answer."""
         start = time.time()
         transport, launcher = self._make_transport()
+        issue_keys(transport)
         status = launcher.peer_status(self.num_agents)
         if hasattr(transport, "status"):
             transport.status = status
