@@ -30,12 +30,12 @@ def _running(client, container_id: str) -> bool:
     return bool(found) and found[0].get("State") == "running"
 
 
-def _host(action: str) -> subprocess.Popen:
+def _host(action: str, timeout_seconds: float = 600) -> subprocess.Popen:
     """A host process that starts a container, prints its id, then runs `action` in it (blocking)."""
     script = textwrap.dedent(
         f"""
         from smol_executor_docker import DockerExecutor
-        ex = DockerExecutor(timeout_seconds=600)
+        ex = DockerExecutor(timeout_seconds={timeout_seconds!r})
         ex("1")
         print(ex.container_id, flush=True)
         ex({action!r})
@@ -108,3 +108,19 @@ def test_the_workers_own_sigkill_works_inside_the_container(make_docker):
     assert time.monotonic() - started < 100  # a bound on a hang: it did not wait for the time-out
     assert ex("result = 2").output == 2
     assert ex.container_id != old
+
+
+def test_a_stuck_host_does_not_keep_its_container_past_the_action_limit(make_docker):
+    """The host is alive but frozen (SIGSTOP): it cannot enforce the limit, so the worker's own
+    timer must, and the container ends with its worker."""
+    client = make_docker(timeout_seconds=5).client
+    host = _host("while True:\n    pass", timeout_seconds=3)
+    container_id = host.stdout.readline().strip()
+    try:
+        time.sleep(0.5)
+        os.kill(host.pid, signal.SIGSTOP)
+        assert _stops_on_its_own(client, container_id), "the container ran on past its action's limit"
+    finally:
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait()
+        client.api.remove_container(container_id, force=True)
