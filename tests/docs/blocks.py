@@ -97,8 +97,9 @@ def blocks_of(path: Path) -> list[Block]:
 
 
 def readmes() -> list[Path]:
-    """README.md and every package's README, in a stable order."""
-    return [ROOT / "README.md", *sorted(ROOT.glob("packages/**/README.md"))]
+    """README.md, every package's README and the documentation site's pages, in a stable order
+    (the site's pages that embed a README through a snippet hold no blocks of their own)."""
+    return [ROOT / "README.md", *sorted(ROOT.glob("packages/**/README.md")), *sorted(ROOT.glob("docs/**/*.md"))]
 
 
 def all_blocks() -> list[Block]:

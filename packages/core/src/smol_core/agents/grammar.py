@@ -64,7 +64,8 @@ def code_action_grammar(
     """`Thought: <line>\\n<opening>\\n<preamble><python lines>\\n<closing>`.
 
     Args:
-        opening, closing: the code block's tags.
+        opening: the code block's opening tag.
+        closing: the code block's closing tag.
         thought_prefix: the thought line's prefix; None leaves the thought out (the block comes first).
         max_thought_chars: cap on the thought line.
         require_final_answer: for an agent with no tools to observe, every value the code can print
