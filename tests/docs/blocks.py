@@ -99,7 +99,11 @@ def blocks_of(path: Path) -> list[Block]:
 def readmes() -> list[Path]:
     """README.md, every package's README and the documentation site's pages, in a stable order
     (the site's pages that embed a README through a snippet hold no blocks of their own)."""
-    return [ROOT / "README.md", *sorted(ROOT.glob("packages/**/README.md")), *sorted(ROOT.glob("docs/**/*.md"))]
+    return [
+        ROOT / "README.md",
+        *sorted(ROOT.glob("packages/**/README.md")),
+        *sorted(ROOT.glob("docs/**/*.md")),
+    ]
 
 
 def all_blocks() -> list[Block]:
