@@ -251,3 +251,12 @@ def test_serve_agent_refuses_an_agent_it_cannot_clone_before_serving() -> None:
         serve_agent(agent, transport="http", port=1)
     with pytest.raises(ValueError, match="needs an agent or an agent_factory"):
         serve_agent(transport="http", port=1)
+
+
+def test_calls_outside_any_session_are_bounded_too() -> None:
+    sessions = AgentSessions(Factory(), max_sessions=1)
+    with sessions.agent(None):
+        with pytest.raises(SessionLimitError, match="calls without a session"), sessions.agent(None):
+            pass
+    with sessions.agent(None) as agent:  # once the first call is over, the next one runs
+        assert agent.number == 1

@@ -129,6 +129,9 @@ class AgentSessions:
         self._clock = clock
         self._sessions: dict[str, _Session] = {}
         self._lock = threading.Lock()
+        # calls outside any session (the stateless protocol) each build an agent: as many at once as
+        # there are session slots, so a flood of them cannot exhaust the host either
+        self._throwaway_slots = threading.BoundedSemaphore(max_sessions)
 
     def __len__(self) -> int:
         with self._lock:
@@ -142,16 +145,25 @@ class AgentSessions:
     def agent(self, key: str | None) -> Iterator[Any]:
         """The session's agent, held for one run (runs of one session wait for each other).
 
-        `key=None` (a request outside any session) gets an agent of its own, dropped afterwards.
+        `key=None` (a request outside any session) gets an agent of its own, dropped afterwards; at
+        most `max_sessions` of those run at once (`SessionLimitError` past that).
         `SINGLE_CLIENT` (stdio) is admitted on first use; any other key must have been `open`ed:
         an id the server never issued, or one whose agent was dropped, is `SessionGoneError`.
         """
         if key is None:
-            agent = self.factory()
+            if not self._throwaway_slots.acquire(blocking=False):
+                raise SessionLimitError(
+                    f"This server is already running its maximum of {self.max_sessions} calls without a "
+                    "session; try again when one finishes."
+                )
             try:
-                yield agent
+                agent = self.factory()
+                try:
+                    yield agent
+                finally:
+                    release(agent)
             finally:
-                release(agent)
+                self._throwaway_slots.release()
             return
         session = self._checkout(key)
         try:
