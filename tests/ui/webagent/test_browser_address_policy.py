@@ -202,3 +202,13 @@ def test_a_page_cannot_download_files_onto_this_machine(tools: dict[str, Any], p
     tools["go_to"](url=public.url + "/")  # the download, had it started, has been decided by now
     assert not list(profile.rglob("dropped.txt*"))
     assert not list((Path.home() / "Downloads").glob("dropped.txt*"))
+
+
+def test_the_webagent_command_takes_the_users_grants() -> None:
+    from smol_ui_webagent.cli import build_parser
+
+    args = build_parser().parse_args(
+        ["task", "--allow-address", "127.0.0.1:8080", "--allow-address", "10.0.0.0/8"]
+    )
+    assert args.allow_address == ["127.0.0.1:8080", "10.0.0.0/8"]
+    assert build_parser().parse_args(["task"]).allow_address == []

@@ -2,6 +2,8 @@
 
 The model flags are `smolagent`'s (`--model-type`, `--model-id`, `--api-base`, ...). The browser is
 looked for before the model is loaded, so a machine without one hears what to install at once.
+The browser reaches public internet addresses only, plus what `--allow-address` (or
+`SMOL_WEB_ALLOW_PRIVATE`) allows.
 """
 
 from __future__ import annotations
@@ -39,6 +41,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--page-load-timeout", type=float, default=30.0, help="Seconds a page may take to load (default: 30)."
     )
+    parser.add_argument(
+        "--allow-address",
+        action="append",
+        default=[],
+        metavar="ENTRY",
+        help=(
+            "Let the browser reach this non-public address too (host, host:port, IP or network such as "
+            "10.0.0.0/8; repeatable). By default only public internet addresses are reached."
+        ),
+    )
     return parser
 
 
@@ -55,7 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         find_browser()
         model = build_model(args)
         with BrowserSession(
-            headless=not args.show_browser, page_load_timeout=args.page_load_timeout
+            headless=not args.show_browser,
+            page_load_timeout=args.page_load_timeout,
+            allow_private_addresses=args.allow_address or None,
         ) as session:
             agent = make_webagent(
                 model,
