@@ -86,6 +86,21 @@ _EXPORTS: dict[str, str] = {
     "InterpreterError": "smol_core.executors.base",
     "ExecutionTimeoutError": "smol_core.executors.base",
     "BASE_BUILTIN_MODULES": "smol_core.executors.base",
+    # smolagents' functional interpreter API, run by the sandbox (executors/evaluate.py)
+    "evaluate_python_code": "smol_core.executors.evaluate",
+    "evaluate_ast": "smol_core.executors.evaluate",
+    "evaluate_boolop": "smol_core.executors.evaluate",
+    "evaluate_condition": "smol_core.executors.evaluate",
+    "evaluate_delete": "smol_core.executors.evaluate",
+    "evaluate_subscript": "smol_core.executors.evaluate",
+    "BASE_PYTHON_TOOLS": "smol_core.executors.seed_support",
+    "DANGEROUS_FUNCTIONS": "smol_core.executors.seed_support",
+    "DANGEROUS_MODULES": "smol_core.executors.seed_support",
+    "PrintContainer": "smol_core.executors.seed_support",
+    "check_import_authorized": "smol_core.executors.seed_support",
+    "fix_final_answer_code": "smol_core.executors.seed_support",
+    "get_safe_module": "smol_core.executors.seed_support",
+    "timeout": "smol_core.executors.seed_support",
     # monitoring
     "AgentLogger": "smol_core.monitoring",
     "LogLevel": "smol_core.monitoring",
@@ -176,7 +191,25 @@ if _TYPE_CHECKING:
         InterpreterError,
         PythonExecutor,
     )
+    from smol_core.executors.evaluate import (
+        evaluate_ast,
+        evaluate_boolop,
+        evaluate_condition,
+        evaluate_delete,
+        evaluate_python_code,
+        evaluate_subscript,
+    )
     from smol_core.executors.local import LocalPythonExecutor
+    from smol_core.executors.seed_support import (
+        BASE_PYTHON_TOOLS,
+        DANGEROUS_FUNCTIONS,
+        DANGEROUS_MODULES,
+        PrintContainer,
+        check_import_authorized,
+        fix_final_answer_code,
+        get_safe_module,
+        timeout,
+    )
     from smol_core.loading import load_executor, load_model, load_tool, load_tools, load_transport
     from smol_core.memory import (
         ActionStep,

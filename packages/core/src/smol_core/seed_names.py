@@ -62,11 +62,6 @@ ABSENT_CLASSES: dict[str, str] = {
 
 # names smol deliberately does not have and that are not classes: importing them is the error
 UNAVAILABLE: dict[str, str] = {
-    "evaluate_python_code": "smol runs code in a sandboxed CPython worker, not an AST interpreter: use "
-    "LocalPythonExecutor(additional_authorized_imports=[...]) and call it with the code; it returns a "
-    "CodeOutput (output, logs, is_final_answer).",
-    "BASE_PYTHON_TOOLS": "smol's sandbox gives the code a curated set of real builtins, so there is no "
-    "table of Python tools to extend: pass functions as tools (tools=[...]) instead.",
     "REMOVE_PARAMETER": "smol's models take request options as keyword arguments; to drop a default, pass "
     "the option with the value your provider expects instead.",
 }

@@ -85,8 +85,8 @@ class Exchange:
             self._fail_worker()
             raise self._with_logs(
                 ExecutionTimeoutError(
-                    f"Code execution exceeded the time limit of {self.ex.timeout_seconds:g} seconds and was "
-                    f"stopped. {STATE_LOST}"
+                    f"Code execution exceeded the maximum execution time of {self.ex.timeout_seconds:g} seconds "
+                    f"(the time limit of one action) and was stopped. {STATE_LOST}"
                 )
             ) from None
         except EOFError:

@@ -22,6 +22,7 @@ against a schema and the limits of `protocol_limits` (frames.py) and values deco
 from __future__ import annotations
 
 import asyncio
+import builtins
 import contextlib
 import inspect
 import secrets
@@ -92,6 +93,14 @@ class WorkerLink(Protocol):
     #     without waiting when an exchange ends, and between actions).
 
 
+def sandbox_builtin_name(fn: Any) -> str | None:
+    """The name of the builtin `fn` is (`len` for `len`), or None: such a tool is the sandbox's own."""
+    name = getattr(fn, "__name__", None)
+    if isinstance(name, str) and getattr(builtins, name, None) is fn:
+        return name
+    return None
+
+
 class _AsyncTools:
     """A private event loop thread for coroutine tools, so several can run at once (asyncio.gather)."""
 
@@ -132,6 +141,8 @@ class WorkerExecutor(PythonExecutor):
         self.timeout_seconds = timeout_seconds
         self.protections: list[tuple[str, bool, str]] = []
         self._tools: dict[str, Callable[..., Any]] = {}
+        self._sandbox_tools: list[dict[str, Any]] = []  # specs of tools that run in the sandbox
+        self._rebindable: frozenset[str] = frozenset()
         self._variables: dict[str, Any] = {}
         self._proc: WorkerLink | None = None
         self._awaiting: list[str] = []  # replies owed by the worker ("ready", "done"), oldest first
@@ -183,8 +194,8 @@ class WorkerExecutor(PythonExecutor):
                 "frame_limits": {"max_bytes": limits.max_frame_bytes, "max_elements": limits.max_elements},
             }
         )
-        if self._tools:
-            self._send_control({"op": "tools", "tools": self._tool_specs(self._tools)})
+        if self._tools or self._sandbox_tools:
+            self._send_control({"op": "tools", "tools": self._all_tool_specs(self._tools)})
         if self._variables:
             self._send_control({"op": "vars", "values": encode(self._variables, allow_pickle=True)})
 
@@ -295,12 +306,81 @@ class WorkerExecutor(PythonExecutor):
 
     # --- the PythonExecutor contract -------------------------------------------------------
     def send_tools(self, tools: dict[str, Any]) -> None:
+        """A builtin passed as a tool (`{"len": len}`, as smolagents' tool tables hold them) is the
+        sandbox's own builtin of that name, run there: never the host's, so passing `exec` or
+        `getattr` calls the sandbox's refusing or guarded one, not a host function with the code's
+        arguments."""
         with self._lock:
-            self._tools.update(tools)
+            host = {name: fn for name, fn in tools.items() if sandbox_builtin_name(fn) is None}
+            builtin_specs = [
+                {"name": name, "builtin": builtin}
+                for name, fn in tools.items()
+                if (builtin := sandbox_builtin_name(fn)) is not None and name != "final_answer"
+            ]
+            host.update({name: fn for name, fn in tools.items() if name == "final_answer"})
+            for name in tools:
+                self._tools.pop(name, None)
+            self._tools.update(host)
+            self._sandbox_tools = [spec for spec in self._sandbox_tools if spec["name"] not in tools]
+            self._sandbox_tools += builtin_specs
             self._worker()
-            self._send_control({"op": "tools", "tools": self._tool_specs(tools)})
+            specs = [*self._tool_specs(host), *builtin_specs]
+            self._send_control({"op": "tools", "tools": self._marked(specs)})
             # The ack is collected before the next action (`__call__` drains first): an agent's first
             # model call then overlaps the worker's start instead of waiting for it.
+
+    def replace_tools(
+        self,
+        host_tools: dict[str, Any],
+        sandbox_builtins: dict[str, str] | None = None,
+        sandbox_values: dict[str, Any] | None = None,
+        rebindable: frozenset[str] = frozenset(),
+    ) -> None:
+        """Replace every tool the code sees (smolagents' `evaluate_python_code` tool tables).
+
+        host_tools: called on the host, as `send_tools` does it.
+        sandbox_builtins: tool name -> the sandbox's curated builtin it stands for (`{"print": "print"}`):
+            a builtin the user passed runs in the sandbox, guarded, not on the host.
+        sandbox_values: functions and classes that run in the sandbox as the code's own, sent by
+            reference (module and qualified name: `math.ceil`), never pickled.
+        rebindable: names the code may assign to (smolagents' custom tools); the others are put back.
+        """
+        with self._lock:
+            self._tools = dict(host_tools)
+            self._rebindable = rebindable
+            self._sandbox_tools = [
+                *({"name": name, "builtin": builtin} for name, builtin in (sandbox_builtins or {}).items()),
+                *(
+                    {"name": name, "native": {"module": value.__module__, "qualname": value.__qualname__}}
+                    for name, value in (sandbox_values or {}).items()
+                ),
+            ]
+            self._worker()
+            self._send_control({"op": "tools", "tools": self._all_tool_specs(self._tools), "replace": True})
+
+    def _all_tool_specs(self, host_tools: dict[str, Any]) -> list[dict[str, Any]]:
+        return self._marked([*self._tool_specs(host_tools), *self._sandbox_tools])
+
+    def _marked(self, specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{**spec, "rebindable": True} if spec["name"] in self._rebindable else spec for spec in specs]
+
+    def namespace(self) -> dict[str, Any]:
+        """The code's variables now, as values decoded from the worker (never unpickled): what the
+        typed codec carries comes back as itself, anything else as an `UnserializableValue` (its repr)."""
+        with self._lock:
+            self._report_death_between_calls()
+            self._drain()
+            proc = self._worker()
+            xid = secrets.token_hex(8)
+            try:
+                proc.send({"op": "namespace", "xid": xid})
+            except EOFError:
+                self._restart_after_failure()
+                raise InterpreterError(f"The sandbox worker was not reachable. {STATE_LOST}") from None
+            output = Exchange(self, proc, xid).run().output
+            if type(output) is not dict or any(type(key) is not str for key in output):
+                raise self._violation("it answered 'namespace' with something other than a dict of names")
+            return output
 
     @staticmethod
     def _tool_specs(tools: dict[str, Any]) -> list[dict[str, Any]]:

@@ -7,11 +7,13 @@ shared with the container and remote executors; this module only says how a loca
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import weakref
 from typing import Any
 
+from smol_core.executors.base import InterpreterError
 from smol_core.executors.host import WorkerExecutor, WorkerLink
 from smol_core.executors.local.process import POOL, WORKER_ENV
 from smol_core.executors.local.scratch import make_scratch
@@ -45,12 +47,37 @@ class LocalPythonExecutor(WorkerExecutor):
         scratch_limit_mb: int | None = 512,
     ) -> None:
         super().__init__(additional_authorized_imports, max_print_outputs_length, timeout_seconds)
+        self._check_authorized_imports_are_installed()
         self.memory_limit_mb = memory_limit_mb
         self.os_sandbox = os_sandbox
         self.scratch_limit_mb = scratch_limit_mb
         self._scratch: str | None = None
         self._scratch_cleanup: weakref.finalize[..., Any] | None = None
         self._start()
+
+    def _check_authorized_imports_are_installed(self) -> None:
+        """Fail now, not at the code's first import, when an authorized module is not installed
+        (smolagents' check and wording): a typo in `additional_authorized_imports` is the user's mistake."""
+        missing = sorted(
+            {
+                top
+                for name in self.additional_authorized_imports
+                if name != "*" and (top := name.split(".")[0]) and importlib.util.find_spec(top) is None
+            }
+        )
+        if missing:
+            raise InterpreterError(
+                f"Non-installed authorized modules: {', '.join(missing)}. "
+                "Please install these modules or remove them from the authorized imports list."
+            )
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """A snapshot of the code's variables, with `__name__` (smolagents' executor holds them in a
+        dict). The variables live in the worker: values the protocol carries come back as themselves,
+        others (functions, classes, modules) as their repr; changing this dict changes nothing there
+        (use `send_variables`)."""
+        return {"__name__": "__main__", **self.namespace()}
 
     def open_link(self) -> WorkerLink:
         return POOL.take()

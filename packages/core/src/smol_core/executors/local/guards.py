@@ -10,6 +10,7 @@ run time (see audit.py), in a stricter mode. Stdlib-only.
 from __future__ import annotations
 
 import ast
+import copy
 import dis
 import string
 from functools import lru_cache
@@ -28,6 +29,9 @@ from .policy import (
 GETATTR_NAME = "__smol_getattr__"
 MATCH_CHECK_NAME = "__smol_match_class__"
 LAST_VALUE_NAME = "__smol_last__"
+KEEP_VALUE_NAME = "__smol_keep__"
+"""A statement's value inside a final compound statement, before it is known not to be None."""
+CAPTURE_NAMES = frozenset({LAST_VALUE_NAME, KEEP_VALUE_NAME})
 RESERVED_PREFIX = "__smol"
 
 
@@ -47,9 +51,11 @@ def is_dunder(name: str) -> bool:
 def attribute_refusal(name: str) -> str | None:
     """Why `obj.<name>` written in the code is refused, or None when it is allowed (maybe guarded)."""
     if name in DENIED_ATTRIBUTES:
+        if is_dunder(name):  # smolagents' wording first: users match on it
+            return f"Forbidden access to dunder attribute: {name} (not allowed: it leads to interpreter internals)"
         return f"access to attribute '{name}' is not allowed: it leads to interpreter internals"
     if is_dunder(name) and name not in ALLOWED_DUNDERS and name != "__dict__":
-        return f"access to dunder attribute '{name}' is not allowed"
+        return f"Forbidden access to dunder attribute: {name} (not allowed in the sandbox)"
     return None
 
 
@@ -94,12 +100,12 @@ class _Rewriter(ast.NodeTransformer):
     # --- names -----------------------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> Any:
         name = node.id
-        if name.startswith(RESERVED_PREFIX) and not self.runtime_compile and name != LAST_VALUE_NAME:
+        if name.startswith(RESERVED_PREFIX) and not self.runtime_compile and name not in CAPTURE_NAMES:
             raise StaticViolation(f"the name '{name}' is reserved by the sandbox", node)
         if self.runtime_compile:
             if name in RUNTIME_COMPILE_DENIED_NAMES and name not in self.bound:
                 raise StaticViolation(f"the name '{name}' is not allowed in code compiled at run time", node)
-        elif is_dunder(name) and name not in ALLOWED_DUNDER_NAMES and name != LAST_VALUE_NAME:
+        elif is_dunder(name) and name not in ALLOWED_DUNDER_NAMES and name not in CAPTURE_NAMES:
             raise StaticViolation(f"the name '{name}' is not allowed", node)
         return node
 
@@ -149,6 +155,22 @@ class _Rewriter(ast.NodeTransformer):
         return self.generic_visit(node)
 
     # --- attributes ------------------------------------------------------------------------
+    def visit_Call(self, node: ast.Call) -> Any:
+        func = node.func
+        refused = (
+            not self.runtime_compile
+            and isinstance(func, ast.Attribute)
+            and is_dunder(func.attr)
+            and attribute_refusal(func.attr)
+        )
+        if refused:
+            assert isinstance(func, ast.Attribute)
+            self.visit(func.value)  # what is evaluated before the call is reported first
+            raise StaticViolation(
+                f"Forbidden call to dunder function: {func.attr} (not allowed in the sandbox)", func
+            )
+        return self.generic_visit(node)
+
     def visit_Attribute(self, node: ast.Attribute) -> Any:
         self.generic_visit(node)
         name = node.attr
@@ -207,30 +229,80 @@ class _Rewriter(ast.NodeTransformer):
 
 
 def _capture_last_value(tree: ast.Module) -> None:
-    """Make the value of the final expression (or of a final simple assignment) retrievable."""
+    """Make the value of the final statement retrievable, as smolagents defines it.
+
+    The value of an action is the value of its last statement: an expression's value, an
+    assignment's value (`x = 3` gives 3, `a, b = 1, 2` gives (1, 2)), an augmented assignment's new
+    value, a function or class defined; for a final `for` or `if`, the last value other than None
+    that such a statement in its body (the branch taken, the last iteration run) gave; None for
+    anything else (`while`, `try`, `with`, imports, `print(...)`). Code that reads its own results
+    (smolagents' `evaluate_python_code`, an agent's "Last output") gets what it got there.
+    """
     if not tree.body:
         return
     last = tree.body[-1]
-    target: ast.expr | None = None
     if isinstance(last, ast.Expr):
         name = ast.copy_location(ast.Name(id=LAST_VALUE_NAME, ctx=ast.Store()), last)
         tree.body[-1] = ast.copy_location(ast.Assign(targets=[name], value=last.value), last)
-        return
-    if isinstance(last, ast.Assign) and len(last.targets) == 1 and isinstance(last.targets[0], ast.Name):
-        target = last.targets[0]
-    elif (
-        isinstance(last, ast.AugAssign | ast.AnnAssign)
-        and isinstance(last.target, ast.Name)
-        and (not isinstance(last, ast.AnnAssign) or last.value is not None)
+    elif isinstance(last, ast.For | ast.AsyncFor | ast.If):
+        _record_values(last)
+    else:
+        tree.body[-1:] = _capturing(last, LAST_VALUE_NAME)
+    ast.fix_missing_locations(tree)
+
+
+def _capturing(stmt: ast.stmt, into: str) -> list[ast.stmt]:
+    """`stmt`, then (or with) the assignment of its value to `into`; `[stmt]` when it has none."""
+
+    def store() -> ast.Name:
+        return ast.copy_location(ast.Name(id=into, ctx=ast.Store()), stmt)
+
+    def then(value: ast.expr) -> list[ast.stmt]:
+        return [stmt, ast.copy_location(ast.Assign(targets=[store()], value=value), stmt)]
+
+    if isinstance(stmt, ast.Expr):
+        return [ast.copy_location(ast.Assign(targets=[store()], value=stmt.value), stmt)]
+    if isinstance(stmt, ast.Assign):
+        stmt.targets.insert(0, store())  # `into = a = b = value`: the value is evaluated once
+        return [stmt]
+    has_value = not isinstance(stmt, ast.AnnAssign) or stmt.value is not None
+    if (
+        isinstance(stmt, ast.AugAssign | ast.AnnAssign)
+        and has_value
+        and isinstance(stmt.target, ast.Name | ast.Attribute | ast.Subscript)
     ):
-        target = last.target
-    if target is not None:
-        assert isinstance(target, ast.Name)
-        copy = ast.Assign(
-            targets=[ast.copy_location(ast.Name(id=LAST_VALUE_NAME, ctx=ast.Store()), last)],
-            value=ast.copy_location(ast.Name(id=target.id, ctx=ast.Load()), last),
-        )
-        tree.body.append(ast.copy_location(copy, last))
+        target = copy.deepcopy(stmt.target)
+        target.ctx = ast.Load()
+        return then(target)
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return then(ast.copy_location(ast.Name(id=stmt.name, ctx=ast.Load()), stmt))
+    return [stmt]
+
+
+def _record_values(stmt: ast.For | ast.AsyncFor | ast.If) -> None:
+    """In a final `for`/`if`: each statement of its body that gives a value other than None records it."""
+    stmt.body = [new for inner in stmt.body for new in _recording(inner)]
+    if isinstance(stmt, ast.If):
+        stmt.orelse = [new for inner in stmt.orelse for new in _recording(inner)]
+
+
+def _recording(stmt: ast.stmt) -> list[ast.stmt]:
+    if isinstance(stmt, ast.For | ast.AsyncFor | ast.If):
+        _record_values(stmt)
+        return [stmt]
+    captured = _capturing(stmt, KEEP_VALUE_NAME)
+    if captured == [stmt] and not isinstance(stmt, ast.Assign):
+        return captured
+    keep = ast.copy_location(ast.Name(id=KEEP_VALUE_NAME, ctx=ast.Load()), stmt)
+    test = ast.copy_location(
+        ast.Compare(left=keep, ops=[ast.IsNot()], comparators=[ast.Constant(value=None)]), stmt
+    )
+    record = ast.Assign(
+        targets=[ast.Name(id=LAST_VALUE_NAME, ctx=ast.Store())],
+        value=ast.Name(id=KEEP_VALUE_NAME, ctx=ast.Load()),
+    )
+    guard = ast.If(test=test, body=[ast.copy_location(record, stmt)], orelse=[])
+    return [*captured, ast.fix_missing_locations(ast.copy_location(guard, stmt))]
 
 
 def _to_guarded_call(node: ast.Attribute, name: str) -> None:
@@ -260,9 +332,8 @@ def _fast_rewrite(tree: ast.Module) -> bool:
             checker.visit_Name(node)  # type: ignore[arg-type]
         elif t is ast.Attribute:
             name = node.attr  # type: ignore[attr-defined]
-            refusal = attribute_refusal(name)
-            if refusal:
-                raise StaticViolation(refusal, node)
+            if attribute_refusal(name):
+                return False  # the transformer reports the first refusal in evaluation order
             if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
                 continue
             if name[0] == "_":
@@ -314,7 +385,7 @@ def rewrite(tree: ast.Module, *, capture_last: bool = True) -> ast.Module:
 
 
 _MATCH_CLASS = bytes([dis.opmap["MATCH_CLASS"]])
-_PLAIN_UNDERSCORE = ((ALLOWED_DUNDERS & ALLOWED_DUNDER_NAMES) | {LAST_VALUE_NAME}) - {
+_PLAIN_UNDERSCORE = ((ALLOWED_DUNDERS & ALLOWED_DUNDER_NAMES) | CAPTURE_NAMES) - {
     "__dict__"
 }  # safe as global and attribute
 _NEEDS_CARE = DENIED_ATTRIBUTES | RUNTIME_CHECKED

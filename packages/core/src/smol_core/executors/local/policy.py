@@ -433,6 +433,10 @@ PRIVATE_STATE_OWNERS = (
 
 # Module attributes that are a way out even inside an authorized module (file or pickle access).
 DENIED_MODULE_ATTRIBUTES: dict[str, frozenset[str]] = {
+    # smolagents' DANGEROUS_FUNCTIONS: refused even where their module is named exactly (the real
+    # eval/exec/compile run source no rewrite guards; globals/locals expose the namespace dicts)
+    "builtins": frozenset({"compile", "eval", "exec", "globals", "locals"}),
+    "posix": frozenset({"system", "popen"}),
     "numpy": frozenset(
         {
             "load",

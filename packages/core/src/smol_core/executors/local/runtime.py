@@ -15,7 +15,14 @@ from typing import Any
 
 from .guards import GETATTR_NAME, MATCH_CHECK_NAME, attribute_refusal, format_string_refusal, is_dunder
 from .policy import DENIED_BUILTINS, DENIED_METHOD_OWNERS, GETATTR_DUNDERS, PRIVATE_STATE_OWNERS
-from .views import Authorizer, ForbiddenImportError, ModuleView, SandboxViolation
+from .views import (
+    Authorizer,
+    ForbiddenImportError,
+    ModuleView,
+    SandboxViolation,
+    private_attribute_refusal,
+    real_module,
+)
 
 _real_getattr = builtins.getattr
 _real_setattr = builtins.setattr
@@ -91,9 +98,7 @@ class Guards:
                 f"getattr()/setattr()/hasattr() with the dunder name '{name}' is not allowed"
             )
         if name.startswith("_") and not is_dunder(name) and isinstance(obj, _ModuleType):
-            raise SandboxViolation(
-                f"access to private attribute '{name}' of module '{obj.__name__}' is not allowed"
-            )
+            raise SandboxViolation(private_attribute_refusal(real_module(obj), name))
         _check_private_state(obj, name)
 
     def getattr(self, obj: Any, name: Any, *default: Any) -> Any:
@@ -104,9 +109,7 @@ class Guards:
     def attr(self, obj: Any, name: str) -> Any:
         """Rewritten `obj._x`, `obj.format`, `obj.__dict__`: the static check already ran."""
         if name.startswith("_") and not is_dunder(name) and isinstance(obj, _ModuleType):
-            raise SandboxViolation(
-                f"access to private attribute '{name}' of module '{obj.__name__}' is not allowed"
-            )
+            raise SandboxViolation(private_attribute_refusal(real_module(obj), name))
         _check_private_state(obj, name)
         return self._get(obj, name, ())
 
@@ -162,7 +165,8 @@ class Guards:
     def _dict_of(self, obj: Any) -> Any:
         if isinstance(obj, type | _ModuleType):
             raise SandboxViolation(
-                "'__dict__' of classes and modules is not available; use dir() or vars() on instances"
+                "Forbidden access to dunder attribute: __dict__ (of classes and modules it is not "
+                "available; use dir(), or vars() on instances)"
             )
         if _holds_worker_state(obj):
             raise SandboxViolation(
@@ -203,6 +207,14 @@ class Guards:
             raise ForbiddenImportError("relative imports are not allowed")
         if type(name) is not str:
             raise TypeError("module name must be a string")
+        if type(fromlist) is list and not fromlist and self.auth.owns_internal(name):
+            # The C API's import (PyImport_Import: `fromlist` is an empty list, never what an import
+            # statement passes), made by an authorized package's C code while the code's frame is on
+            # top: `np.arange(4).sum()` loading `numpy._core._methods`. The package imports its own
+            # module; the caller discards what `__import__` returns and reads `sys.modules`, so the
+            # code is handed nothing (None), and its own imports of private modules stay refused.
+            self.auth.import_internal(name)
+            return None
         if fromlist or "." not in name:
             return self.auth.import_module(name)
         return self.auth.package_path(name)  # `import a.b` binds `a`, as CPython's __import__ does

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .policy import DANGEROUS_MODULES, DENIED_MODULE_ATTRIBUTES, SAFE_PRIVATE_MODULES
+from .star_grant import star_refusal
 
 _KEEP_DUNDERS = ("__name__", "__doc__", "__version__", "__all__")
 
@@ -80,13 +81,31 @@ class Authorizer:
                 "a pattern (a package imports its own when it needs them); name it exactly in "
                 "additional_authorized_imports if you really mean it"
             )
-        if "*" in self._exact:
+        star = None
+        if "*" in self._exact and star is None:
             return None
         if any(p in self._exact or f"{p}.*" in self._exact for p in prefixes[:-1]):
             return None
+        if f"{name}.*" in self._exact:  # `numpy.*` grants `numpy` itself, as in smolagents
+            return None
         if name == "__future__":
             return None
-        return f"allowed: {', '.join(self.authorized) or '(none)'}; add it to additional_authorized_imports"
+        return star or f"allowed: {', '.join(self.authorized) or '(none)'}; add it to additional_authorized_imports"
+
+    def owns_internal(self, name: str) -> bool:
+        """Whether `name` is a module the code may not import but an authorized package may load for
+        itself: refused only as private, inside a package the code was given (`numpy._core._methods`
+        where `numpy`, `numpy.*` or `numpy.random` is authorized). Never a dangerous module."""
+        top = name.split(".")[0]
+        if "." not in name or self.refusal(name) is None or top in DANGEROUS_MODULES:
+            return False
+        if not any(_is_private(part) for part in name.split(".")[1:]):
+            return False
+        return self.refusal(top) is None or any(a.startswith(top + ".") for a in self._exact)
+
+    def import_internal(self, name: str) -> None:
+        """Load an authorized package's own module (see `owns_internal`); nothing is returned to the code."""
+        importlib.import_module(name)
 
     # --- views -----------------------------------------------------------------------------
     def view(self, module: types.ModuleType, via: str | None = None) -> ModuleView:
@@ -100,7 +119,7 @@ class Authorizer:
         reason = self.refusal(name)
         if reason is not None:
             where = f" (reached as {via})" if via and via != name else ""
-            raise SandboxViolation(f"module '{name}'{where} is not allowed; {reason}")
+            raise SandboxViolation(f"Forbidden access to module: {name}{where}: it is not allowed; {reason}")
         maker = self._special.get(name)
         view = maker(self) if maker is not None else self._copy(module)
         self._views[name] = view
@@ -148,7 +167,7 @@ class Authorizer:
         """The guarded import: check, import the real module, return its view."""
         reason = self.refusal(name)
         if reason is not None:
-            raise ForbiddenImportError(f"import of '{name}' is not allowed; {reason}")
+            raise ForbiddenImportError(f"Import of {name} is not allowed; {reason}")
         if name in self._special and "." in name:  # `os.path`: a view of its own, not of posixpath
             view = self._views.get(name) or self._special[name](self)
             self._views[name] = view
@@ -182,10 +201,14 @@ def _resolve_missing(view: ModuleView, name: str) -> Any:
     if real is None:
         raise AttributeError(f"module '{modname}' has no attribute '{name}'")
     if name.startswith("_") and name not in _KEEP_DUNDERS:
-        raise SandboxViolation(f"access to private attribute '{name}' of module '{modname}' is not allowed")
+        raise SandboxViolation(private_attribute_refusal(real, name))
     if name in DENIED_MODULE_ATTRIBUTES.get(modname.split(".")[0], frozenset()):
         raise SandboxViolation(
-            f"'{modname}.{name}' is not allowed in the sandbox (file, pickle or process access)"
+            refused_access(
+                real,
+                name,
+                f"'{modname}.{name}' is not allowed in the sandbox: it reaches files, processes, pickles or unguarded code",
+            )
         )
     auth = _AUTH[id(view)]
     try:
@@ -205,6 +228,32 @@ def _resolve_missing(view: ModuleView, name: str) -> Any:
     return value
 
 
+def refused_access(module: types.ModuleType | None, name: str, detail: str) -> str:
+    """A refusal worded as smolagents words it where users match on it ("Forbidden access to module:
+    os", "Forbidden access to function: popen"), then smol's reason. The real attribute is read from the
+    module's namespace only (no lazy loading runs), and never handed to the code."""
+    namespace = getattr(module, "__dict__", None)
+    value = namespace.get(name) if type(namespace) is dict else None
+    if isinstance(value, types.ModuleType):
+        return f"Forbidden access to module: {value.__name__} ({detail})"
+    if callable(value) and not isinstance(value, type):
+        return f"Forbidden access to function: {name} ({detail})"
+    return detail
+
+
+def private_attribute_refusal(module: types.ModuleType | None, name: str) -> str:
+    """Why `module._name` is refused (a private module attribute: often another module, as `random._os`)."""
+    modname = getattr(module, "__name__", "?")
+    return refused_access(
+        module, name, f"access to private attribute '{name}' of module '{modname}' is not allowed"
+    )
+
+
+def real_module(view: types.ModuleType) -> types.ModuleType:
+    """The real module behind a view (the view itself when it is a real module)."""
+    return _REAL.get(id(view)) or sys.modules.get(view.__name__) or view
+
+
 def make_view(name: str, attrs: dict[str, Any], missing: Callable[[str], str] | None = None) -> ModuleView:
     """A hand-written view: exactly `attrs`; any other name fails with a clear message."""
     view = _FixedView(name)
@@ -221,5 +270,5 @@ class _FixedView(ModuleView):
     def __getattr__(self, name: str) -> Any:
         explain = _MISSING.get(id(self))
         if explain is not None and not name.startswith("__"):
-            raise SandboxViolation(explain(name))
+            raise SandboxViolation(refused_access(sys.modules.get(self.__name__), name, explain(name)))
         raise AttributeError(f"module '{self.__name__}' has no attribute '{name}'")

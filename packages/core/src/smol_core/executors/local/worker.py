@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import importlib
 import linecache
 import os
 import sys
@@ -89,6 +90,8 @@ class Worker:
         self.own_threads = lifetime.thread_count()  # the parent watch; code may leave none of its own
         self.new_loop = sandbox_loop_factory(lambda: self.channel.in_fd, self._trusted)
         self.tools: dict[str, Callable[..., Any]] = {}
+        self.rebindable: set[str] = set()
+        self.builtin_tools: dict[str, str] = {}  # tool name -> the curated builtin it is
         self.run_count = 0
         self.auto_import_failures: dict[str, str] = {}
         self.policy: audit.AuditPolicy | None = None
@@ -140,6 +143,8 @@ class Worker:
 
         self._default_final_answer = default_final_answer
         self.ns["final_answer"] = default_final_answer
+        for name, builtin in self.builtin_tools.items():  # the builtins were made anew
+            self.tools[name] = self.builtins[builtin]
         self.ns.update(self.tools)
 
     def _restore_tools(self) -> list[str]:
@@ -149,21 +154,60 @@ class Worker:
         refuses such an assignment, and so does this (after the fact: the action becomes an error).
         """
         bound = {"final_answer": self._default_final_answer, **self.tools}
-        lost = [name for name, tool in bound.items() if self.ns.get(name) is not tool]
+        lost = [
+            name
+            for name, tool in bound.items()
+            if self.ns.get(name) is not tool and name not in self.rebindable
+        ]
         for name in lost:
             self.ns[name] = bound[name]
         return lost
 
-    def set_tools(self, specs: list[dict[str, Any]]) -> None:
+    def set_tools(self, specs: list[dict[str, Any]], replace: bool = False) -> None:
+        """Bind the tools the host sends: proxies to host callables, or callables of the sandbox's own.
+
+        A spec with `builtin` binds the sandbox's curated builtin of that name (the guarded `getattr`,
+        the `print` that writes to the logs; a denied one stays the refusing stand-in); one with
+        `native` binds a function or class the host named by module and qualified name (`math.ceil`),
+        which runs here like the code's own. `rebindable` tools may be reassigned
+        by the code (smolagents' custom tools). `replace` drops the tools bound before.
+        """
         channel, clock = self.channel, self.clock
+        if replace:
+            for name, tool in self.tools.items():
+                if self.ns.get(name) is tool:
+                    del self.ns[name]
+            self.tools, self.rebindable, self.builtin_tools = {}, set(), {}
+            self.ns.setdefault("final_answer", self._default_final_answer)
         for spec in specs:
             name = spec["name"]
-            make = _async_proxy if spec.get("is_async") else _sync_proxy
-            proxy = make(channel, clock, name)
-            proxy.__name__ = proxy.__qualname__ = name
-            proxy.__doc__ = spec.get("doc") or None
-            self.tools[name] = proxy
+            if "builtin" in spec:
+                builtin = str(spec["builtin"])
+                if builtin not in self.builtins:
+                    continue  # not in the sandbox (a name the curated set drops): the code gets NameError
+                self.builtin_tools[name] = builtin
+                self.tools[name] = self.builtins[builtin]
+            elif "native" in spec:
+                self.tools[name] = _resolve(spec["native"]["module"], spec["native"]["qualname"])
+            else:
+                make = _async_proxy if spec.get("is_async") else _sync_proxy
+                proxy = make(channel, clock, name)
+                proxy.__name__ = proxy.__qualname__ = name
+                proxy.__doc__ = spec.get("doc") or None
+                self.tools[name] = proxy
+            if spec.get("rebindable"):
+                self.rebindable.add(name)
         self.ns.update(self.tools)
+
+    def namespace(self) -> dict[str, Any]:
+        """The code's variables, for smolagents' `evaluate_python_code(state=...)`: every name the code
+        or the host bound, less tools, dunder names and the worker's own reserved names."""
+        bound = {"final_answer": self._default_final_answer, **self.tools}
+        return {
+            name: value
+            for name, value in self.ns.items()
+            if not name.startswith("__") and bound.get(name, _MISSING) is not value
+        }
 
     # --- running ---------------------------------------------------------------------------
     def run(self, code: str) -> dict[str, Any]:
@@ -195,6 +239,8 @@ class Worker:
     def _execute(self, compiled: types.CodeType) -> dict[str, Any]:
         started = time.time()
         rebound: list[str] = []
+        for name in guards.CAPTURE_NAMES:  # a value left by an action that failed is not this one's
+            self.ns.pop(name, None)
         try:
             try:
                 self._auto_import(compiled)
@@ -226,6 +272,7 @@ class Worker:
         pending = self.channel.pending_final()
         if pending is not None:  # final_answer's signal was swallowed by the code
             return self._final(pending)
+        self.ns.pop(guards.KEEP_VALUE_NAME, None)
         output = self.ns.pop(guards.LAST_VALUE_NAME, None)
         return {"op": "done", "output": encode(output), "logs": self.logs.take()}
 
@@ -325,6 +372,14 @@ class Worker:
             if not key.isidentifier() or key.startswith("__"):
                 raise ValueError(f"invalid variable name {key!r}")
         self.ns.update(values)
+
+
+def _resolve(module: str, qualname: str) -> Any:
+    """The object the host named (its own choice of tool, not the code's: no import guard applies)."""
+    found: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return found
 
 
 def _sync_proxy(channel: Channel, clock: lifetime.ActionClock, name: str) -> Callable[..., Any]:
@@ -470,8 +525,11 @@ def serve(channel: Channel) -> None:
             if op == "run":
                 channel.send_reply(worker.run(str(message["code"])))
                 continue
+            if op == "namespace":
+                channel.send_reply({"op": "done", "output": encode(worker.namespace()), "logs": ""})
+                continue
             if op == "tools":
-                worker.set_tools(message["tools"])
+                worker.set_tools(message["tools"], bool(message.get("replace")))
             elif op == "vars":
                 worker.set_variables(decode(message["values"], allow_pickle=True))
             elif op == "reset":

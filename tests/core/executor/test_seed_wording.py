@@ -1,0 +1,81 @@
+"""Refusals say what smolagents says first ("Import of os is not allowed", "Forbidden access to
+module: os", ...), then smol's reason: users and their tests match on smolagents' phrases."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from smol_core.executors.base import ExecutionTimeoutError, InterpreterError
+from smol_core.executors.local import LocalPythonExecutor
+
+
+@pytest.mark.parametrize(
+    "imports, code, phrase",
+    [
+        ([], "import os", "Import of os is not allowed"),
+        (["queue"], "import queue; queue.threading", "Forbidden access to module: threading"),
+        (["random"], "import random; random._os", "Forbidden access to module: os"),
+        (["warnings"], "import warnings; warnings.sys", "Forbidden access to module: sys"),
+        (["random"], "import random; random.__dict__", "Forbidden access to dunder attribute: __dict__"),
+        ([], "().__class__.__base__.__subclasses__()", "Forbidden access to dunder attribute: __base__"),
+        ([], "'string'.__dir__()", "Forbidden call to dunder function: __dir__"),
+        (["builtins"], "import builtins; builtins.eval", "Forbidden access to function: eval"),
+        (["posix"], "import posix; posix.system", "Forbidden access to function: system"),
+        (["os"], "import os; os.popen", "Forbidden access to function: popen"),
+    ],
+)
+def test_refusals_use_smolagents_words(
+    make_executor: Callable[..., LocalPythonExecutor], imports: list[str], code: str, phrase: str
+) -> None:
+    with pytest.raises(InterpreterError, match=phrase):
+        make_executor(imports)(code)
+
+
+def test_the_first_refusal_in_evaluation_order_is_reported(
+    make_executor: Callable[..., LocalPythonExecutor],
+) -> None:
+    # `__subclasses__` comes first in the tree, `__base__` is evaluated first
+    with pytest.raises(InterpreterError, match="__base__") as info:
+        make_executor()("for c in ().__class__.__base__.__subclasses__():\n    pass")
+    assert "__subclasses__" not in str(info.value).splitlines()[0]
+
+
+def test_a_named_builtins_module_keeps_its_safe_functions(
+    make_executor: Callable[..., LocalPythonExecutor],
+) -> None:
+    out = make_executor(["builtins"])("import builtins; builtins.print(1); builtins.len([1, 2])")
+    assert (out.output, out.logs) == (2, "1\n")
+
+
+def test_time_out_uses_smolagents_words(make_executor: Callable[..., LocalPythonExecutor]) -> None:
+    with pytest.raises(
+        ExecutionTimeoutError, match="Code execution exceeded the maximum execution time of 1"
+    ):
+        make_executor(timeout_seconds=1)("while True:\n    pass")
+
+
+def test_authorized_modules_must_be_installed() -> None:
+    with pytest.raises(InterpreterError, match="Non-installed authorized modules: i_do_not_exist"):
+        LocalPythonExecutor(["math", "i_do_not_exist.*"])
+
+
+def test_builtins_sent_as_tools_run_in_the_sandbox(make_executor: Callable[..., LocalPythonExecutor]) -> None:
+    """`{"exec": exec}` must not become a host function called with the code's arguments."""
+    ex = make_executor()
+    ex.send_tools({"exec": exec, "length": len, "say": print})
+    assert ex("say('hi'); length([1, 2])").output == 2
+    assert ex("say('hi')").logs == "hi\n"  # the sandbox's print: into the logs, not the host's stdout
+    with pytest.raises(InterpreterError, match="exec\\(\\) is not available in the sandbox"):
+        ex("exec('x = 1')")
+    with pytest.raises(InterpreterError, match="Cannot assign to name 'length'"):
+        ex("length = 3")
+
+
+def test_state_is_a_snapshot_of_the_namespace(make_executor: Callable[..., LocalPythonExecutor]) -> None:
+    ex = make_executor()
+    ex("x = [1, 2]\ndef f():\n    return 1")
+    state = ex.state
+    assert state["__name__"] == "__main__" and state["x"] == [1, 2]
+    assert "<function f" in repr(state["f"]) and not callable(state["f"])  # never a live object
