@@ -188,3 +188,22 @@ def test_a_blocked_import_names_the_setting_to_change() -> None:
     with agent.logger.console.capture() as capture:
         agent.run("t")
     assert "`additional_authorized_imports`" in capture.get()
+
+
+def test_an_agent_image_of_a_pil_image_is_a_pil_image() -> None:
+    import copy
+    import pickle
+
+    from PIL import Image
+
+    from smol_core import AgentImage
+
+    image = Image.new("RGB", (10, 5), "red")
+    agent = CodeAgent(tools=[], model=ScriptedModel(["<code>\nfinal_answer(image)\n</code>"]))
+    output = agent.run("t", additional_args={"image": image})
+    assert isinstance(output, AgentImage) and isinstance(output, Image.Image)
+    assert output.size == (10, 5) and output.getpixel((0, 0)) == (255, 0, 0)
+    assert output.convert("L").size == (10, 5)
+    for twin in (copy.copy(output), pickle.loads(pickle.dumps(output))):
+        assert isinstance(twin, AgentImage) and twin.size == (10, 5)
+    assert {output}  # hashable, as agent values are

@@ -7,6 +7,8 @@ from how smol treats its inputs:
   value needs them, and IPython never (notebooks find `_repr_png_` / `_repr_html_` by name). So
   `AgentImage` *wraps* a PIL image instead of subclassing `PIL.Image.Image` (the core does not depend
   on Pillow); attribute access (`.size`, `.convert(...)`, `.save(...)`) is forwarded to the image.
+  Made from a PIL image (Pillow is then loaded), it *is* also a `PIL.Image.Image`, as smolagents'
+  users check with `isinstance`: the class is built on first such use, with the image's own state.
 - Image bytes and files are decoded by Pillow with an explicit list of formats (PNG, JPEG, WEBP)
   and a pixel budget: they often come from a sandbox or a tool, which may hand over anything, and
   Pillow's format sniffing would otherwise reach decoders such as EPS (which runs Ghostscript).
@@ -20,6 +22,7 @@ plain Python object (a `str`, a PIL image, a numpy array).
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import logging
 import os
@@ -134,6 +137,12 @@ class AgentImage(AgentType):
     Behaves as the PIL image for attribute access; `to_raw()` is the PIL image, `to_string()` a PNG
     file's path; a notebook shows it.
     """
+
+    def __new__(cls, value: Any = None, *args: Any, **kwargs: Any) -> AgentImage:
+        pil_image = _pil_image_type()
+        if cls is AgentImage and pil_image is not None and isinstance(value, pil_image):
+            return super().__new__(_pil_agent_image_class())
+        return super().__new__(cls)
 
     def __init__(self, value: Any) -> None:
         super().__init__(value)
@@ -308,6 +317,33 @@ _AGENT_TYPE_MAPPING: dict[str, type[AgentType]] = {
     "image": AgentImage,
     "audio": AgentAudio,
 }
+
+
+@functools.cache
+def _pil_agent_image_class() -> type[AgentImage]:
+    """`AgentImage` that is also a `PIL.Image.Image`: made once, when an AgentImage is first built
+    from a PIL image (so Pillow is loaded already and importing this module never loads it)."""
+    from PIL import Image
+
+    class PILAgentImage(AgentImage, Image.Image):  # type: ignore[misc]
+        """An AgentImage of a PIL image, sharing the image's state (pixels, mode, size, info) so
+        that PIL's own methods work on it; what AgentImage defines (`save`, `to_string`...) wins."""
+
+        __hash__ = AgentType.__hash__  # PIL images define __eq__ and so are unhashable; agent values are not
+
+        def __init__(self, value: Any) -> None:
+            AgentImage.__init__(self, value)
+            for key, item in vars(self._raw).items():
+                self.__dict__.setdefault(key, item)
+
+        def __reduce__(self) -> tuple[Any, ...]:
+            return (AgentImage, (self._raw,))
+
+        def __copy__(self) -> AgentImage:  # PIL's would make a plain PIL image
+            return AgentImage(self._raw)
+
+    PILAgentImage.__name__ = PILAgentImage.__qualname__ = "AgentImage"
+    return PILAgentImage
 
 
 def handle_agent_input_types(*args: Any, **kwargs: Any) -> tuple[list[Any], dict[str, Any]]:
