@@ -1,7 +1,10 @@
-"""The tools every agent may have: `final_answer`, `python_interpreter`, `user_input`."""
+"""The tools every agent may have: `final_answer`, `python_interpreter`, `user_input`, and the base
+toolbox `add_base_tools=True` adds (`TOOL_MAPPING`)."""
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from smol_core.tools.tool import Tool
@@ -67,7 +70,34 @@ class PythonInterpreterTool(Tool):
         return f"Stdout:\n{result.logs}\nOutput: {result.output}"
 
 
-TOOL_MAPPING: dict[str, type[Tool]] = {
-    tool_class.name: tool_class for tool_class in (PythonInterpreterTool, UserInputTool)
-}
-"""Base tools added by `add_base_tools=True` (besides `final_answer`, which every agent has)."""
+class _BaseTools(Mapping[str, type[Tool]]):
+    """smolagents' base toolbox, as far as it is installed: `python_interpreter`, and `web_search`
+    (DuckDuckGo) and `visit_webpage` from the smol-tool-web plugin. Read when an agent asks for
+    it, so that `import smol_core` never imports a plugin."""
+
+    _WEB_TOOLS = ("DuckDuckGoSearchTool", "VisitWebpageTool")
+
+    def _tools(self) -> dict[str, type[Tool]]:
+        classes: list[type[Tool]] = [PythonInterpreterTool]
+        try:
+            web = importlib.import_module("smol_tool_web")
+        except ImportError:
+            web = None  # no web toolkit installed: only the interpreter
+        if web is not None:
+            classes += [getattr(web, name) for name in self._WEB_TOOLS]
+        return {tool_class.name: tool_class for tool_class in classes}
+
+    def __getitem__(self, name: str) -> type[Tool]:
+        return self._tools()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tools())
+
+    def __len__(self) -> int:
+        return len(self._tools())
+
+
+TOOL_MAPPING: Mapping[str, type[Tool]] = _BaseTools()
+"""Base tools added by `add_base_tools=True` (besides `final_answer`, which every agent has):
+`python_interpreter` (tool-calling agents only: a CodeAgent runs code itself), and with smol-tool-web
+installed `web_search` and `visit_webpage`, as in smolagents."""
