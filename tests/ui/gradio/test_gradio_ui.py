@@ -57,7 +57,7 @@ def test_a_run_that_raises_ends_with_the_reason_and_the_page_goes_on() -> None:
         ui = GradioUI(agent)
         failed = run_turn(ui, "task")
         assert "the model server is down" in failed[-1]["content"]
-        assert run_turn(ui, "again")[-1]["content"] == "**Final answer:** back"
+        assert run_turn(ui, "again")[-1]["content"] == "**Final answer:**\nback\n"
 
 
 def test_uploaded_images_reach_the_agent_as_images_and_paths(tmp_path: Path) -> None:
@@ -67,9 +67,11 @@ def test_uploaded_images_reach_the_agent_as_images_and_paths(tmp_path: Path) -> 
     Image.new("RGB", (5, 7)).save(picture)
     model = ScriptedModel([answer("seen")])
     with CodeAgent(tools=[], model=model, verbosity_level=-1) as agent:
-        ui = GradioUI(agent, file_upload_folder=tmp_path / "uploads")
+        ui = GradioUI(agent, file_upload_folder=tmp_path / "uploads", allowed_file_types=[".png"])
         status, files = ui.upload_file(str(picture), [])
-        assert status.startswith("Uploaded cat.png") and Path(files[0]).parent == tmp_path / "uploads"
+        assert (
+            status.value.startswith("File uploaded:") and Path(files[0]) == tmp_path / "uploads" / "cat.png"
+        )
         run_turn(ui, "What is this?", files)
     first = model.calls[0]["messages"]
     assert any(files[0] in m.text for m in first)
@@ -90,21 +92,24 @@ def test_uploads_are_checked_by_type_and_size_and_named_safely(tmp_path: Path) -
     assert safe_name("my report (1).pdf") == "my_report__1_.pdf"
     first = save_upload(big, tmp_path / "up", UploadPolicy())
     second = save_upload(big, tmp_path / "up", UploadPolicy())
-    assert first != second and first.parent == second.parent == tmp_path / "up"
+    assert first.name == "big.txt" and second.name.startswith("big-")  # never replaces an earlier one
+    assert first.parent == second.parent == tmp_path / "up"
     ui = GradioUI(
         CodeAgent(tools=[], model=ScriptedModel([]), verbosity_level=-1), file_upload_folder=tmp_path / "u2"
     )
     status, files = ui.upload_file(str(tmp_path / "up" / first.name), ["earlier.txt"])
     assert files[0] == "earlier.txt" and len(files) == 2
+    status, files = ui.upload_file(str(tmp_path / "up" / first.name), [], allowed_file_types=[".csv"])
+    assert status.value == "File type disallowed" and files == []
     status, files = GradioUI(ui.agent).upload_file(str(big), [])
-    assert status == "Uploads are turned off for this agent." and files == []
+    assert status.value == "Uploads are turned off" and files == []
 
 
 def test_stream_to_gradio_yields_gradio_messages_as_the_seed_system_does() -> None:
     with CodeAgent(tools=[], model=ScriptedModel([answer("done")]), verbosity_level=-1) as agent:
         messages = list(stream_to_gradio(agent, "task"))
     assert all(isinstance(m, gr.ChatMessage) for m in messages)
-    assert messages[-1].content == "**Final answer:** done"
+    assert messages[-1].content == "**Final answer:**\ndone\n"
     assert any(m.metadata.get("title") == "🛠️ Used tool python_interpreter" for m in messages)
     step = agent.memory.steps[-1]
     assert [m.content for m in pull_messages_from_step(step)][0] == "**Step 1**"
@@ -162,4 +167,4 @@ def test_a_task_sent_while_another_runs_is_refused_with_a_message() -> None:
         finally:
             ui._run_lock.release()
         assert "busy with another task" in refused[-1]["content"]
-        assert run_turn(ui, "now")[-1]["content"] == "**Final answer:** one"
+        assert run_turn(ui, "now")[-1]["content"] == "**Final answer:**\none\n"

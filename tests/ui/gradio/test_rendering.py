@@ -168,4 +168,4 @@ def test_with_stream_outputs_the_text_grows_live_and_is_not_repeated() -> None:
     assert len(growing) > 2 and growing == sorted(growing, key=len)  # each update longer than the last
     shown = texts(stream.messages)
     assert not any("I will answer now" in text for text in shown)  # the finished step skips it
-    assert shown[-1] == "**Final answer:** streamed"
+    assert shown[-1] == "**Final answer:**\nstreamed\n"

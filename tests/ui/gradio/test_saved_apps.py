@@ -52,7 +52,10 @@ def test_a_saved_agents_app_serves_a_page_that_runs_the_agent(
         box.send_keys("Shout that the saved app works")
         browser.find_element(By.ID, "smol-run").click()
         wait_for(
-            lambda: "Final answer: SAVED APP WORKS" in browser.find_element(By.ID, "smol-chat").text,
+            lambda: (
+                "Final answer: SAVED APP WORKS"
+                in " ".join(browser.find_element(By.ID, "smol-chat").text.split())
+            ),
             what="the answer from the saved agent",
         )
         screenshot(browser, "gradio_saved_agent_app")

@@ -53,7 +53,10 @@ def test_smol_ui_serves_the_agent_the_flags_describe(
         box.send_keys("Say hello")
         browser.find_element(By.ID, "smol-run").click()
         wait_for(
-            lambda: "Final answer: hello from smol ui" in browser.find_element(By.ID, "smol-chat").text,
+            lambda: (
+                "Final answer: hello from smol ui"
+                in " ".join(browser.find_element(By.ID, "smol-chat").text.split())
+            ),
             what="the answer",
         )
     finally:

@@ -1,19 +1,23 @@
 """Files a user uploads to the chat: checked (type, size), then copied into the upload folder.
 
 A rejected file is answered with the reason, so the user knows what to change. The name is
-reduced to safe characters and made unique, so an upload can neither leave the folder nor replace
-a file uploaded earlier.
+reduced to safe characters (and given a suffix only when the folder already holds that name), so an
+upload can neither leave the folder nor replace a file uploaded earlier. On the page these checks
+are the last of three: Gradio refuses a file over the size limit while it is still being received
+(`launch(max_file_size=...)`), and a file of another type before the handler sees it (`file_types`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-DEFAULT_ALLOWED_TYPES = (".pdf", ".docx", ".txt", ".csv", ".json", ".md", ".png", ".jpg", ".jpeg", ".webp")
+DEFAULT_ALLOWED_TYPES = (".pdf", ".docx", ".txt")
+"""The seed system's default: documents only. Pass `allowed_file_types` for more (images, data)."""
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 IMAGE_TYPES = (".png", ".jpg", ".jpeg", ".webp")
 
@@ -36,6 +40,11 @@ class UploadPolicy:
             "_normalised",
             frozenset(t.lower() if t.startswith(".") else f".{t.lower()}" for t in self.allowed_types),
         )
+
+    @property
+    def types(self) -> list[str]:
+        """The accepted extensions, lower case with the dot, sorted (what Gradio's `file_types` takes)."""
+        return sorted(self._normalised)
 
     def check(self, name: str, size: int) -> None:
         """Raise `UploadRejected` with the reason when a file of this name and size breaks a rule."""
@@ -64,11 +73,22 @@ def safe_name(name: str) -> str:
 def save_upload(
     source: str | Path, folder: Path, policy: UploadPolicy, original_name: str | None = None
 ) -> Path:
-    """Check the upload against `policy` and copy it into `folder` under a fresh, safe name."""
+    """Check the upload against `policy` and copy it into `folder` under a safe name of its own."""
     path = Path(source)
     name = safe_name(original_name or path.name)
     policy.check(name, path.stat().st_size)
     folder.mkdir(parents=True, exist_ok=True)
-    target = folder / f"{Path(name).stem}-{uuid.uuid4().hex[:8]}{Path(name).suffix}"
-    shutil.copyfile(path, target)
-    return target
+    target = folder / name
+    while True:
+        try:  # "x": never replaces a file uploaded earlier, even by a request running at the same time
+            with open(target, "xb") as out, open(path, "rb") as data:
+                shutil.copyfileobj(data, out)
+            return target
+        except FileExistsError:
+            target = folder / f"{Path(name).stem}-{uuid.uuid4().hex[:8]}{Path(name).suffix}"
+
+
+def discard(path: str | Path) -> None:
+    """Delete a file Gradio received (its copy in Gradio's cache), kept or rejected: nothing stays."""
+    with contextlib.suppress(OSError):
+        Path(path).unlink()

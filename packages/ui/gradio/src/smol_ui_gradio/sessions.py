@@ -1,0 +1,104 @@
+"""One agent and one upload folder per browser session of the chat page.
+
+Why: the page serves whoever opens it. With one agent for everyone, the next visitor read the last
+one's conversation and, even with `reset_agent_memory=True` (which clears the memory, not the
+sandbox), the variables their code had left in the sandbox; their uploads sat in one shared folder.
+Now each session gets a copy of the configured agent (`agent.fresh_copy()`, or a new agent from the
+function the page was given), with its own memory and sandbox, and a folder of its own for uploads,
+named by the server (never by the browser). When the session ends (the tab is closed or reloaded),
+its agent is cleaned up and its folder deleted. At most `limit` sessions live at once, so opening
+tabs cannot make the host start sandboxes without end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import shutil
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_SESSION_LIMIT = 32
+
+
+class TooManySessions(RuntimeError):
+    """Every session slot is taken; the message says so in words for the user."""
+
+
+@dataclass
+class Session:
+    """What one browser session owns: its agent, its upload folder, and the lock of its runs."""
+
+    agent: Any
+    folder: Path | None
+    run_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def close(self) -> None:
+        """Release the agent (its sandbox) and delete the uploads. Safe to call twice."""
+        with contextlib.suppress(Exception):
+            self.agent.cleanup()
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class Sessions:
+    """The live sessions of one page, by Gradio's session id.
+
+    make_agent: returns a new agent for a session. upload_root: the folder under which each session
+    gets its own (None: no uploads). limit: how many sessions may live at once.
+    """
+
+    def __init__(self, make_agent: Callable[[], Any], upload_root: Path | None, limit: int) -> None:
+        self.make_agent = make_agent
+        self.upload_root = upload_root
+        self.limit = limit
+        self._live: dict[str, Session] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> Session:
+        """The session `key`, made on its first use. Raises `TooManySessions` when the page is full."""
+        with self._lock:
+            session = self._live.get(key)
+            if session is not None:
+                return session
+            if len(self._live) >= self.limit:
+                raise TooManySessions(
+                    f"This page already serves {self.limit} sessions, its limit: try again when one ends."
+                )
+            folder = None
+            if self.upload_root is not None:
+                folder = self.upload_root / f"session-{secrets.token_hex(8)}"
+                folder.mkdir(parents=True)
+            session = Session(self.make_agent(), folder)
+            self._live[key] = session
+            return session
+
+    def close(self, key: str) -> None:
+        """End the session `key` (its tab was closed): clean up its agent, delete its uploads."""
+        with self._lock:
+            session = self._live.pop(key, None)
+        if session is not None:
+            session.close()
+
+    def close_all(self) -> None:
+        """End every session (the server stops)."""
+        with self._lock:
+            sessions, self._live = list(self._live.values()), {}
+        for session in sessions:
+            session.close()
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._live
+
+    def __getitem__(self, key: str) -> Session:
+        return self._live[key]
+
+    def keys(self) -> list[str]:
+        with self._lock:
+            return list(self._live)
