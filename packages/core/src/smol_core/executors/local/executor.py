@@ -11,6 +11,7 @@ import importlib.util
 import os
 import shutil
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from smol_core.executors.base import InterpreterError
@@ -35,6 +36,10 @@ class LocalPythonExecutor(WorkerExecutor):
         work, else a budget the worker checks); its files are gone when the executor closes, and
         with the worker wherever the worker holds them in its own tmpfs.
     os_sandbox: apply namespaces, mounts, Landlock, a uid change and seccomp where the OS allows.
+    additional_functions: functions the code may call by name, as the seed's executor takes them
+        (`CodeAgent(executor_kwargs={"additional_functions": {...}})`). Like tools, they run on the
+        host, outside the sandbox, with what the code passes them: give only what you would give
+        the model as a tool.
     """
 
     def __init__(
@@ -45,8 +50,11 @@ class LocalPythonExecutor(WorkerExecutor):
         memory_limit_mb: int | None = 4096,
         os_sandbox: bool = True,
         scratch_limit_mb: int | None = 512,
+        additional_functions: dict[str, Callable[..., Any]] | None = None,
     ) -> None:
         super().__init__(additional_authorized_imports, max_print_outputs_length, timeout_seconds)
+        self.additional_functions = dict(additional_functions or {})
+        self._tools.update(self.additional_functions)  # sent when the worker starts, and after each restart
         self._check_authorized_imports_are_installed()
         self.memory_limit_mb = memory_limit_mb
         self.os_sandbox = os_sandbox
@@ -78,6 +86,11 @@ class LocalPythonExecutor(WorkerExecutor):
         others (functions, classes, modules) as their repr; changing this dict changes nothing there
         (use `send_variables`)."""
         return {"__name__": "__main__", **self.namespace()}
+
+    @property
+    def static_tools(self) -> dict[str, Callable[..., Any]]:
+        """What the code may call by name (tools, managed agents, `additional_functions`), as the seed names it."""
+        return dict(self._tools)
 
     def open_link(self) -> WorkerLink:
         return POOL.take()
