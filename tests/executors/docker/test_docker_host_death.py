@@ -83,6 +83,8 @@ def test_the_worker_is_not_pid_1_and_has_a_hard_cpu_limit(make_docker):
     pid, (soft, hard) = ex("result = [os.getpid(), resource.getrlimit(resource.RLIMIT_CPU)]").output
     assert pid != 1
     assert hard != resource.RLIM_INFINITY and hard > 0
+    walls = dict((name, detail) for name, _, detail in ex.protections)["container"]
+    assert "ends the container with its host" in walls and f"hard limit {hard}s" in walls
     # code that escaped every guard still cannot lift the hard limit
     out = ex(
         "try:\n"

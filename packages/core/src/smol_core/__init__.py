@@ -82,6 +82,7 @@ _EXPORTS: dict[str, str] = {
     # executors
     "LocalPythonExecutor": "smol_core.executors.local",
     "PythonExecutor": "smol_core.executors.base",
+    "RemotePythonExecutor": "smol_core.executors.remote",
     "CodeOutput": "smol_core.executors.base",
     "InterpreterError": "smol_core.executors.base",
     "ExecutionTimeoutError": "smol_core.executors.base",
@@ -200,6 +201,7 @@ if _TYPE_CHECKING:
         evaluate_subscript,
     )
     from smol_core.executors.local import LocalPythonExecutor
+    from smol_core.executors.remote import RemotePythonExecutor
     from smol_core.executors.seed_support import (
         BASE_PYTHON_TOOLS,
         DANGEROUS_FUNCTIONS,

@@ -129,7 +129,8 @@ class DockerExecutor(WorkerExecutor):
         return (
             f"{network}, read-only root, {self.tmpfs_size} scratch tmpfs, memory {self.mem_limit}, "
             f"cpus {self.cpus}, pids {self.pids_limit}, user 65534, all capabilities dropped, "
-            "no-new-privileges"
+            "no-new-privileges, an init that ends the container with its host, worker CPU hard limit "
+            f"{container_init.cpu_seconds(self.timeout_seconds)}s"
         )
 
     def worker_config(self) -> dict[str, Any]:
