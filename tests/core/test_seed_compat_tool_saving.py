@@ -207,3 +207,8 @@ def test_requirements_name_what_the_code_imports_as_pip_knows_it() -> None:
 
     code = "from __future__ import annotations\nimport os, json\nfrom PIL import Image\nimport numpy.linalg\nfrom smol_core import Tool\nfrom . import sibling\n"
     assert code_requirements(code) == ["numpy", "pillow", "smol-core"]
+
+
+def test_from_dict_keeps_the_output_schema() -> None:
+    data = {**greet.to_dict(), "output_schema": {"type": "object", "properties": {"x": {"type": "integer"}}}}
+    assert Tool.from_dict(data).output_schema == data["output_schema"]

@@ -383,7 +383,10 @@ class Tool:
     def from_dict(cls, tool_dict: dict[str, Any], **kwargs: Any) -> Tool:
         if "code" not in tool_dict:
             raise ValueError("Tool dictionary must contain 'code' key with the tool source code.")
-        return tool_from_code(tool_dict["code"], **kwargs)
+        made = tool_from_code(tool_dict["code"], **kwargs)
+        if "output_schema" in tool_dict:
+            made.output_schema = tool_dict["output_schema"]  # type: ignore[misc]
+        return made
 
     # --- other sources: delegated to the plugin that provides them ----------------------------------
 
