@@ -44,6 +44,22 @@ class GenerateMethodModel(Model):
         reply = self.target.generate(messages, **{k: v for k, v in keywords.items() if v is not None})
         return as_chat_message(reply)
 
+    def __getattr__(self, name: str) -> Any:
+        """What the wrapped object has and a `Model` has not (`agent.model.some_setting`)."""
+        if name.startswith("_") or name == "target":
+            raise AttributeError(name)
+        return getattr(self.target, name)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to the object it wraps: `agent.model == the_model_given` holds, as in smolagents."""
+        return (
+            other is self
+            or other is self.target
+            or (isinstance(other, GenerateMethodModel) and other.target is self.target)
+        )
+
+    __hash__ = Model.__hash__
+
 
 def as_chat_message(reply: Any) -> ChatMessage:
     """A reply as a `ChatMessage`: a message as it is, anything else by its `content` (or its text)."""

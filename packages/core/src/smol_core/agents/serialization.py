@@ -38,11 +38,12 @@ def agent_to_dict(agent: Any) -> dict[str, Any]:
     """Everything needed to rebuild `agent`: tools as their source, managed agents as nested dicts,
     prompts and settings. Security settings are written too (a reader may want to see them), but a
     loader applies them only when code grants them (see `saved_settings`)."""
-    model = agent.model
+    model = getattr(agent.model, "target", agent.model)  # a duck-typed model is saved as itself
+    tools = [_tool_entry(tool) for tool in agent.tools.values()]
     data: dict[str, Any] = {
         "class": type(agent).__name__,
-        "tools": [_tool_entry(tool) for tool in agent.tools.values() if tool.name != "final_answer"],
-        "model": {"class": type(model).__name__, "data": model.to_dict()},
+        "tools": tools,
+        "model": {"class": type(model).__name__, "data": _model_settings(model)},
         "managed_agents": [managed.to_dict() for managed in agent.managed_agents.values()],
         "prompt_templates": agent.prompt_templates,
         "max_steps": agent.max_steps,
@@ -52,7 +53,7 @@ def agent_to_dict(agent: Any) -> dict[str, Any]:
         "description": agent.description,
         "instructions": agent.instructions,
         "provide_run_summary": agent.provide_run_summary,
-        "requirements": ["smol-core"],
+        "requirements": agent_requirements(agent, tools),
     }
     if hasattr(agent, "executor_type"):
         data.update(
@@ -66,6 +67,34 @@ def agent_to_dict(agent: Any) -> dict[str, Any]:
     return data
 
 
+def _model_settings(model: Any) -> dict[str, Any]:
+    """The model's `to_dict()`, or nothing for a model that has none (a duck-typed one, a mock)."""
+    settings = model.to_dict() if callable(getattr(model, "to_dict", None)) else None
+    return settings if isinstance(settings, dict) else {}
+
+
+def agent_requirements(agent: Any, tool_entries: list[dict[str, Any]]) -> list[str]:
+    """The distributions the agent needs, as smolagents lists them in `requirements.txt`: what its
+    tools import (or the plugin that registers them), what its managed agents need, the packages
+    its code may import, and the plugin of its model; smol-core always."""
+    from smol_core.tools.serialization import code_requirements
+
+    found = {"smol-core"}
+    for entry in tool_entries:
+        found.update(str(r) for r in entry.get("requirements") or [])
+    for managed in agent.managed_agents.values():
+        found.update(agent_requirements(managed, [_tool_entry(t) for t in managed.tools.values()]))
+    modules = {
+        name.split(".")[0]
+        for name in getattr(agent, "additional_authorized_imports", None) or []
+        if isinstance(name, str) and name.split(".")[0].isidentifier()
+    }
+    model = getattr(agent.model, "target", agent.model)
+    modules.add(type(model).__module__.split(".")[0])
+    found.update(code_requirements("".join(f"import {module}\n" for module in sorted(modules))))
+    return sorted(found)
+
+
 def _tool_entry(tool: Any) -> dict[str, Any]:
     """The tool's dict with its source; a tool built at run time (from an MCP server, a Space...)
     has no source to save, and one whose source is not self-contained (see
@@ -77,7 +106,11 @@ def _tool_entry(tool: Any) -> dict[str, Any]:
     through the registry runs installed code only (`registered_tool_name`)."""
     registered = registered_tool_name(tool)
     if registered is not None:
-        return {**_described(tool), "code": None, "registered": registered, "requirements": []}
+        from smol_core.tools.serialization import code_requirements
+
+        package = type(tool).__module__.split(".")[0]
+        requirements = code_requirements(f"import {package}\n")
+        return {**_described(tool), "code": None, "registered": registered, "requirements": requirements}
     try:
         return tool_to_dict(tool)
     except (OSError, TypeError, ValueError):
@@ -153,15 +186,19 @@ def save_agent(agent: Any, output_dir: str | os.PathLike[str], relative_path: st
     tools_dir = root / "tools"
     tools_dir.mkdir(exist_ok=True)
     registered: dict[str, str] = {}
-    for entry, tool in zip(
-        data["tools"], (t for t in agent.tools.values() if t.name != "final_answer"), strict=True
-    ):
+    for entry, tool in zip(data["tools"], agent.tools.values(), strict=True):
         if entry.get("registered"):
-            registered[entry["name"]] = entry["registered"]  # rebuilt from its plugin, no file
-            continue
-        code = entry["code"] if entry["code"] is not None else tool_source(tool)  # raises: says why
+            # rebuilt from its plugin on load; its source is written too where it can be (the
+            # layout smolagents writes and reads), but smol never runs that file
+            registered[entry["name"]] = entry["registered"]
+            try:
+                code = tool_source(tool)
+            except (OSError, TypeError, ValueError):
+                continue
+        else:
+            code = entry["code"] if entry["code"] is not None else tool_source(tool)  # raises: says why
         (tools_dir / f"{entry['name']}.py").write_text(code, encoding="utf-8")
-    data["tools"] = [entry["name"] for entry in data["tools"] if not entry.get("registered")]
+    data["tools"] = [entry["name"] for entry in data["tools"]]
     if registered:
         data["registered_tools"] = registered
     data["managed_agents"] = {name: type(a).__name__ for name, a in agent.managed_agents.items()}
@@ -192,7 +229,7 @@ def _agent_class(name: str) -> type[Any]:
     module = LOADABLE_AGENT_CLASSES.get(name)
     if module is None:
         raise AgentLoadError(
-            f"Unknown agent class {name!r}: expected one of {sorted(LOADABLE_AGENT_CLASSES)}."
+            f"Unknown agent class {name!r}. Supported agents: {', '.join(sorted(LOADABLE_AGENT_CLASSES))}."
         )
     cls: type[Any] = getattr(importlib.import_module(module), name)
     return cls
@@ -209,15 +246,33 @@ def _model_from_dict(model_info: Any, record: LoadRecord, model_kwargs: dict[str
         raise AgentLoadError("agent.json: the model's 'data' must be an object.")
     granted = model_kwargs or {}
     data = {**benign_model_settings(raw, record, granted), **granted}
+    registered_class = _registered_model_class(class_name)
+    if registered_class is not None:
+        return registered_class.from_dict(data)
     registry = get_registry()
     for spec in cast("list[ModelSpec]", registry.specs("models", include_test_doubles=True)):
         target = getattr(spec.factory, "target", "")
         if target.endswith(f":{class_name}") or spec.name == model_info.get("type"):
             return spec.factory(**data)
     raise AgentLoadError(
-        f"agent.json names the model class {class_name!r}, which no installed model plugin provides "
-        f"(installed: {', '.join(registry.names('models'))}). Install its plugin, or pass model=... to from_folder()."
+        f"Unknown model class {class_name!r} in the saved agent: no installed model plugin provides it. "
+        f"Supported models: {', '.join(registry.names('models'))}. Install its plugin, or pass model=... to "
+        "from_folder()/from_dict()."
     )
+
+
+def _registered_model_class(class_name: Any) -> Any:
+    """The class `MODEL_REGISTRY` maps `class_name` to (smolagents' names, and any a user added), or None."""
+    try:
+        from smol_core.models.model_registry import MODEL_REGISTRY
+    except ImportError:  # pragma: no cover - until the registry module lands
+        return None
+    if not isinstance(class_name, str):
+        return None
+    try:
+        return MODEL_REGISTRY[class_name]
+    except KeyError:
+        return None
 
 
 _BENIGN_SETTINGS = (
@@ -330,17 +385,19 @@ def agent_from_folder(
         raise AgentLoadError(f"{path} is not valid JSON: {error}") from error
     if not isinstance(data, dict) or "class" not in data or "model" not in data:
         raise AgentLoadError(f"{path} must be a JSON object with at least 'class' and 'model'.")
+    saved_registered = {} if "tools" in overrides else data.get("registered_tools") or {}
+    if not isinstance(saved_registered, dict):
+        raise AgentLoadError("agent.json's 'registered_tools' must map tool names to registered names.")
     tools = []
     for name in [] if "tools" in overrides else data.get("tools") or []:
         if not isinstance(name, str) or not name.isidentifier():
             raise AgentLoadError(f"agent.json lists a tool named {name!r}, which is not a tool name.")
+        if name in saved_registered:
+            continue  # built from its plugin below; its file is there for smolagents' readers
         tool_file = root / "tools" / f"{name}.py"
         if not tool_file.is_file():
             raise AgentLoadError(f"agent.json lists the tool {name!r} but {tool_file} is missing.")
         tools.append(tool_from_code(tool_file.read_text(encoding="utf-8")))
-    saved_registered = {} if "tools" in overrides else data.get("registered_tools") or {}
-    if not isinstance(saved_registered, dict):
-        raise AgentLoadError("agent.json's 'registered_tools' must map tool names to registered names.")
     tools += [_registered_tool(registered, name) for name, registered in saved_registered.items()]
     nested: list[IgnoredSetting] = []
     managed = []
