@@ -207,3 +207,10 @@ def test_an_agent_image_of_a_pil_image_is_a_pil_image() -> None:
     for twin in (copy.copy(output), pickle.loads(pickle.dumps(output))):
         assert isinstance(twin, AgentImage) and twin.size == (10, 5)
     assert {output}  # hashable, as agent values are
+
+
+def test_a_manager_prompt_says_it_has_team_members_in_smolagents_words() -> None:
+    member = CodeAgent(tools=[], model=ScriptedModel([]), name="member", description="Helps.")
+    manager = CodeAgent(tools=[], model=ScriptedModel([]), managed_agents=[member])
+    assert "You can also give tasks to team members." in manager.system_prompt
+    assert "You can also give tasks to team members." not in member.system_prompt

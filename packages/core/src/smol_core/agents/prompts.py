@@ -164,7 +164,7 @@ Rules:
 Now begin!"""
 
 MANAGED_AGENTS_SECTION = """
-You can also give tasks to these team members, called like functions with a task in plain words:
+You can also give tasks to team members. Call them like functions, with a task in plain words:
 {{managed_agents_list}}
 """
 
