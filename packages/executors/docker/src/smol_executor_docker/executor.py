@@ -46,6 +46,8 @@ class DockerExecutor(WorkerExecutor):
 
     image: any image with python3 >= 3.11 (`smol executor docker build` makes the default one).
     timeout_seconds: wall-clock limit of one action; past it the container is removed. None: none.
+    logger: smolagents' second argument (an `AgentLogger`, or anything with `log(text)`): told when
+        the executor starts. `additional_imports=` is smolagents' name for the authorized imports.
     mem_limit: the container's memory ("2g", "512m" or bytes); also the worker's address-space limit.
     cpus: CPU share (1.0 = one core). pids_limit: processes and threads. tmpfs_size: the scratch size.
     network: False (default) gives the container no network at all; True gives the engine's default
@@ -61,6 +63,9 @@ class DockerExecutor(WorkerExecutor):
     def __init__(
         self,
         additional_authorized_imports: list[str] | None = None,
+        logger: Any = None,
+        *,
+        additional_imports: list[str] | None = None,
         max_print_outputs_length: int | None = None,
         image: str = engine.DEFAULT_IMAGE,
         timeout_seconds: float | None = 30,
@@ -75,7 +80,11 @@ class DockerExecutor(WorkerExecutor):
         os_sandbox: bool = True,
         unguarded_for_tests: bool = False,
     ) -> None:
-        super().__init__(additional_authorized_imports, max_print_outputs_length, timeout_seconds)
+        authorized = [*(additional_authorized_imports or []), *(additional_imports or [])]
+        super().__init__(authorized, max_print_outputs_length, timeout_seconds)
+        self.logger = logger
+        if logger is not None:
+            logger.log("Initializing executor, hold on...")
         self.image = image
         self.mem_limit = mem_limit
         self.cpus = cpus

@@ -49,6 +49,8 @@ class E2BExecutor(WorkerExecutor):
     """Runs code in an E2B sandbox through the `e2b-code-interpreter` SDK; state persists between calls.
 
     additional_authorized_imports: as for the local executor; the packages must exist in the template.
+    logger: smolagents' second argument (an `AgentLogger`, or anything with `log(text)`): told when
+        the executor starts and when its sandbox is shut down. `additional_imports=` is smolagents' name for the authorized imports.
     api_key: E2B API key (default: the E2B_API_KEY environment variable).
     template: sandbox template (default: the SDK's code-interpreter template, which has numpy/pandas).
     timeout_seconds: wall-clock limit of one action; past it the worker command is killed.
@@ -62,6 +64,9 @@ class E2BExecutor(WorkerExecutor):
     def __init__(
         self,
         additional_authorized_imports: list[str] | None = None,
+        logger: Any = None,
+        *,
+        additional_imports: list[str] | None = None,
         max_print_outputs_length: int | None = None,
         api_key: str | None = None,
         template: str | None = None,
@@ -71,7 +76,11 @@ class E2BExecutor(WorkerExecutor):
         python: str = "python3",
         **sandbox_kwargs: Any,
     ) -> None:
-        super().__init__(additional_authorized_imports, max_print_outputs_length, timeout_seconds)
+        authorized = [*(additional_authorized_imports or []), *(additional_imports or [])]
+        super().__init__(authorized, max_print_outputs_length, timeout_seconds)
+        self.logger = logger
+        if logger is not None:
+            logger.log("Initializing executor, hold on...")
         self.memory_limit_mb = memory_limit_mb
         self.python = python
         self._api_key = api_key or os.environ.get("E2B_API_KEY")
@@ -158,8 +167,15 @@ class E2BExecutor(WorkerExecutor):
             super().close()
             sandbox, self.sandbox = self.sandbox, None
         if sandbox is not None:
+            self._log("Shutting down sandbox...")
             with contextlib.suppress(Exception):
                 sandbox.kill()
+            self._log("Sandbox cleanup completed")
+
+    def _log(self, text: str) -> None:
+        if self.logger is not None:
+            with contextlib.suppress(Exception):
+                self.logger.log(text)
 
 
 def _unavailable(exc: Exception) -> ExecutorUnavailableError:

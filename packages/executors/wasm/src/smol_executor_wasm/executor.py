@@ -30,6 +30,8 @@ class WasmExecutor(WorkerExecutor):
     additional_authorized_imports: as for the local executor ("pkg.*", "*"); the JavaScript bridges
         (`js`, `pyodide`) are never granted by "*".
     timeout_seconds: wall-clock limit of one action; past it the Node process is killed.
+    logger: smolagents' second argument (an `AgentLogger`, or anything with `log(text)`): told when
+        the executor starts. `additional_imports=` is smolagents' name for the authorized imports.
     node_path: the Node.js binary (default `$SMOL_NODE` or `node` on PATH).
     pyodide_dir: the Pyodide npm package or an npm prefix holding it (default `$SMOL_PYODIDE_DIR`,
         else ~/.cache/smol/pyodide; `python -m smol_executor_wasm install` fills it).
@@ -40,6 +42,9 @@ class WasmExecutor(WorkerExecutor):
     def __init__(
         self,
         additional_authorized_imports: list[str] | None = None,
+        logger: Any = None,
+        *,
+        additional_imports: list[str] | None = None,
         max_print_outputs_length: int | None = None,
         timeout_seconds: float | None = 30,
         node_path: str | None = None,
@@ -48,7 +53,11 @@ class WasmExecutor(WorkerExecutor):
     ) -> None:
         self.runtime = locate(node_path, pyodide_dir, isolate_network)
         self._boot = boot_frame()
-        super().__init__(additional_authorized_imports, max_print_outputs_length, timeout_seconds)
+        authorized = [*(additional_authorized_imports or []), *(additional_imports or [])]
+        super().__init__(authorized, max_print_outputs_length, timeout_seconds)
+        self.logger = logger
+        if logger is not None:
+            logger.log("Initializing executor, hold on...")
         self._start()  # Node boots while the agent calls its model; the first action waits for `ready`
 
     def open_link(self) -> WorkerLink:
