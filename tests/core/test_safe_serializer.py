@@ -113,3 +113,12 @@ def test_generated_sandbox_code_decodes_what_dumps_writes() -> None:
     exec(SafeSerializer.get_safe_serializer_code(), full)
     serializer = full["SafeSerializer"]
     assert serializer.loads(serializer.dumps({"s": {1}})) == {"s": {1}}  # type: ignore[attr-defined]
+
+
+def test_agent_values_are_written_as_their_plain_value() -> None:
+    from smol_core import AgentText
+
+    assert SafeSerializer.loads(SafeSerializer.dumps({"answer": AgentText("done")})) == {"answer": "done"}
+    namespace: dict[str, object] = {}
+    exec(SafeSerializer.get_safe_serializer_code(), namespace)
+    assert namespace["SafeSerializer"].dumps([1]) == "safe:[1]"  # type: ignore[attr-defined]

@@ -107,7 +107,8 @@ class SafeSerializer:
 
     Writes: str, int, float, bool, None, list, dict (any hashable keys), tuple, set, frozenset, bytes,
     complex, datetime/date/time/timedelta, Decimal, Path, numpy arrays and scalars, PIL images (as
-    PNG) and dataclass instances (read back as dicts). Anything else raises `SerializationError`.
+    PNG), dataclass instances (read back as dicts) and smol's agent values (`AgentText`... as their
+    plain value). Anything else raises `SerializationError`.
     """
 
     SAFE_PREFIX: ClassVar[str] = "safe:"
@@ -147,6 +148,8 @@ class SafeSerializer:
             buffer = BytesIO()
             obj.save(buffer, format="PNG")
             return {"__type__": "PIL.Image", "data": base64.b64encode(buffer.getvalue()).decode()}
+        if _is_agent_type(obj):  # AgentText, AgentImage, AgentAudio: their plain value
+            return SafeSerializer.to_json_safe(obj.to_raw())
         if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
             fields = {
                 f.name: SafeSerializer.to_json_safe(getattr(obj, f.name)) for f in dataclasses.fields(obj)
@@ -251,3 +254,11 @@ def _is_pil_image(obj: Any) -> bool:
 
     image_module = sys.modules.get("PIL.Image")
     return image_module is not None and isinstance(obj, image_module.Image)
+
+
+def _is_agent_type(obj: Any) -> bool:
+    """True for smol's agent values (`AgentText`, `AgentImage`, `AgentAudio`), without importing them."""
+    import sys
+
+    agent_types = sys.modules.get("smol_core.agent_types")
+    return agent_types is not None and isinstance(obj, agent_types.AgentType)
