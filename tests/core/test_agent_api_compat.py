@@ -214,3 +214,15 @@ def test_a_manager_prompt_says_it_has_team_members_in_smolagents_words() -> None
     manager = CodeAgent(tools=[], model=ScriptedModel([]), managed_agents=[member])
     assert "You can also give tasks to team members." in manager.system_prompt
     assert "You can also give tasks to team members." not in member.system_prompt
+
+
+def test_generate_planning_step_lists_tools_and_counts_remaining_steps() -> None:
+    model = ScriptedModel(["1. do it<end_plan>"])
+    member = CodeAgent(tools=[], model=ScriptedModel([]), name="member", description="Helps.")
+    agent = CodeAgent(tools=[], model=model, managed_agents=[member], max_steps=10, planning_interval=2)
+    agent.memory.steps.clear()
+    step = list(agent._generate_planning_step("the task", is_first_step=False, step=4))[-1]
+    post = step.model_input_messages[-1].content[0]["text"]
+    assert "You have 6 steps left" in post
+    assert "- final_answer: Gives the final answer" in post and "- member: Helps." in post
+    assert step.plan.endswith("1. do it")

@@ -428,7 +428,9 @@ class MultiStepAgent(ABC):
                 # as the seed: a run that continues a conversation (reset=False) or memory with
                 # steps put in by hand plans with those steps in view, as an update
                 first = len(self.memory.steps) == 1
-                yield from self._planning_step(task, is_first_step=first, max_steps=max_steps)
+                yield from self._generate_planning_step(
+                    task, is_first_step=first, step=self.step_number, max_steps=max_steps
+                )
             action_step = ActionStep(
                 step_number=self.step_number,
                 observations_images=images,
@@ -538,6 +540,15 @@ class MultiStepAgent(ABC):
         return message.text
 
     def _planning_step(self, task: str, is_first_step: bool, max_steps: int) -> Generator[StreamEvent]:
+        """A planning step at the current step number (see `_generate_planning_step`)."""
+        return self._generate_planning_step(task, is_first_step, self.step_number, max_steps)
+
+    def _generate_planning_step(
+        self, task: str, is_first_step: bool, step: int, max_steps: int | None = None
+    ) -> Generator[StreamEvent]:
+        """Ask the model for a plan (the first) or an updated one, at step `step` of `max_steps`
+        (the agent's by default): smolagents' name and arguments, which its users' code calls."""
+        max_steps = self.max_steps if max_steps is None else max_steps
         start = time.time()
         tools_text = "\n".join(f"- {tool.name}: {tool.description}" for tool in self.tools.values())
         variables: dict[str, Any] = {
@@ -556,7 +567,7 @@ class MultiStepAgent(ABC):
             pre = populate_template(templates["update_plan_pre_messages"], variables)
             post = populate_template(
                 templates["update_plan_post_messages"],
-                {**variables, "remaining_steps": max_steps - self.step_number + 1},
+                {**variables, "remaining_steps": max_steps - step},
             )
             input_messages = [
                 ChatMessage(MessageRole.SYSTEM, [{"type": "text", "text": pre}]),

@@ -4,7 +4,9 @@ Written for the smallest models first: short, concrete, one worked example per p
 format. Larger models follow them as well. Templates have the seed system's keys
 (`system_prompt`, `planning`, `managed_agent`, `final_answer`) so custom templates written for it
 work here; those may use Jinja2 syntax, which is rendered with Jinja2 when (and only when) a
-template needs it. The defaults use plain `{{name}}` placeholders and render without it.
+template needs it. The defaults use plain `{{name}}` placeholders and render without it, but for the
+planning templates, which list the tools and team members with a Jinja loop as smolagents' do (so a
+planning template written for smolagents and ours get the same values).
 """
 
 from __future__ import annotations
@@ -176,8 +178,15 @@ Task:
 {{task}}
 
 Tools you can use:
-{{tools}}
-{{managed_agents}}"""
+{%- for tool in tools.values() %}
+- {{ tool.name }}: {{ tool.description }}
+{%- endfor %}
+{%- if managed_agents %}
+Team members you can give tasks to:
+{%- for agent in managed_agents.values() %}
+- {{ agent.name }}: {{ agent.description }}
+{%- endfor %}
+{%- endif %}"""
 
 UPDATE_PLAN_PRE = """\
 You are working on this task:
@@ -190,8 +199,15 @@ Update the plan: what is known now, what is left, the next steps. \
 You have {{remaining_steps}} steps left. End the plan with <end_plan>.
 
 Tools you can use:
-{{tools}}
-{{managed_agents}}"""
+{%- for tool in tools.values() %}
+- {{ tool.name }}: {{ tool.description }}
+{%- endfor %}
+{%- if managed_agents %}
+Team members you can give tasks to:
+{%- for agent in managed_agents.values() %}
+- {{ agent.name }}: {{ agent.description }}
+{%- endfor %}
+{%- endif %}"""
 
 MANAGED_AGENT_TASK = """\
 You are '{{name}}', a member of a team. Your manager gives you this task:
