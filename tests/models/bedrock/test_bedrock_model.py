@@ -61,7 +61,7 @@ def test_generate_sends_converse_and_reads_usage(bedrock, client_kwargs):
     assert body["system"] == [{"text": "You are terse."}]
     # tool-call -> assistant and tool-response -> user, merged so roles alternate; blank message dropped
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
-    assert body["messages"][1]["content"] == [{"text": "Hello."}, {"text": "Calling tools: x"}]
+    assert body["messages"][1]["content"] == [{"text": "Hello.\nCalling tools: x"}]  # one text, as smolagents
     assert body["inferenceConfig"] == {"maxTokens": 64, "temperature": 0.0, "stopSequences": ["Observation:"]}
     assert "toolConfig" not in body
 
@@ -89,7 +89,9 @@ def test_custom_role_conversions_fold_system_into_user(bedrock, client_kwargs):
     model.generate([ChatMessage(role="system", content="Rules."), ChatMessage(role="user", content="go")])
     body = bedrock.requests[0].body
     assert "system" not in body
-    assert body["messages"] == [{"role": "user", "content": [{"text": "Rules."}, {"text": "go"}]}]
+    assert body["messages"] == [
+        {"role": "user", "content": [{"text": "Rules.\ngo"}]}
+    ]  # merged, as smolagents
 
 
 def test_tool_calls_round_trip(bedrock, client_kwargs):

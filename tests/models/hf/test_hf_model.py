@@ -170,8 +170,24 @@ def test_server_down_is_retried_then_clear():
 
 
 def test_token_and_api_key_are_exclusive():
-    with pytest.raises(ValueError, match="not both"):
+    with pytest.raises(ValueError, match="Received both `token` and `api_key` arguments"):
         InferenceClientModel("m", token="a", api_key="b", base_url="http://127.0.0.1:9/v1")
+
+
+def test_api_base_is_another_name_for_base_url(stub):
+    """`smolagent --model-type InferenceClientModel --api-base URL` passes `api_base`, as for every API model."""
+    stub.replies.append(completion("4"))
+    model = InferenceClientModel("m", api_base=stub.url, token="hf_x", retry_policy=FAST)
+    assert model.base_url == stub.url and model.generate(COUNT).content == "4"
+    assert model.to_dict()["api_base"] == stub.url
+    with pytest.raises(ValueError, match="`base_url` and `api_base`"):
+        InferenceClientModel("m", api_base=stub.url, base_url="http://127.0.0.1:9/v1")
+
+
+def test_structured_outputs_are_refused_for_a_named_provider_that_ignores_them():
+    model = InferenceClientModel("m", token="abc", provider="some_provider")
+    with pytest.raises(ValueError, match="only supports structured outputs with these providers: cerebras"):
+        model.generate(COUNT, response_format={"type": "json_object"})
 
 
 def test_secrets_are_not_exported(stub):

@@ -96,7 +96,8 @@ def test_streamed_tool_call_pieces():
 
 def test_reasoning_models_refuse_stop():
     assert model_supports_stop("gpt-4o-mini") and model_supports_stop(None)
-    assert not model_supports_stop("o3-mini") and not model_supports_stop("openai/gpt-5")
+    assert not model_supports_stop("o3") and not model_supports_stop("openai/gpt-5")
+    assert model_supports_stop("o3-mini")  # as smolagents: o3-mini takes `stop`
 
 
 def test_filter_holds_back_only_what_could_begin_a_stop():

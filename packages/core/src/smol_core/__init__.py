@@ -55,6 +55,18 @@ _EXPORTS: dict[str, str] = {
     "ModelCapabilities": "smol_core.models.base",
     "ModelRequest": "smol_core.models.request",
     "load_model": "smol_core.loading",
+    "REMOVE_PARAMETER": "smol_core.models.options",
+    "MODEL_REGISTRY": "smol_core.models.model_registry",
+    "parse_json_if_needed": "smol_core.models.tool_calls",
+    "CODEAGENT_RESPONSE_FORMAT": "smol_core.agents.code_agent",
+    # smolagents' utilities and its CLI's function
+    "create_agent_gradio_app_template": "smol_core.agents.app_template",
+    "extract_code_from_text": "smol_core.agents.parsing",
+    "parse_code_blobs": "smol_core.agents.parsing",
+    "truncate_content": "smol_core.agents.parsing",
+    "is_valid_name": "smol_core.tools.validation",
+    "make_init_file": "smol_core.source_code",
+    "run_smolagent": "smol_core.cli.seed_cli",
     "load_executor": "smol_core.loading",
     "load_tools": "smol_core.loading",
     "load_tool": "smol_core.loading",
@@ -212,6 +224,10 @@ if _TYPE_CHECKING:
         get_safe_module,
         timeout,
     )
+    from smol_core.agents.app_template import create_agent_gradio_app_template
+    from smol_core.agents.code_agent import CODEAGENT_RESPONSE_FORMAT
+    from smol_core.agents.parsing import extract_code_from_text, parse_code_blobs, truncate_content
+    from smol_core.cli.seed_cli import run_smolagent
     from smol_core.loading import load_executor, load_model, load_tool, load_tools, load_transport
     from smol_core.memory import (
         ActionStep,
@@ -235,7 +251,11 @@ if _TYPE_CHECKING:
         agglomerate_stream_deltas,
     )
     from smol_core.models.base import ApiModel, Model, ModelCapabilities, get_clean_message_list
+    from smol_core.models.model_registry import MODEL_REGISTRY
+    from smol_core.models.options import REMOVE_PARAMETER
     from smol_core.models.request import ModelRequest
+    from smol_core.models.tool_calls import parse_json_if_needed
+    from smol_core.source_code import make_init_file
     from smol_core.monitoring import AgentLogger, LogLevel, Monitor
     from smol_core.plugins.hookspecs import hookimpl
     from smol_core.plugins.registry import get_registry
@@ -250,5 +270,6 @@ if _TYPE_CHECKING:
     from smol_core.tools.collection import ToolCollection
     from smol_core.tools.decorator import tool
     from smol_core.tools.schema import AUTHORIZED_TYPES
+    from smol_core.tools.validation import is_valid_name
     from smol_core.tools.speech_to_text import SpeechToTextTool
     from smol_core.tools.tool import Tool

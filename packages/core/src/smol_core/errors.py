@@ -47,8 +47,12 @@ class AgentError(Exception):
         return {"type": self.__class__.__name__, "message": str(self.message)}
 
 
-class AgentParsingError(AgentError):
-    """The model's reply could not be read as an action."""
+class AgentParsingError(AgentError, ValueError):
+    """The model's reply could not be read as an action.
+
+    Also a `ValueError`: smolagents' parsing functions (`parse_code_blobs`, `parse_json_blob`) raise
+    one for a reply they cannot read, and code that calls them catches it so.
+    """
 
 
 class AgentExecutionError(AgentError):

@@ -5,16 +5,49 @@ from __future__ import annotations
 import contextlib
 import importlib
 import inspect
+import os
 import re
 from typing import Any
 
-from smol_core.errors import PluginArgumentError
+from smol_core.errors import PluginArgumentError, PluginNotFoundError
 from smol_core.plugins.registry import get_registry
+
+FIREWORKS_API_BASE = "https://api.fireworks.ai/inference/v1"
+
+
+def _seed_defaults(model_type: str, given: dict[str, Any]) -> dict[str, Any]:
+    """What smolagents' `load_model` sets for its class names when the caller does not: its
+    `OpenAIModel` talks to Fireworks (key in FIREWORKS_API_KEY), its `InferenceClientModel` takes
+    the token from HF_API_KEY (else HF_TOKEN, as the model itself reads it), its
+    `TransformersModel` places the model with `device_map="auto"`. Scripts moved from smolagents
+    reach the same endpoints. (Unlike smolagents, the Fireworks key goes only to Fireworks: with
+    another `api_base`, no key is filled in.)"""
+    if model_type == "OpenAIModel" and "api_base" not in given:
+        return {"api_base": FIREWORKS_API_BASE, "api_key": os.getenv("FIREWORKS_API_KEY")}
+    if model_type == "InferenceClientModel" and os.getenv("HF_API_KEY"):
+        return {"api_key": os.getenv("HF_API_KEY")}
+    if model_type == "TransformersModel":
+        return {"device_map": "auto"}
+    return {}
 
 
 def load_model(model_type: str, model_id: str | None = None, **kwargs: Any) -> Any:
-    """`load_model("openai", "gpt-4o", api_key=...)`: a model from whichever plugin registers `model_type`."""
-    spec = get_registry().model(model_type)
+    """`load_model("openai", "gpt-4o", api_key=...)`: a model from whichever plugin registers `model_type`.
+
+    `model_type` is a plugin's name (`openai`, `litellm`, `inference`...) or smolagents' class name
+    (`OpenAIModel`, `LiteLLMModel`, `InferenceClientModel`...), with smolagents' defaults for the
+    latter. `api_base`, `api_key` and `provider` given as None count as not given (the CLI passes
+    them so). An unknown `model_type` is a `ValueError` (`PluginNotFoundError`) that lists what is
+    installed.
+    """
+    for option in ("api_base", "api_key", "provider"):
+        if option in kwargs and kwargs[option] is None:
+            del kwargs[option]
+    kwargs = {**_seed_defaults(model_type, kwargs), **kwargs}
+    try:
+        spec = get_registry().model(model_type)
+    except PluginNotFoundError as error:
+        raise PluginNotFoundError(f"Unsupported model type: {model_type}. {error}") from None
     if model_id is None:
         model_id = spec.default_model_id
     if model_id is not None:

@@ -62,8 +62,6 @@ ABSENT_CLASSES: dict[str, str] = {
 
 # names smol deliberately does not have and that are not classes: importing them is the error
 UNAVAILABLE: dict[str, str] = {
-    "REMOVE_PARAMETER": "smol's models take request options as keyword arguments; to drop a default, pass "
-    "the option with the value your provider expects instead.",
 }
 
 

@@ -11,27 +11,40 @@ from __future__ import annotations
 
 import logging
 import time
-import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from smol_core import instrumentation
 from smol_core.errors import ModelAPIError
-from smol_core.json_limits import JSONLimitError, find_json_object, parse_arguments
 from smol_core.messages import (
     ChatMessage,
     ChatMessageStreamDelta,
-    ChatMessageToolCall,
-    ChatMessageToolCallFunction,
     MessageRole,
     TokenUsage,
     remove_content_after_stop_sequences,
 )
+from smol_core.models.message_list import (
+    TOOL_ROLE_CONVERSIONS,
+    encode_image_base64,
+    get_clean_message_list,
+    make_image_url,
+)
+from smol_core.models.options import REMOVE_PARAMETER, layer_options, supports_stop_parameter
 from smol_core.models.request import ModelRequest
 from smol_core.models.retry import RetryPolicy, attempts_made, error_status, is_retryable_error
+from smol_core.models.tool_calls import (
+    get_tool_call_from_text,
+    get_tool_json_schema,
+    get_tool_json_schemas,
+    parse_json_if_needed,
+    tool_call_from_text,
+    tool_calls_in,
+)
 
 __all__ = [
+    "REMOVE_PARAMETER",
     "TOOL_ROLE_CONVERSIONS",
     "ApiModel",
     "CallableModel",
@@ -44,20 +57,19 @@ __all__ = [
     "encode_image_base64",
     "error_status",
     "get_clean_message_list",
+    "get_tool_call_from_text",
     "get_tool_json_schema",
     "get_tool_json_schemas",
     "is_retryable_error",
+    "layer_options",
+    "make_image_url",
     "parse_json_if_needed",
+    "supports_stop_parameter",
     "tool_call_from_text",
     "tool_calls_in",
 ]
 
 logger = logging.getLogger("smol_core.models")
-
-TOOL_ROLE_CONVERSIONS = {
-    MessageRole.TOOL_CALL: MessageRole.ASSISTANT,
-    MessageRole.TOOL_RESPONSE: MessageRole.USER,
-}
 
 
 @dataclass(frozen=True)
@@ -88,6 +100,15 @@ class Model:
 
     capabilities = ModelCapabilities()
 
+    # Class-level defaults: a subclass written for smolagents whose `__init__` never calls
+    # `super().__init__()` still has every attribute the agent loop and `to_dict` read.
+    model_id: str | None = None
+    flatten_messages_as_text: bool = False
+    tool_name_key: str = "name"
+    tool_arguments_key: str = "arguments"
+    kwargs: Mapping[str, Any] = MappingProxyType({})
+    """Default request options, sent with every call (`REMOVE_PARAMETER` drops one)."""
+
     def __init__(
         self,
         model_id: str | None = None,
@@ -104,7 +125,51 @@ class Model:
 
     @property
     def supports_stop_parameter(self) -> bool:
-        return self.capabilities.stop_sequences
+        """Whether requests carry `stop`: the backend takes it (`capabilities`) and the model is not
+        one of the reasoning models that refuse it (`supports_stop_parameter(model_id)`)."""
+        return self.capabilities.stop_sequences and supports_stop_parameter(self.model_id or "")
+
+    def _prepare_completion_kwargs(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        custom_role_conversions: dict[str, str] | None = None,
+        convert_images_to_image_urls: bool = False,
+        tool_choice: str | dict[str, Any] | None = "required",
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """The keyword arguments of a chat-completions call, built as smolagents builds them.
+
+        For models written the smolagents way, whose `generate` calls an SDK itself. The model's
+        own options (`Model(max_tokens=...)`) override the call's keywords, which override what is
+        derived from the arguments; an option set to `REMOVE_PARAMETER` is left out. `stop` is sent
+        only where `supports_stop_parameter`; tools come with `tool_choice` unless it is None.
+        """
+        flatten = kwargs.pop("flatten_messages_as_text", self.flatten_messages_as_text)
+        completion_kwargs: dict[str, Any] = {
+            "messages": get_clean_message_list(
+                messages,
+                role_conversions=custom_role_conversions or TOOL_ROLE_CONVERSIONS,
+                convert_images_to_image_urls=convert_images_to_image_urls,
+                flatten_messages_as_text=flatten,
+            )
+        }
+        if stop_sequences is not None and self.supports_stop_parameter:
+            completion_kwargs["stop"] = stop_sequences
+        if response_format is not None:
+            completion_kwargs["response_format"] = response_format
+        if tools_to_call_from:
+            completion_kwargs["tools"] = [get_tool_json_schema(tool) for tool in tools_to_call_from]
+            if tool_choice is not None:
+                completion_kwargs["tool_choice"] = tool_choice
+        return layer_options(completion_kwargs, kwargs, self.kwargs)
+
+    def with_options(self, payload: Mapping[str, Any], request: ModelRequest) -> dict[str, Any]:
+        """`payload` with the model's default options on top, then the call's own (the call wins);
+        an option set to `REMOVE_PARAMETER` on the model or the call is left out."""
+        return layer_options(payload, self.kwargs, request.keywords)
 
     def generate(
         self,
@@ -176,7 +241,7 @@ class Model:
 
     def to_dict(self) -> dict[str, Any]:
         """Settings to rebuild this model (secrets such as `api_key` and `token` are never exported)."""
-        data = {k: v for k, v in self.kwargs.items() if k not in SECRET_KEYS}
+        data = {k: v for k, v in self.kwargs.items() if k not in SECRET_KEYS and v is not REMOVE_PARAMETER}
         data["model_id"] = self.model_id
         for attribute in EXPORTED_ATTRIBUTES:
             if hasattr(self, attribute):
@@ -247,111 +312,6 @@ def as_model(obj: Any) -> Model:
         f"Expected a Model or a callable taking messages, got {type(obj).__name__}. "
         "Build one with e.g. smol_core.load_model('openai', model_id=...)."
     )
-
-
-# --- helpers shared by model plugins -----------------------------------------------------------
-
-
-def parse_json_if_needed(arguments: Any) -> Any:
-    """Tool-call arguments as a value: a JSON string is decoded (bounded nesting), other text stays text."""
-    return parse_arguments(arguments)
-
-
-def tool_call_from_text(
-    text: str, name_key: str = "name", arguments_key: str = "arguments"
-) -> ChatMessageToolCall:
-    """Read `{"name": ..., "arguments": {...}}` from free text (models without native tool calling)."""
-    try:
-        data, start = find_json_object(text or "")  # linear time, bounded nesting
-    except JSONLimitError:
-        raise
-    except ValueError:
-        raise ValueError(f"The reply holds no JSON tool call: {(text or '')[:200]!r}") from None
-    if name_key not in data:
-        raise ValueError(f"The reply's JSON has no {name_key!r} key: {text[start : start + 200]!r}")
-    return ChatMessageToolCall(
-        function=ChatMessageToolCallFunction(name=str(data[name_key]), arguments=data.get(arguments_key, {})),
-        id=f"call_{uuid.uuid4().hex[:12]}",
-    )
-
-
-def tool_calls_in(
-    text: str, name_key: str = "name", arguments_key: str = "arguments"
-) -> list[ChatMessageToolCall] | None:
-    """The tool call a local model wrote as text (a chat template's `<tool_call>{...}</tool_call>` or bare
-    JSON), or None: the agent then reports the unparsable reply to the model."""
-    try:
-        return [tool_call_from_text(text, name_key, arguments_key)]
-    except ValueError:
-        return None
-
-
-def get_tool_json_schemas(tools: list[Any] | None) -> list[dict[str, Any]] | None:
-    """The OpenAI-style schemas of some tools, or None for none (what chat templates' `tools=` takes)."""
-    return [get_tool_json_schema(tool) for tool in tools] if tools else None
-
-
-def get_tool_json_schema(tool: Any) -> dict[str, Any]:
-    """The OpenAI-style function schema of a tool (the shape most APIs accept)."""
-    schema: dict[str, Any] = tool.to_tool_calling_schema()
-    return schema
-
-
-def encode_image_base64(image: Any) -> str:
-    """PNG bytes of a PIL image (or raw bytes), base64-encoded."""
-    import base64
-    import io
-
-    if isinstance(image, bytes | bytearray):
-        data = bytes(image)
-    else:
-        buffer = io.BytesIO()
-        image.save(buffer, format="PNG")
-        data = buffer.getvalue()
-    return base64.b64encode(data).decode("ascii")
-
-
-def get_clean_message_list(
-    messages: Sequence[ChatMessage | dict[str, Any]],
-    role_conversions: dict[MessageRole, MessageRole] | dict[str, str] | None = None,
-    convert_images_to_image_urls: bool = False,
-    flatten_messages_as_text: bool = False,
-) -> list[dict[str, Any]]:
-    """Messages as OpenAI-style dicts: roles converted, consecutive same-role messages merged, images encoded."""
-    conversions = {
-        MessageRole(k): MessageRole(v) for k, v in (role_conversions or TOOL_ROLE_CONVERSIONS).items()
-    }
-    output: list[dict[str, Any]] = []
-    for raw in messages:
-        message = raw if isinstance(raw, ChatMessage) else ChatMessage.from_dict(dict(raw))
-        role = MessageRole(message.role)
-        role = conversions.get(role, role)
-        parts: list[dict[str, Any]]
-        if message.content is None:
-            parts = []
-        elif isinstance(message.content, str):
-            parts = [{"type": "text", "text": message.content}]
-        else:
-            parts = [dict(p) for p in message.content]
-        for i, part in enumerate(parts):
-            if part.get("type") == "image":
-                if flatten_messages_as_text:
-                    raise ValueError("This model takes text only; it cannot be given images.")
-                encoded = encode_image_base64(part["image"])
-                if convert_images_to_image_urls:
-                    parts[i] = {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{encoded}"}}
-                else:
-                    parts[i] = {"type": "image", "image": encoded}
-        if output and output[-1]["role"] == role.value:
-            previous = output[-1]
-            if flatten_messages_as_text:
-                previous["content"] += "\n" + "".join(p.get("text", "") for p in parts)
-            else:
-                previous["content"].extend(parts)
-            continue
-        content: Any = "".join(p.get("text", "") for p in parts) if flatten_messages_as_text else parts
-        output.append({"role": role.value, "content": content})
-    return output
 
 
 # --- models behind an API -------------------------------------------------------------------------

@@ -42,7 +42,7 @@ class ChatCompletionsModel(ApiModel):
 
     def chat_payload(self, request: ModelRequest) -> dict[str, Any]:
         """The whole payload: the body, then the model's default options, then the call's own."""
-        return {"model": self.model_id, **self.chat_body(request), **self.kwargs, **request.keywords}
+        return self.with_options({"model": self.model_id, **self.chat_body(request)}, request)
 
     def build_request(self, request: ModelRequest, stream: bool) -> dict[str, Any]:
         payload = self.chat_payload(request)

@@ -8,7 +8,6 @@ plain dicts all work. Pure functions, no SDK import.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -29,6 +28,7 @@ from smol_core.models.base import (
     get_clean_message_list,
     get_tool_json_schema,
 )
+from smol_core.models.options import supports_stop_parameter
 
 __all__ = [
     "chat_request",
@@ -41,13 +41,11 @@ __all__ = [
     "usage_of",
 ]
 
-# Reasoning models that refuse the `stop` parameter: their replies are cut client-side instead.
-_NO_STOP_MODELS = re.compile(r"(^|/)(o1|o3|o4|gpt-5|grok-3-mini|grok-4|grok-code)", re.IGNORECASE)
-
 
 def model_supports_stop(model_id: str | None) -> bool:
-    """Whether a model takes `stop` (a guess from its name: reasoning models refuse it)."""
-    return _NO_STOP_MODELS.search(model_id or "") is None
+    """Whether a model takes `stop` (a guess from its name: reasoning models refuse it); see
+    `supports_stop_parameter`."""
+    return supports_stop_parameter(model_id or "")
 
 
 def refuses_stop(error: BaseException, request: dict[str, Any]) -> bool:

@@ -10,10 +10,12 @@ call back, for models that still override `generate` the old way.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from smol_core.messages import ChatMessage
+from smol_core.models.options import layer_options
 
 __all__ = ["ModelRequest"]
 
@@ -82,6 +84,7 @@ class ModelRequest:
             **self.keywords,
         }
 
-    def options_over(self, defaults: dict[str, Any]) -> dict[str, Any]:
-        """The model's default options with this call's own on top (the call wins)."""
-        return {**defaults, **self.options}
+    def options_over(self, defaults: Mapping[str, Any]) -> dict[str, Any]:
+        """The model's default options with this call's own on top (the call wins); an option set to
+        `REMOVE_PARAMETER` by either is left out."""
+        return layer_options({}, defaults, self.options)

@@ -21,7 +21,15 @@ from typing import Any
 
 from smol_core import instrumentation
 
-__all__ = ["RetryPolicy", "attempts_made", "error_status", "is_retryable_error", "retry_after"]
+__all__ = [
+    "RETRY_WAIT",
+    "RetryPolicy",
+    "attempts_made",
+    "error_status",
+    "is_missing_key_error",
+    "is_retryable_error",
+    "retry_after",
+]
 
 logger = logging.getLogger("smol_core.models")
 
@@ -51,6 +59,22 @@ _TRANSIENT_TEXT = (
     "502",
 )
 
+# Words that mean "no usable key": permanent, whatever status an SDK wraps them in (LiteLLM reports an
+# OpenAI-compatible client's missing key as a 500).
+_MISSING_KEY_TEXT = (
+    "api_key client option must be set",
+    "missing api key",
+    "missing credentials",
+    "invalid api key",
+    "incorrect api key",
+)
+
+
+def is_missing_key_error(error: BaseException) -> bool:
+    """Whether `error` says the API key is missing or wrong (not worth another try)."""
+    text = " ".join(str(link).lower() for link in _causes(error))
+    return any(marker in text for marker in _MISSING_KEY_TEXT)
+
 
 def error_status(error: BaseException) -> int | None:
     """The HTTP status an SDK's error carries (`error.status_code`, `error.status` or `error.response.status_code`)."""
@@ -70,6 +94,8 @@ def is_retryable_error(error: BaseException) -> bool:
     retryable = getattr(error, "retryable", None)
     if isinstance(retryable, bool):
         return retryable
+    if is_missing_key_error(error):
+        return False
     status = error_status(error)
     if status is not None:
         return status == 429 or status >= 500 or status == 408
@@ -104,14 +130,22 @@ def retry_after(error: BaseException) -> float | None:
     return None
 
 
+RETRY_WAIT = 0.5
+"""The backoff's unit in seconds (smolagents' name): the first wait is 2-4 times it (1-2 s). smolagents
+uses 60 s; smol's unit is shorter, and the policy's `deadline` ends the retries of a call within
+about a minute, so that a server that is down says so quickly."""
+
+
 @dataclass
 class RetryPolicy:
     """Exponential backoff with jitter, for remote models.
 
     Attributes:
         max_attempts: tries in all (1 means no retry).
-        base_delay, max_delay: the backoff's first and largest wait, in seconds.
-        jitter: spread waits over 0.5x-1.5x, so that many clients do not retry in step.
+        base_delay: the backoff's unit, in seconds (default: `RETRY_WAIT` when the policy is made).
+        exponential_base: how much each wait grows over the one before.
+        max_delay: the largest wait, in seconds.
+        jitter: grow each wait by a further 0-100% at random, so that many clients do not retry in step.
         max_retry_after: the longest a server's `Retry-After` is honoured for (a larger one is cut).
         deadline: no new attempt starts once this many seconds have passed since the first (None: no
             bound). With the default 60 s read time-out, a dead server surfaces in about a minute.
@@ -119,25 +153,32 @@ class RetryPolicy:
     """
 
     max_attempts: int = 4
-    base_delay: float = 1.0
+    base_delay: float = field(default_factory=lambda: RETRY_WAIT)
+    exponential_base: float = 2.0
     max_delay: float = 30.0
     jitter: bool = True
     max_retry_after: float = 30.0
     deadline: float | None = 60.0
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False, compare=False)
 
-    def delay(self, error: BaseException, attempt: int) -> float:
-        """The wait before attempt `attempt + 1`: the server's `Retry-After` (capped), else backoff."""
+    def delay(self, error: BaseException, attempt: int, previous: float | None = None) -> float:
+        """The wait before attempt `attempt + 1`: the server's `Retry-After` (capped), else backoff.
+
+        The backoff is smolagents': each wait is the one before (at first `base_delay`) times
+        `exponential_base`, times `1 + random()` with jitter, and at most `max_delay`.
+        """
         hinted = retry_after(error)
         if hinted is not None:
             return min(hinted, self.max_retry_after)
-        delay = min(self.max_delay, self.base_delay * 2.0 ** (attempt - 1))
-        return delay * (0.5 + random.random()) if self.jitter else delay
+        growth = self.exponential_base * (1 + random.random()) if self.jitter else self.exponential_base
+        start = self.base_delay if previous is None else previous
+        return min(self.max_delay, start * growth)
 
     def run(self, call: Callable[[], Any], describe: str = "model call") -> Any:
         """`call()`, tried again on retryable errors; the last error propagates."""
         started = time.monotonic()
         attempt = 0
+        delay: float | None = None
         while True:
             attempt += 1
             try:
@@ -146,7 +187,7 @@ class RetryPolicy:
                 _note_attempts(error, attempt)
                 if attempt >= self.max_attempts or not is_retryable_error(error):
                     raise
-                delay = self.delay(error, attempt)
+                delay = self.delay(error, attempt, delay)
                 if self.deadline is not None and time.monotonic() - started + delay > self.deadline:
                     raise
                 logger.info(

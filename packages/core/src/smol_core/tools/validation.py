@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import ast
 import builtins
-import inspect
 import keyword
-import textwrap
 from itertools import zip_longest
 from typing import Any
 
 from smol_core.executors.base import BASE_BUILTIN_MODULES
+from smol_core.source_code import get_source  # also in notebooks: a tool defined in a cell can be saved
 
 __all__ = ["MethodChecker", "get_source", "is_valid_name", "validate_tool_attributes"]
 
@@ -28,15 +27,6 @@ _LITERAL_NODES = (ast.Constant, ast.Dict, ast.List, ast.Set)
 def is_valid_name(name: Any) -> bool:
     """True for a string that is a Python identifier and not a keyword (tool and argument names)."""
     return isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)
-
-
-def get_source(obj: Any) -> str:
-    """The dedented source of a class or function: `__source__` when set (tools made by `@tool`
-    carry generated source there), else what `inspect` finds. OSError when there is none."""
-    if not (isinstance(obj, type) or callable(obj)):
-        raise TypeError(f"Expected a class or a callable, got {type(obj).__name__}.")
-    source = getattr(obj, "__source__", None) or inspect.getsource(obj)
-    return textwrap.dedent(str(source)).strip()
 
 
 class MethodChecker(ast.NodeVisitor):

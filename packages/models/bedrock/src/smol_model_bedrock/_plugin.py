@@ -14,6 +14,6 @@ def smol_models() -> Iterable[ModelSpec]:
             "bedrock",
             lazy("smol_model_bedrock.model:AmazonBedrockServerModel"),
             "Amazon Bedrock through boto3's Converse API (Claude, Nova, Llama, Mistral... on AWS).",
-            aliases=("amazon-bedrock",),
+            aliases=("amazon-bedrock", "AmazonBedrockModel", "AmazonBedrockServerModel"),
         )
     ]

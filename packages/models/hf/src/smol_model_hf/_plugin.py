@@ -14,7 +14,7 @@ def smol_models() -> Iterable[ModelSpec]:
             "inference",
             lazy("smol_model_hf.model:InferenceClientModel"),
             "Hugging Face Inference Providers, Inference Endpoints, or a TGI/OpenAI-style server (base_url=).",
-            aliases=("hf", "inference-client"),
+            aliases=("hf", "inference-client", "InferenceClientModel", "HfApiModel"),
             default_model_id="Qwen/Qwen3-Next-80B-A3B-Thinking",
         )
     ]

@@ -23,6 +23,11 @@ from smol_core.plugin_api import (
 
 DEFAULT_MODEL_ID = "Qwen/Qwen3-Next-80B-A3B-Thinking"
 
+STRUCTURED_GENERATION_PROVIDERS = ("cerebras", "fireworks-ai")
+"""Inference providers that follow a `response_format`, as smolagents lists them. With another named
+provider a request with one is refused at once; with the router's own choice (no provider, or
+"auto") or a `base_url` server, the request is sent and the server decides."""
+
 
 class InferenceClientError(ModelAPIError):
     """A Hugging Face inference call failed for good: refused, or still failing after the retries."""
@@ -51,6 +56,7 @@ class InferenceClientModel(ChatCompletionsModel):
         client_kwargs: more arguments for `InferenceClient` (`headers`, `cookies`...).
         bill_to: an organisation to bill (Enterprise Hub).
         base_url: a server to call instead of a provider, e.g. `http://127.0.0.1:8080/v1`.
+        api_base: another name for `base_url` (as the other API models and `smolagent --api-base` call it).
         supports_stop: whether the backend takes `stop` (guessed from the model name otherwise).
         retry_policy: backoff for 429, 5xx and time-outs.
         **kwargs: defaults for every `chat_completion` call (`temperature`, `max_tokens`, `seed`...).
@@ -73,16 +79,26 @@ class InferenceClientModel(ChatCompletionsModel):
         api_key: str | None = None,
         bill_to: str | None = None,
         base_url: str | None = None,
+        api_base: str | None = None,
         supports_stop: bool | None = None,
         retry_policy: RetryPolicy | None = None,
         **kwargs: Any,
     ) -> None:
         if token is not None and api_key is not None:
-            raise ValueError("Give `token` or `api_key` (its alias), not both.")
+            raise ValueError(
+                "Received both `token` and `api_key` arguments. Please provide only one of them: "
+                "`api_key` is another name for `token`."
+            )
+        if base_url is not None and api_base is not None and base_url != api_base:
+            raise ValueError(
+                "Received both `base_url` and `api_base`: give one (`api_base` is another name for it)."
+            )
+        base_url = base_url if base_url is not None else api_base
         token = token if token is not None else api_key
         self.provider = provider
         self.timeout = timeout
         self.base_url = base_url
+        self.api_base = base_url  # what `to_dict` saves, and `from_dict` gives back as `api_base`
         self.client_kwargs = {
             **(client_kwargs or {}),
             "provider": provider,
@@ -115,12 +131,23 @@ class InferenceClientModel(ChatCompletionsModel):
 
     def chat_payload(self, request: ModelRequest) -> dict[str, Any]:
         response_format = request.response_format
+        named_provider = self.provider not in (None, "auto") and not self.base_url
+        if (
+            response_format is not None
+            and named_provider
+            and self.provider not in STRUCTURED_GENERATION_PROVIDERS
+        ):
+            raise ValueError(
+                "InferenceClientModel only supports structured outputs with these providers: "
+                + ", ".join(STRUCTURED_GENERATION_PROVIDERS)
+                + f" (or a base_url server); {self.provider!r} is not one of them."
+            )
         if response_format is not None and self.base_url:
             response_format = for_server(response_format)
         payload = self.chat_body(request, response_format=response_format)
         if self.base_url:
             payload["model"] = self.model_id
-        return {**payload, **self.kwargs, **request.keywords}
+        return self.with_options(payload, request)
 
     def call_api(self, payload: dict[str, Any], stream: bool) -> Any:
         try:

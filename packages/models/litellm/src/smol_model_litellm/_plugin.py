@@ -14,10 +14,12 @@ def smol_models() -> Iterable[ModelSpec]:
             "litellm",
             lazy("smol_model_litellm.model:LiteLLMModel"),
             "Any provider LiteLLM reaches (OpenAI, Anthropic, Ollama, Groq, Vertex...), as 'provider/model'.",
+            aliases=("LiteLLMModel",),
         ),
         ModelSpec(
             "litellm-router",
             lazy("smol_model_litellm.model:LiteLLMRouterModel"),
             "LiteLLM's Router: several deployments with load balancing and fallbacks (model_list=...).",
+            aliases=("LiteLLMRouterModel",),
         ),
     ]

@@ -128,8 +128,7 @@ class LiteLLMModel(DetectedCapabilities, ChatCompletionsModel):
         # The SDK under LiteLLM retries on its own; `retry_policy` is the one place that decides.
         payload["max_retries"] = 0
         payload.setdefault("timeout", DEFAULT_TIMEOUT)  # LiteLLM's own is ten minutes
-        payload.update(self.kwargs)
-        payload.update(request.keywords)
+        payload = self.with_options(payload, request)
         if "grammar" in payload:  # llama.cpp's server reads it from the body; LiteLLM passes extra_body on
             payload["extra_body"] = {**(payload.get("extra_body") or {}), "grammar": payload.pop("grammar")}
         return payload
@@ -141,6 +140,12 @@ class LiteLLMModel(DetectedCapabilities, ChatCompletionsModel):
         where = f"{self.model_id!r} at {self.endpoint}"
         if during_stream:
             return f"The streamed reply of {where} broke off: {type(error).__name__}: {error}"
+        detail = f"{type(error).__name__}: {error}"
+        if _says_missing_key(detail):  # the cause first: the rest of a LiteLLM error is long
+            return (
+                f"Missing API Key for {where}: pass api_key=... or set the provider's key variable "
+                f"(e.g. {(self.model_id or '').split('/')[0].upper()}_API_KEY). {detail}"
+            )
         hint = ""
         if status == 401:
             hint = " Check api_key or the provider's key variable."
@@ -188,3 +193,12 @@ class LiteLLMRouterModel(LiteLLMModel):
     @property
     def endpoint(self) -> str:
         return "the LiteLLM router"
+
+
+def _says_missing_key(text: str) -> bool:
+    """Whether a provider's error says its key is missing (LiteLLM reports some as a 500)."""
+    lowered = text.lower()
+    return any(
+        words in lowered
+        for words in ("api_key client option must be set", "missing api key", "missing credentials")
+    )

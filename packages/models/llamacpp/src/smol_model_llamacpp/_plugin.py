@@ -15,7 +15,7 @@ def smol_models() -> Iterable[ModelSpec]:
             lazy("smol_model_llamacpp.model:LlamaCppModel"),
             "A local GGUF model run in process by llama.cpp (xllamacpp); with no model id, the embedded "
             "SmolLM2-135M-Instruct: offline, no key.",
-            aliases=("llama.cpp", "llama-cpp", "gguf"),
+            aliases=("llama.cpp", "llama-cpp", "gguf", "LlamaCppModel"),
             default_model_id="SmolLM2-135M-Instruct",
         )
     ]

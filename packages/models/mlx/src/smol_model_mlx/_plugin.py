@@ -14,6 +14,6 @@ def smol_models() -> Iterable[ModelSpec]:
             "mlx",
             lazy("smol_model_mlx.model:MLXModel"),
             "A local model run with Apple MLX through mlx-lm (Apple silicon; the CPU on Linux).",
-            aliases=("mlx-lm",),
+            aliases=("mlx-lm", "MLXModel"),
         )
     ]

@@ -14,7 +14,7 @@ def smol_models() -> Iterable[ModelSpec]:
             "openai",
             lazy("smol_model_openai.model:OpenAIServerModel"),
             "OpenAI, or any OpenAI-compatible server (api_base=...): llama.cpp, vLLM, Ollama, LM Studio...",
-            aliases=("openai-server", "openai-compatible"),
+            aliases=("openai-server", "openai-compatible", "OpenAIModel", "OpenAIServerModel"),
             default_model_id="gpt-4o-mini",
         ),
         ModelSpec(
@@ -22,6 +22,6 @@ def smol_models() -> Iterable[ModelSpec]:
             lazy("smol_model_openai.model:AzureOpenAIServerModel"),
             "Azure OpenAI: model_id is the deployment name; azure_endpoint and api_version from arguments "
             "or AZURE_OPENAI_ENDPOINT / OPENAI_API_VERSION.",
-            aliases=("azure",),
+            aliases=("azure", "AzureOpenAIModel", "AzureOpenAIServerModel"),
         ),
     ]

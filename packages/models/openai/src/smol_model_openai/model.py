@@ -125,23 +125,35 @@ class OpenAIServerModel(DetectedCapabilities, ChatCompletionsModel):
         return openai
 
     def create_client(self) -> Any:
+        """`openai.OpenAI(base_url=api_base, api_key=..., organization=..., project=..., **client_kwargs)`.
+
+        The SDK's own retries are off unless `client_kwargs` sets `max_retries`; its time-out is
+        given with each request (`request_timeout`) unless `client_kwargs` sets one. A missing key
+        is the SDK's error, reworded to say where a key comes from.
+        """
         openai = self._sdk()
-        key = self.api_key or os.environ.get("OPENAI_API_KEY")
-        if not key and self.api_base:
+        key = self.api_key
+        if not key and self.api_base and not os.environ.get("OPENAI_API_KEY"):
             key = "not-needed"  # local OpenAI-compatible servers usually take no key; the SDK insists on one
-        if not key:
-            raise SmolError(
-                "No OpenAI API key: pass api_key=... or set OPENAI_API_KEY (or give api_base=... for a local "
-                "OpenAI-compatible server)."
+        try:
+            return openai.OpenAI(
+                base_url=self.api_base,
+                api_key=key,
+                organization=self.organization,
+                project=self.project,
+                **{"max_retries": 0, **self.client_kwargs},
             )
-        options = {"max_retries": 0, "timeout": default_timeout(openai), **self.client_kwargs}
-        return openai.OpenAI(
-            base_url=self.api_base,
-            api_key=key,
-            organization=self.organization,
-            project=self.project,
-            **options,
-        )
+        except openai.OpenAIError as error:
+            raise SmolError(
+                f"No OpenAI API key ({error}): pass api_key=... or set OPENAI_API_KEY (or give api_base=... "
+                "for a local OpenAI-compatible server)."
+            ) from error
+
+    def request_timeout(self) -> Any:
+        """The time-out of each request, unless the client was given one (`client_kwargs["timeout"]`)."""
+        if "timeout" in self.client_kwargs or "timeout" in self.kwargs:
+            return None
+        return default_timeout(self._sdk())
 
     @property
     def endpoint(self) -> str:
@@ -150,6 +162,9 @@ class OpenAIServerModel(DetectedCapabilities, ChatCompletionsModel):
         return str(base).rstrip("/")
 
     def call_api(self, payload: dict[str, Any], stream: bool) -> Any:
+        timeout = self.request_timeout()
+        if timeout is not None and "timeout" not in payload:
+            payload = {**payload, "timeout": timeout}
         return self.client.chat.completions.create(**payload)
 
     # --- tool calls through a JSON schema ------------------------------------------------------------
@@ -173,8 +188,9 @@ class OpenAIServerModel(DetectedCapabilities, ChatCompletionsModel):
         body = self.chat_body(request, response_format=None, tools_to_call_from=None)
         body["messages"] = with_system_note(body["messages"], tools_prompt(schemas))
         body["response_format"] = tool_call_response_format(schemas)
-        keywords = {k: v for k, v in request.keywords.items() if k != "tool_choice"}
-        return {"model": self.model_id, **body, **self.kwargs, **keywords}
+        payload = self.with_options({"model": self.model_id, **body}, replace(request, tool_choice=None))
+        payload.pop("tool_choice", None)  # the schema is the choice: a request has none to make
+        return payload
 
     def parse_response(self, response: Any, request: ModelRequest) -> ChatMessage:
         message = super().parse_response(response, request)
@@ -267,26 +283,29 @@ class AzureOpenAIServerModel(OpenAIServerModel):
         )
 
     def create_client(self) -> Any:
+        """`openai.AzureOpenAI(base_url=api_base, api_key=..., api_version=..., azure_endpoint=...,
+        organization=..., project=..., **client_kwargs)`, as `OpenAIServerModel.create_client`; what
+        the SDK finds missing (endpoint, version, credentials) is said in one line."""
         openai = self._sdk()
-        if not self.azure_endpoint:
-            raise SmolError("No Azure endpoint: pass azure_endpoint=... or set AZURE_OPENAI_ENDPOINT.")
-        if not self.api_version:
-            raise SmolError(
-                "No Azure API version: pass api_version=... (e.g. '2024-10-21') or set OPENAI_API_VERSION."
+        options: dict[str, Any] = {"max_retries": 0, **self.client_kwargs}
+        if self.azure_ad_token_provider is not None:
+            options["azure_ad_token_provider"] = self.azure_ad_token_provider
+        try:
+            return openai.AzureOpenAI(
+                base_url=self.api_base,
+                api_key=self.api_key,
+                api_version=self.api_version,
+                azure_endpoint=self.azure_endpoint,
+                organization=self.organization,
+                project=self.project,
+                **options,
             )
-        key = self.api_key or os.environ.get("AZURE_OPENAI_API_KEY")
-        if not key and self.azure_ad_token_provider is None:
+        except (openai.OpenAIError, ValueError) as error:
             raise SmolError(
-                "No Azure OpenAI credentials: pass api_key=..., set AZURE_OPENAI_API_KEY, or pass azure_ad_token_provider."
-            )
-        options = {"max_retries": 0, "timeout": default_timeout(openai), **self.client_kwargs}
-        return openai.AzureOpenAI(
-            azure_endpoint=self.azure_endpoint,
-            api_key=key,
-            api_version=self.api_version,
-            azure_ad_token_provider=self.azure_ad_token_provider,
-            **options,
-        )
+                f"Azure OpenAI is not configured ({error}): give azure_endpoint= (or AZURE_OPENAI_ENDPOINT), "
+                "api_version= (or OPENAI_API_VERSION) and api_key= (or AZURE_OPENAI_API_KEY, or "
+                "azure_ad_token_provider=)."
+            ) from error
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()

@@ -14,5 +14,6 @@ def smol_models() -> Iterable[ModelSpec]:
             "transformers",
             lazy("smol_model_transformers.model:TransformersModel"),
             "A local model run with Hugging Face Transformers (a hub id, a local folder, or a GGUF file).",
+            aliases=("TransformersModel",),
         )
     ]
