@@ -119,6 +119,8 @@ def instance_to_source(instance: Any, base_cls: type | None = None) -> str:
             "\n".join("    " + line[indent:] if line.strip() else line[indent:] for line in method_lines)
         )
         lines.append("")
+    if len(lines) == 1:
+        lines.append("    pass")  # nothing of its own: still a class statement that parses
     header = [f"from {_public_module(base_cls)} import {base_cls.__name__}"] if base_cls else []
     header += [f"import {package}" for package in sorted(_imported_packages("\n".join(lines)))]
     if header:
@@ -140,8 +142,8 @@ def _own_methods(cls: type, base_cls: type | None) -> list[Any]:
     """The callables `cls` defines itself that differ from `base_cls`'s (unwrapped from decorators)."""
     methods = []
     for name, value in vars(cls).items():
-        if not callable(value) and not isinstance(value, staticmethod | classmethod):
-            continue
+        if not inspect.isfunction(value) and not isinstance(value, staticmethod | classmethod):
+            continue  # an object kept on the class (a tool, a model) is not a method to write out
         inherited = getattr(base_cls, name, None) if base_cls is not None else None
         if inherited is not None and not isinstance(value, staticmethod | classmethod):
             same_code = getattr(getattr(inherited, "__code__", None), "co_code", None) == getattr(
