@@ -242,3 +242,28 @@ def test_a_tool_without_arguments_or_return_hint_returns_null():
         """Rings the bell."""
 
     assert ring.output_type == "null"
+
+
+def test_a_lone_dict_of_input_names_is_the_calls_arguments():
+    @tool
+    def visit(url: str) -> str:
+        """Visits.
+
+        Args:
+            url: where
+        """
+        return url
+
+    @tool
+    def keys(data: dict) -> list:
+        """Lists keys.
+
+        Args:
+            data: any mapping
+        """
+        return sorted(data)
+
+    assert visit({"url": "https://example.com"}) == "https://example.com"  # one input, by name
+    assert keys({"a": 1, "b": 2}) == ["a", "b"]  # keys that are not input names: the value itself
+    assert keys({}) == []
+    assert search({"query": "x", "limit": 2}) == ["x", "x"]

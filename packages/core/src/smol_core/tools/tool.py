@@ -251,7 +251,7 @@ class Tool:
     def __call__(self, *args: Any, sanitize_inputs_outputs: bool = False, **kwargs: Any) -> Any:
         if not getattr(self, "is_initialized", False):
             self.setup()
-        if len(args) == 1 and not kwargs and isinstance(args[0], dict) and len(self.inputs) != 1:
+        if len(args) == 1 and not kwargs and _is_arguments_dict(args[0], self.inputs):
             kwargs, args = dict(args[0]), ()
         if sanitize_inputs_outputs:
             # as in the seed: agent types in become plain values, and the output comes back as the
@@ -425,6 +425,16 @@ class Tool:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {getattr(self, 'name', '?')!r}>"
+
+
+def _is_arguments_dict(value: Any, inputs: dict[str, Any]) -> bool:
+    """A lone dict argument is the call's arguments by name (`tool({"url": ...})`, as models and
+    smolagents' users call tools) when its keys are all input names; otherwise it is one value."""
+    if not isinstance(value, dict):
+        return False
+    if not value:
+        return len(inputs) != 1  # `{}`: no arguments, unless the tool takes exactly one (the dict)
+    return all(isinstance(key, str) and key in inputs for key in value)
 
 
 def _json_type_of_value(value: Any) -> str:
