@@ -226,3 +226,29 @@ def test_generate_planning_step_lists_tools_and_counts_remaining_steps() -> None
     assert "You have 6 steps left" in post
     assert "- final_answer: Gives the final answer" in post and "- member: Helps." in post
     assert step.plan.endswith("1. do it")
+
+
+@pytest.mark.parametrize("code", ["final_answer = 6*7\nprint(final_answer)", "final_answer = 5"])
+def test_rebinding_final_answer_is_refused_as_smolagents_refuses_it(code: str) -> None:
+    agent = CodeAgent(tools=[], model=ScriptedModel([f"<code>\n{code}\n</code>", ANSWER]), max_steps=2)
+    assert agent.run("t") == 7
+    error = str(agent.memory.steps[1].error)
+    assert "Cannot assign to name 'final_answer': doing this would erase the existing tool!" in error
+    assert f"Code execution failed at line '{code.splitlines()[0]}'" in error
+
+
+def test_an_assigned_final_answer_passed_to_the_call_is_renamed() -> None:
+    code = "final_answer = 6*7\nfinal_answer(final_answer)"
+    agent = CodeAgent(tools=[], model=ScriptedModel([f"<code>\n{code}\n</code>"]), max_steps=1)
+    assert agent.run("t") == 42
+
+
+def test_rebinding_a_team_members_name_is_refused() -> None:
+    member = CodeAgent(tools=[], model=ScriptedModel([]), name="helper", description="Helps.")
+    agent = CodeAgent(
+        tools=[],
+        model=ScriptedModel(["<code>\ndef helper(x):\n    return x\n</code>", ANSWER]),
+        managed_agents=[member],
+    )
+    assert agent.run("t") == 7
+    assert "Cannot assign to name 'helper'" in str(agent.memory.steps[1].error)

@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from smol_core import instrumentation
 from smol_core.agent_types import AgentImage, handle_agent_output_types
+from smol_core.agents.assignment_check import check_no_tool_rebinding
 from smol_core.agents.draft_checks import draft_rank
 from smol_core.agents.events import ActionOutput
 from smol_core.agents.examples import WorkedExample, example_sets
@@ -20,7 +21,6 @@ from smol_core.agents.multi_step import MultiStepAgent, StreamEvent
 from smol_core.agents.parsing import (
     as_text,
     extract_code_from_text,
-    fix_final_answer_code,
     parse_code_blobs,
     reply_text,
     truncate_content,
@@ -37,6 +37,7 @@ from smol_core.agents.tool_examples import task_needs_tools, tool_examples
 from smol_core.agents.tool_wrappers import managed_agent_callable, tool_callable
 from smol_core.errors import AgentExecutionError, AgentGenerationError, AgentParsingError
 from smol_core.executors.base import BASE_BUILTIN_MODULES, CodeOutput, InterpreterError, PythonExecutor
+from smol_core.executors.seed_support import fix_final_answer_code
 from smol_core.memory import ActionStep, TaskStep, ToolCall
 from smol_core.messages import (
     ChatMessage,
@@ -361,7 +362,7 @@ class CodeAgent(MultiStepAgent):
         self.logger.log_code(title="Executing parsed code:", content=code, level=LogLevel.INFO)
         try:
             with instrumentation.span("code", "python", {"code": code}) as code_span:
-                output = self.python_executor(code)
+                output = self._execute(code)
                 _record_code_output(code_span, output)
         except InterpreterError as error:
             logs = getattr(error, "logs", "") or ""
@@ -442,7 +443,7 @@ class CodeAgent(MultiStepAgent):
                 code = self._parse_code(self._reply_text(message))
                 if self._calls_a_tool(code):
                     continue  # drafts run for nothing but their answer: a tool's effects would repeat
-                output = self.python_executor(code)
+                output = self._execute(code)
             except (AgentParsingError, InterpreterError):
                 continue
             if output.is_final_answer:
@@ -470,6 +471,12 @@ class CodeAgent(MultiStepAgent):
             return False  # the executor reports it
         tools = set(self.tools) - {"final_answer"}
         return any(isinstance(node, ast.Name) and node.id in tools for node in ast.walk(tree))
+
+    def _execute(self, code: str) -> CodeOutput:
+        """Run `code` in the executor, once it is checked not to rebind a tool's or a team member's
+        name (see `agents/assignment_check.py`)."""
+        check_no_tool_rebinding(code, [*self.tools, *self.managed_agents])
+        return self.python_executor(code)
 
     def _generate_quietly(self, memory_step: ActionStep) -> ChatMessage:
         generation = self._generate(memory_step)

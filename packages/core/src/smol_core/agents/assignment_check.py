@@ -1,0 +1,54 @@
+"""Code that would rebind a tool's or a team member's name is refused before it runs.
+
+Why: a model sometimes writes `final_answer = 6 * 7` (then `print(final_answer)`, or nothing more).
+Run as written, the assignment hides the tool: the step "succeeds", the answer is never given, and
+the next step's `final_answer(...)` calls a number. smolagents refuses the assignment with an error
+the model reads and corrects ("Cannot assign to name 'final_answer': doing this would erase the
+existing tool!"), after `fix_final_answer_code` renamed the variable where the same code also calls
+`final_answer(...)`. The check is on the host, before any executor (local, Docker, E2B...) runs the
+code, so every executor refuses alike.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+
+from smol_core.executors.base import InterpreterError
+
+__all__ = ["check_no_tool_rebinding"]
+
+
+def check_no_tool_rebinding(code: str, names: Iterable[str]) -> None:
+    """Raise `InterpreterError` if `code` binds any of `names` (assignment, loop or `with` target,
+    `def`, `class`, `import ... as`, walrus); code that does not parse is left to the executor."""
+    protected = set(names)
+    if not protected:
+        return
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return
+    for name, node in _bound_names(tree):
+        if name in protected:
+            lines = code.splitlines()
+            line_number = getattr(node, "lineno", 1)
+            segment = lines[line_number - 1].strip() if 0 < line_number <= len(lines) else name
+            raise InterpreterError(
+                f"Code execution failed at line '{segment}' due to: InterpreterError: "
+                f"Cannot assign to name '{name}': doing this would erase the existing tool!"
+            )
+
+
+def _bound_names(tree: ast.AST) -> Iterator[tuple[str, ast.AST]]:
+    """Each name the code binds, with the statement (or expression) that binds it."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            yield node.id, node
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            yield node.name, node
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                yield (alias.asname or alias.name.split(".")[0]), node
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            continue
