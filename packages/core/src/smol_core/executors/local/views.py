@@ -81,7 +81,7 @@ class Authorizer:
                 "a pattern (a package imports its own when it needs them); name it exactly in "
                 "additional_authorized_imports if you really mean it"
             )
-        star = None
+        star = star_refusal(name) if "*" in self._exact else None  # reviewed stdlib modules only
         if "*" in self._exact and star is None:
             return None
         if any(p in self._exact or f"{p}.*" in self._exact for p in prefixes[:-1]):
