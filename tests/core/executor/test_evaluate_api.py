@@ -103,6 +103,7 @@ def test_final_answer() -> None:
         ("del x", "Cannot delete name 'x': name is not defined"),
         ("a = ;", "Code parsing failed on line 1 due to: SyntaxError"),
         ("import numpy.random", "Import of numpy.random is not allowed"),
+        ("def f(**kw):\n    return kw\nf(**[1])", "Cannot unpack non-dict value in **kwargs: list"),
     ],
 )
 def test_errors_are_worded_as_in_smolagents(code: str, phrase: str) -> None:

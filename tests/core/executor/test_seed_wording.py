@@ -24,6 +24,8 @@ from smol_core.executors.local import LocalPythonExecutor
         (["builtins"], "import builtins; builtins.eval", "Forbidden access to function: eval"),
         (["posix"], "import posix; posix.system", "Forbidden access to function: system"),
         (["os"], "import os; os.popen", "Forbidden access to function: popen"),
+        (["sys"], "import sys; sys.modules['os']", "Forbidden access to module: os"),
+        (["importlib"], "import importlib; importlib.import_module('os')", "Forbidden access to module: os"),
     ],
 )
 def test_refusals_use_smolagents_words(
@@ -79,3 +81,15 @@ def test_state_is_a_snapshot_of_the_namespace(make_executor: Callable[..., Local
     state = ex.state
     assert state["__name__"] == "__main__" and state["x"] == [1, 2]
     assert "<function f" in repr(state["f"]) and not callable(state["f"])  # never a live object
+
+
+def test_sys_modules_holds_the_views_the_code_may_import(make_executor: Callable[..., LocalPythonExecutor]) -> None:
+    ex = make_executor(["sys", "math"])
+    code = "import sys, math\n(sys.modules['math'] is math, 'math' in sys.modules, 'os' in sys.modules, sys.modules.get('os'))"
+    with pytest.raises(InterpreterError, match="Forbidden access to module: os"):
+        ex(code)  # Mapping.get does not turn a refusal into None
+    assert ex(code.rsplit(",", 1)[0] + ")").output == (True, True, False)
+    listed = set(ex("import sys\nlist(sys.modules)").output)
+    assert "math" in listed and listed.isdisjoint({"os", "posix", "_io", "builtins", "subprocess"})
+    with pytest.raises(InterpreterError, match="does not support item assignment"):
+        ex("import sys\nsys.modules['os'] = 1")

@@ -317,7 +317,20 @@ def _seed_detail(failure: _Failure, node: ast.AST | None) -> str:
                 "allowed tools or defined/imported in the preceding code"
             )
         return f"InterpreterError: The variable `{name}` is not defined."
+    for pattern, wording in _SEED_WORDINGS:
+        match = pattern.search(failure.text)
+        if match is not None:
+            return f"InterpreterError: {wording.format(*match.groups())}"
     return failure.detail
+
+
+_SEED_WORDINGS = [
+    (
+        re.compile(r"argument after \*\* must be a mapping, not (\w+)$"),
+        "Cannot unpack non-dict value in **kwargs: {}",
+    ),
+]
+"""CPython messages smolagents words its own way, where its users match on the wording."""
 
 
 def _undefined_name(failure: _Failure) -> str | None:
@@ -478,11 +491,12 @@ def evaluate_subscript(
 ) -> Any:
     """`value[index]` in the sandbox. A KeyError, IndexError or TypeError raises smolagents'
     `InterpreterError("Could not index <value> with '<index>': <error>")`."""
+    before = dict(state)
     try:
         return evaluate_ast(subscript, state, static_tools, custom_tools, authorized_imports)
     except (KeyError, IndexError, TypeError) as exc:
-        value = evaluate_ast(subscript.value, state, static_tools, custom_tools, authorized_imports)
-        index = evaluate_ast(subscript.slice, state, static_tools, custom_tools, authorized_imports)
+        value = evaluate_ast(subscript.value, dict(before), static_tools, custom_tools, authorized_imports)
+        index = evaluate_ast(subscript.slice, dict(before), static_tools, custom_tools, authorized_imports)
         message = str(exc) if not isinstance(exc, KeyError) else exc.args[0] if exc.args else ""
         raise InterpreterError(
             f"Could not index {value} with '{index}': {type(exc).__name__}: {message}"

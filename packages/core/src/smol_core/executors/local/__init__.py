@@ -13,8 +13,8 @@ Layers (see each module's docstring):
 
 Powerful modules: `os`, `sys`, `importlib` and `io` are never handed out whole. Naming one exactly in
 `additional_authorized_imports` gives a reduced view (paths and scratch-folder files for `os`;
-`stdout`, `version` and friends for `sys`; a guarded `import_module` for `importlib`; `StringIO` and
-`BytesIO` for `io`). Other dangerous modules (subprocess, ctypes, pickle, socket, ...) are never
+`stdout`, `version` and friends for `sys`, whose `modules` maps only what the code may import, to
+its views; a guarded `import_module` for `importlib`; `StringIO` and `BytesIO` for `io`). Other dangerous modules (subprocess, ctypes, pickle, socket, ...) are never
 granted by `"*"`: they must be named exactly, and then come whole, with the OS layer still in force.
 
 This `__init__` stays import-light (PEP 562 lazy attributes): the worker imports this package too.

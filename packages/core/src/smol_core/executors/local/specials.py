@@ -1,8 +1,8 @@
 """Reduced views of powerful modules, for users who authorize them by name (and for asyncio).
 
 Decision (documented in the package docstring): `sys`, `os`, `importlib` and `io` are never handed
-out whole, even when authorized; naming them gives these views. `sys.modules`, `os.system`,
-`importlib.reload` and the like fail with a message saying why. `operator` keeps its functions but
+out whole, even when authorized; naming them gives these views. `os.system`, `importlib.reload` and the
+like fail with a message saying why. `operator` keeps its functions but
 `attrgetter`/`methodcaller` go through the attribute guard. `asyncio` is always importable, reduced
 to what concurrent tool calls need: its loops are `SandboxEventLoop`s, which refuse every method that
 reaches a descriptor, a process, a thread or the network (and code never holds one anyway: `get_loop`
@@ -17,12 +17,12 @@ import operator
 import os
 import posixpath
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from typing import Any
 
 from .runtime import Guards
-from .views import Authorizer, ModuleView, SandboxViolation, make_view
+from .views import Authorizer, ForbiddenImportError, ModuleView, SandboxViolation, make_view
 
 Maker = Callable[[Authorizer], ModuleView]
 
@@ -48,12 +48,55 @@ def _sys_view(guards: Guards, stdout: Any) -> Maker:
             "getdefaultencoding",
         )
         attrs: dict[str, Any] = {n: getattr(sys, n) for n in names if hasattr(sys, n)}
-        attrs.update(stdout=stdout, stderr=stdout, argv=[""], exit=sys.exit)
+        attrs.update(stdout=stdout, stderr=stdout, argv=[""], exit=sys.exit, modules=_sys_modules(auth))
         return make_view(
             "sys", attrs, lambda n: f"sys.{n} is not available in the sandbox (reduced view of sys)"
         )
 
     return make
+
+
+def _sys_modules(auth: Authorizer) -> Mapping[str, ModuleView]:
+    """`sys.modules` as the code sees it: the loaded modules it may import, each as its view.
+
+    Why a mapping of views: code written for CPython reads `sys.modules[name]`; here it gets what
+    `import name` would give, and a module it may not import fails as reaching it through another
+    module does ("Forbidden access to module: os"). Nothing is imported, nothing can be added or
+    removed, and the authorizer stays in closures, out of the code's reach (no attribute holds it).
+    """
+
+    def names() -> list[str]:
+        return [name for name in list(sys.modules) if auth.refusal(name) is None]
+
+    def get(name: object) -> ModuleView:
+        if type(name) is not str or name not in sys.modules:
+            raise KeyError(name)
+        reason = auth.refusal(name)
+        if reason is not None:
+            raise SandboxViolation(
+                f"Forbidden access to module: {name} (in sys.modules): it is not allowed; {reason}"
+            )
+        return auth.import_module(name)
+
+    class SysModules(Mapping[str, ModuleView]):
+        __slots__ = ()
+
+        def __getitem__(self, name: str) -> ModuleView:
+            return get(name)
+
+        def __contains__(self, name: object) -> bool:
+            return type(name) is str and name in sys.modules and auth.refusal(name) is None
+
+        def __iter__(self) -> Iterator[str]:
+            return iter(names())
+
+        def __len__(self) -> int:
+            return len(names())
+
+        def __repr__(self) -> str:
+            return f"<sys.modules: the {len(self)} loaded modules the code may import>"
+
+    return SysModules()
 
 
 def _os_path_view(auth: Authorizer) -> ModuleView:
@@ -121,6 +164,11 @@ def _importlib_view(guards: Guards) -> Maker:
         def import_module(name: str, package: str | None = None) -> Any:
             if package or name.startswith("."):
                 raise ImportError("relative imports are not allowed")
+            if type(name) is str and auth.refusal(name) is not None:
+                # reached through a function, as through another module: smolagents' words first
+                raise ForbiddenImportError(
+                    f"Forbidden access to module: {name}; Import of {name} is not allowed; {auth.refusal(name)}"
+                )
             return auth.import_module(name)
 
         return make_view(
