@@ -90,7 +90,10 @@ class Authorizer:
             return None
         if name == "__future__":
             return None
-        return star or f"allowed: {', '.join(self.authorized) or '(none)'}; add it to additional_authorized_imports"
+        return (
+            star
+            or f"allowed: {', '.join(self.authorized) or '(none)'}; add it to additional_authorized_imports"
+        )
 
     def owns_internal(self, name: str) -> bool:
         """Whether `name` is a module the code may not import but an authorized package may load for
