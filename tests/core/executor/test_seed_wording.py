@@ -83,7 +83,9 @@ def test_state_is_a_snapshot_of_the_namespace(make_executor: Callable[..., Local
     assert "<function f" in repr(state["f"]) and not callable(state["f"])  # never a live object
 
 
-def test_sys_modules_holds_the_views_the_code_may_import(make_executor: Callable[..., LocalPythonExecutor]) -> None:
+def test_sys_modules_holds_the_views_the_code_may_import(
+    make_executor: Callable[..., LocalPythonExecutor],
+) -> None:
     ex = make_executor(["sys", "math"])
     code = "import sys, math\n(sys.modules['math'] is math, 'math' in sys.modules, 'os' in sys.modules, sys.modules.get('os'))"
     with pytest.raises(InterpreterError, match="Forbidden access to module: os"):
