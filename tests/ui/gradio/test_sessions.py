@@ -39,6 +39,20 @@ def test_each_session_has_its_agent_and_folder_until_it_ends(tmp_path: Path) -> 
     assert second.agent.closed and not second.folder.exists() and len(sessions) == 0
 
 
+def test_a_full_page_ends_sessions_left_idle_but_never_one_that_runs(tmp_path: Path) -> None:
+    sessions = Sessions(Closable, tmp_path, limit=2, idle_seconds=0.0)
+    idle, busy = sessions.get("idle"), sessions.get("busy")
+    busy.run_lock.acquire()  # its task is running
+    fresh = sessions.get("new")  # the page is full: the idle session makes room
+    assert idle.agent.closed and "idle" not in sessions and not busy.agent.closed
+    fresh.run_lock.acquire()
+    with pytest.raises(TooManySessions):
+        sessions.get("another")  # running sessions keep their places, however long they run
+    busy.run_lock.release()
+    fresh.run_lock.release()
+    sessions.close_all()
+
+
 def test_the_page_copies_the_agent_or_calls_the_function_it_was_given(tmp_path: Path) -> None:
     agent = CodeAgent(tools=[], model=ScriptedModel([]), name="helper", verbosity_level=-1)
     ui = GradioUI(agent, file_upload_folder=tmp_path)

@@ -15,6 +15,7 @@ looks like is `rendering`, and how a run's events become the messages shown so f
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
@@ -156,6 +157,8 @@ class GradioUI:
             yield stream.messages
         finally:
             lock.release()
+            if session is not None:
+                session.last_used = time.monotonic()  # idle from the end of its task, not the start
 
     def interrupt(self) -> None:
         """Stop the running agent before its next step."""
