@@ -127,6 +127,20 @@ def test_model_registry_names_smolagents_classes():
     assert MODEL_REGISTRY["OpenAIModel"].__name__ == "OpenAIServerModel"
     with pytest.raises(KeyError):
         MODEL_REGISTRY["NoSuchModel"]
+    with pytest.raises(ImportError, match="VLLMModel: smol talks to vLLM"):  # a saved agent naming it
+        MODEL_REGISTRY["VLLMModel"].from_dict({"model_id": "m"})
+
+
+def test_model_registry_takes_a_users_class():
+    class MyModel(Model):
+        pass
+
+    MODEL_REGISTRY["MyModel"] = MyModel
+    try:
+        assert MODEL_REGISTRY["MyModel"] is MyModel and "MyModel" in list(MODEL_REGISTRY)
+    finally:
+        del MODEL_REGISTRY["MyModel"]
+    assert "MyModel" not in MODEL_REGISTRY and len(MODEL_REGISTRY) == 9
 
 
 class BareModel(Model):

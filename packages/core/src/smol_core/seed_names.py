@@ -61,8 +61,7 @@ ABSENT_CLASSES: dict[str, str] = {
 }
 
 # names smol deliberately does not have and that are not classes: importing them is the error
-UNAVAILABLE: dict[str, str] = {
-}
+UNAVAILABLE: dict[str, str] = {}
 
 
 @functools.cache
@@ -77,7 +76,11 @@ def absent_class(name: str, reason: str) -> type:
     def refuse(self: object, *args: Any, **kwargs: Any) -> None:
         raise MissingPluginError(f"{name}: {reason}")
 
-    return type(name, (), {"__init__": refuse, "__doc__": reason, "__module__": "smol_core"})
+    def refuse_from_dict(cls: type, *args: Any, **kwargs: Any) -> None:
+        raise MissingPluginError(f"{name}: {reason}")  # a saved agent naming it: the same reason
+
+    attributes = {"__init__": refuse, "from_dict": classmethod(refuse_from_dict), "__doc__": reason}
+    return type(name, (), {**attributes, "__module__": "smol_core"})
 
 
 def resolve(name: str) -> Any:
