@@ -42,6 +42,8 @@ def test_smol_ui_serves_the_agent_the_flags_describe(
         str(port),
         "--file-upload-folder",
         str(tmp_path / "uploads"),
+        "--allowed-file-types",
+        ".txt, png",
     ]
     process, url = serve_process(argv, tmp_path, {"OPENAI_API_KEY": "test-key"}, port=port)
     try:
@@ -50,6 +52,8 @@ def test_smol_ui_serves_the_agent_the_flags_describe(
             lambda: browser.find_element(By.CSS_SELECTOR, "#smol-task textarea"), what="the task box"
         )
         assert browser.find_elements(By.CSS_SELECTOR, "#smol-upload")  # --file-upload-folder turns uploads on
+        chooser = browser.find_element(By.CSS_SELECTOR, "#smol-upload input[type=file]")
+        assert chooser.get_attribute("accept") == ".png, .txt"  # --allowed-file-types
         box.send_keys("Say hello")
         browser.find_element(By.ID, "smol-run").click()
         wait_for(

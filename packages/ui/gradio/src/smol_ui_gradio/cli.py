@@ -29,6 +29,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--file-upload-folder", default=None, help="Accept uploads and keep them here (default: no uploads)."
     )
     parser.add_argument(
+        "--allowed-file-types",
+        default=None,
+        help="Extensions accepted for upload, comma-separated (default: .pdf,.docx,.txt; add .png,.jpg "
+        "to hand images to a vision model).",
+    )
+    parser.add_argument(
+        "--max-upload-mb", type=float, default=20, help="The largest file accepted, in MB (default: 20)."
+    )
+    parser.add_argument(
+        "--max-sessions",
+        type=int,
+        default=32,
+        help="How many browser sessions (each with its own agent and sandbox) may live at once (default: 32).",
+    )
+    parser.add_argument(
         "--reset-agent-memory",
         action="store_true",
         help="Forget earlier tasks at each new one (default: remember them until Reset).",
@@ -59,8 +74,14 @@ def run(args: argparse.Namespace) -> int:
     except SmolError as error:
         print(f"smol ui: {escape_controls(str(error))}", file=sys.stderr)
         return 2
+    types = [t.strip() for t in (args.allowed_file_types or "").split(",") if t.strip()] or None
     ui = GradioUI(
-        agent, file_upload_folder=args.file_upload_folder, reset_agent_memory=args.reset_agent_memory
+        agent,
+        file_upload_folder=args.file_upload_folder,
+        reset_agent_memory=args.reset_agent_memory,
+        allowed_file_types=types,
+        max_upload_bytes=int(args.max_upload_mb * 1024 * 1024),
+        max_sessions=args.max_sessions,
     )
     try:
         ui.launch(server_name=args.host, server_port=args.port)
