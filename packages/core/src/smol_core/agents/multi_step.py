@@ -686,6 +686,9 @@ class MultiStepAgent(ABC):
     # What the file or dict this agent was loaded from asked for and did not get (security settings
     # come only from code): filled by `from_folder`, `from_dict` and `from_hub`.
     ignored_settings: tuple[IgnoredSetting, ...] = ()
+    # The security settings a trusted load (`from_hub(..., trust_remote_code=True)`) applied from
+    # the saved files, each shown with a warning before it applied.
+    applied_settings: tuple[IgnoredSetting, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The agent as data: tools with their source, managed agents, prompts and settings."""

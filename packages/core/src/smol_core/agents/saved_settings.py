@@ -8,6 +8,12 @@ go. A file may ask for one; the loader then keeps the safe default, warns (a
 `SavedSettingIgnoredWarning` and a log line), records it in `agent.ignored_settings`, and says how
 to grant it: pass the setting to the loader from code, e.g.
 `CodeAgent.from_folder(path, additional_authorized_imports=["os"])`.
+
+One loader trusts the file: `from_hub(..., trust_remote_code=True)`, the explicit trust smolagents
+asks for before it loads a Space. There the agent's security settings (authorized imports, executor
+and its options, output limit) are applied as saved, each shown first (a `SavedSettingAppliedWarning`
+and a log line) and listed in `agent.applied_settings`. The model's endpoint and credentials never
+are: a saved endpoint would receive the key the model reads from the environment.
 """
 
 from __future__ import annotations
@@ -90,6 +96,10 @@ class SavedSettingIgnoredWarning(UserWarning):
     """A saved agent asked for a security setting; it was ignored (grant it from code)."""
 
 
+class SavedSettingAppliedWarning(UserWarning):
+    """A trusted saved agent (`trust_remote_code=True`) set a security setting: shown before it applies."""
+
+
 @dataclass(frozen=True)
 class IgnoredSetting:
     """One setting a saved agent asked for and did not get."""
@@ -124,6 +134,7 @@ class LoadRecord:
         self.source = source
         self.loader = loader
         self.ignored: list[IgnoredSetting] = []
+        self.applied: list[IgnoredSetting] = []
 
     def ignore(self, key: str, value: Any, grant: str) -> None:
         setting = IgnoredSetting(self.source, key, short_repr(value), grant)
@@ -132,23 +143,44 @@ class LoadRecord:
         warnings.warn(message, SavedSettingIgnoredWarning, stacklevel=_first_caller_outside_smol())
         logger.warning(message)
 
+    def apply(self, key: str, value: Any) -> None:
+        """Show a security setting a trusted file sets, before it applies."""
+        setting = IgnoredSetting(self.source, key, short_repr(value), "Applied: the load was trusted.")
+        self.applied.append(setting)
+        message = f"A trusted saved agent sets a security setting: {self.source} sets {key}={setting.value}."
+        warnings.warn(message, SavedSettingAppliedWarning, stacklevel=_first_caller_outside_smol())
+        logger.warning(message)
+
     def adopt(self, nested: Iterable[IgnoredSetting]) -> None:
         """Take in what loading a managed agent ignored (already warned about once)."""
         self.ignored.extend(nested)
 
 
+_SETTING_TYPES: dict[str, type | tuple[type, ...]] = {
+    "additional_authorized_imports": list,
+    "executor_type": str,
+    "executor_kwargs": dict,
+    "max_print_outputs_length": int,
+}
+
+
 def agent_security_settings(
-    agent_dict: dict[str, Any], granted: dict[str, Any], record: LoadRecord
+    agent_dict: dict[str, Any], granted: dict[str, Any], record: LoadRecord, trusted: bool = False
 ) -> dict[str, Any]:
-    """The security keyword arguments for the agent's constructor: the ones code granted, else the
-    safe defaults. Every security setting the file asks for and code did not grant is recorded."""
+    """The security keyword arguments for the agent's constructor: the ones code granted, else (a
+    `trusted` load) the file's, shown first, else the safe defaults. Every security setting the file
+    asks for and gets neither way is recorded."""
     settings: dict[str, Any] = {}
     for file_key, keyword in AGENT_SECURITY_SETTINGS.items():
         if keyword in granted:
             settings[keyword] = granted[keyword]
             continue
-        settings.setdefault(keyword, SAFE_DEFAULTS[keyword])
         asked = agent_dict.get(file_key)
+        if trusted and asked != SAFE_DEFAULTS[keyword] and _well_typed(keyword, asked):
+            record.apply(file_key, asked)
+            settings[keyword] = asked
+            continue
+        settings.setdefault(keyword, SAFE_DEFAULTS[keyword])
         if asked not in (None, [], {}, SAFE_DEFAULTS[keyword]):
             record.ignore(
                 file_key,
@@ -161,6 +193,15 @@ def agent_security_settings(
                 key, agent_dict[key], f"Set it from code (a keyword of {record.loader} or the agent)."
             )
     return settings
+
+
+def _well_typed(keyword: str, value: Any) -> bool:
+    """Whether a saved value can be the setting at all (else it is treated as not trusted)."""
+    if value in (None, [], {}) or isinstance(value, bool):
+        return False
+    if keyword == "additional_authorized_imports":
+        return isinstance(value, list) and all(isinstance(item, str) for item in value)
+    return isinstance(value, _SETTING_TYPES[keyword])
 
 
 def is_model_security_key(key: str) -> bool:

@@ -294,6 +294,7 @@ def agent_from_dict(
     *,
     _source: str = "the agent dict",
     _loader: str = "from_dict()",
+    trusted: bool = False,
     **overrides: Any,
 ) -> Any:
     """Build an agent from a dict: benign settings from the dict, security settings only from
@@ -310,7 +311,7 @@ def agent_from_dict(
     kwargs: dict[str, Any] = {
         key: agent_dict[key] for key in _BENIGN_SETTINGS if agent_dict.get(key) is not None
     }
-    security = agent_security_settings(agent_dict, overrides, record)
+    security = agent_security_settings(agent_dict, overrides, record, trusted=trusted)
     if agent_class.__name__ == "CodeAgent":
         kwargs.update(security)
         kwargs.update(
@@ -319,12 +320,13 @@ def agent_from_dict(
     if "tools" not in overrides:
         kwargs["tools"] = _tools_from_dict(agent_dict.get("tools") or [])
     if "managed_agents" not in overrides:
-        managed = _managed_agents_from_dict(agent_dict.get("managed_agents"), record, code_model)
+        managed = _managed_agents_from_dict(agent_dict.get("managed_agents"), record, code_model, trusted)
         if managed:
             kwargs["managed_agents"] = managed
     kwargs.update(overrides)
     agent = agent_class(model=model, **kwargs)
     agent.ignored_settings = (*record.ignored, *agent.ignored_settings)
+    agent.applied_settings = (*record.applied, *agent.applied_settings)
     return agent
 
 
@@ -346,7 +348,9 @@ def _tools_from_dict(entries: Any) -> list[Any]:
     return tools
 
 
-def _managed_agents_from_dict(entries: Any, record: LoadRecord, model: Any) -> list[Any]:
+def _managed_agents_from_dict(
+    entries: Any, record: LoadRecord, model: Any, trusted: bool = False
+) -> list[Any]:
     """Managed agents from their nested dicts, under the same rules; `model` (from code) is shared
     with them as `from_folder` does, else each rebuilds its own saved model."""
     if not entries:
@@ -363,18 +367,22 @@ def _managed_agents_from_dict(entries: Any, record: LoadRecord, model: Any) -> l
             None,
             _source=f"managed agent {entry.get('name')!r} of {record.source}",
             _loader=record.loader,
+            trusted=trusted,
             **({"model": model} if model is not None else {}),
         )
         record.adopt(agent.ignored_settings)
+        record.applied.extend(agent.applied_settings)
         managed.append(agent)
     return managed
 
 
 def agent_from_folder(
-    folder: str | os.PathLike[str], *, _loader: str = "from_folder()", **overrides: Any
+    folder: str | os.PathLike[str], *, _loader: str = "from_folder()", trusted: bool = False, **overrides: Any
 ) -> Any:
     """Load what `save_agent` wrote. Tool files are code and run (as in the seed system); settings
-    are data, and security settings come only from `overrides` (see `saved_settings`)."""
+    are data, and security settings come only from `overrides` (see `saved_settings`), or, where the
+    caller `trusted` the folder explicitly (`from_hub(trust_remote_code=True)`), from the folder too,
+    each shown first."""
     root = Path(folder)
     path = root / AGENT_FILE
     if not path.is_file():
@@ -400,6 +408,7 @@ def agent_from_folder(
         tools.append(tool_from_code(tool_file.read_text(encoding="utf-8")))
     tools += [_registered_tool(registered, name) for name, registered in saved_registered.items()]
     nested: list[IgnoredSetting] = []
+    nested_applied: list[IgnoredSetting] = []
     managed = []
     if "managed_agents" not in overrides:
         for name in data.get("managed_agents") or {}:
@@ -408,12 +417,15 @@ def agent_from_folder(
             agent = agent_from_folder(
                 root / "managed_agents" / name,
                 _loader=f"{_loader} for the managed agent (load it with from_folder() and pass managed_agents=[...])",
+                trusted=trusted,
                 model=overrides.get("model"),
             )
             nested.extend(agent.ignored_settings)
+            nested_applied.extend(agent.applied_settings)
             managed.append(agent)
         overrides["managed_agents"] = managed
     overrides.setdefault("tools", tools)
-    agent = agent_from_dict(data, None, _source=str(path), _loader=_loader, **overrides)
+    agent = agent_from_dict(data, None, _source=str(path), _loader=_loader, trusted=trusted, **overrides)
     agent.ignored_settings = (*agent.ignored_settings, *nested)
+    agent.applied_settings = (*agent.applied_settings, *nested_applied)
     return agent

@@ -211,9 +211,11 @@ def agent_from_hub(
 ) -> Any:
     """Download an agent's Space and load it with `from_folder`; other kwargs override the saved settings.
 
-    `trust_remote_code=True` lets the repo's tool code run; it never lets the repo's agent.json set
-    security settings (executor, authorized imports, the model's endpoint...): those come only from
-    `kwargs`, and what the repo asked for is listed in `agent.ignored_settings`.
+    `trust_remote_code=True` (required, as in smolagents) lets the repo's tool code run and applies
+    the agent's saved security settings (authorized imports, executor and its options, output limit),
+    each shown with a `SavedSettingAppliedWarning` first and listed in `agent.applied_settings`;
+    `kwargs` still win. The model's saved endpoint and credentials never apply (a saved endpoint
+    would receive the key the model reads from the environment): pass `model_kwargs=` or `model=`.
     """
     _require_trust(trust_remote_code, "the agent", repo_id)
     from huggingface_hub import snapshot_download
@@ -223,5 +225,5 @@ def agent_from_hub(
     download = {key: kwargs.pop(key) for key in _DOWNLOAD_KWARGS if key in kwargs and key != "subfolder"}
     with _hub_errors(f"download the agent {repo_id!r}"):
         folder = snapshot_download(repo_id, repo_type="space", token=token, endpoint=endpoint, **download)
-    # The repo's files are data like any saved folder's: security settings come only from kwargs.
-    return agent_from_folder(folder, _loader="from_hub()", **kwargs)
+    # Trusted explicitly (checked above): the repo's security settings apply, shown first.
+    return agent_from_folder(folder, _loader="from_hub()", trusted=True, **kwargs)
