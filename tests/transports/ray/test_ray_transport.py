@@ -180,3 +180,20 @@ def test_discovering_the_plugin_imports_no_ray():
     code = "import sys, smol_transport_ray._plugin as p; p.smol_transports(); print('ray' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_puts_that_name_no_sender_or_another_do_not_starve_a_sender(ray_address):
+    """Any process on the cluster can call `put`: what it puts counts against its own (anonymous)
+    quota or the sender it names, never against the room another sender has."""
+    transport = RayTransport(ray_address, num_agents=2, max_inbox=4)
+    junk = encode(Message(sender=0, recipient=1, body="junk"))
+    assert [inject(transport, 1, junk) for _ in range(3)] == ["ok", "ok", "quota"]
+    assert ray.get(transport.actor.put.remote(1, junk, None, 1)) == "ok"
+    assert ray.get(transport.actor.put.remote(1, junk, None, 1)) == "ok"
+    for n in range(2):  # sender 0's share is still whole
+        transport.send(Message(sender=0, recipient=1, body=f"real {n}"))
+    got = []
+    for _ in range(5):
+        got.extend(transport.receive(1, timeout=1.0))
+    assert [m.body for m in got] == ["real 0", "real 1"]
+    transport.close()

@@ -136,3 +136,17 @@ def test_a_team_runs_over_redis(redis_url):
     )
     assert result.state == "success" and result.output == "8"
     assert left_behind(before) == []
+
+
+def test_entries_written_past_the_script_do_not_starve_the_team(redis_url):
+    """A process that reaches the server can XADD to a stream directly, past the send script: its
+    entries are refused on receipt, and must not use up the room the team's senders have."""
+    team = RedisTransport(redis_url, num_agents=2, max_inbox=4)
+    for n in range(10):
+        team.client.xadd(team._inbox(1), {FIELD: encode(Message(sender=0, recipient=1, body=n))})
+    for n in range(2):  # sender 0's share is still whole
+        team.send(Message(sender=0, recipient=1, body=f"real {n}"))
+    got = []
+    for _ in range(5):
+        got.extend(team.receive(1, timeout=1.0))
+    assert [m.body for m in got] == ["real 0", "real 1"]

@@ -17,8 +17,9 @@ console, until the host prints it.
 
 The entries are opaque text to this actor: it never parses them (the receiving process runs the
 one check every inbox runs, `accept_message`, seal included). It only bounds what it keeps: entry
-size, inbox length, the memory of ids, and each sender's unacknowledged messages and bytes in each
-inbox (its quota: its share of the inbox, so one sender cannot fill it for the others). The sender
+size, the memory of ids, and each sender's unacknowledged messages and bytes in each inbox (its
+quota: its share of `max_inbox`, so one sender cannot fill an inbox for the others; the quotas bound
+the inbox's length). The sender
 a `put` names is charged; a `put` that names none shares one quota with every other such `put`. This module imports nothing but the standard library, so the cluster's
 nodes need Ray and nothing else (it is shipped to them by value).
 """
@@ -114,8 +115,8 @@ class Mailbox:
             message_id = None
         if message_id is not None and (message_id in inbox.acked or message_id in inbox.held_ids):
             return OK  # a repeat of one this inbox holds or has acknowledged: at most once here
-        if len(inbox.queue) + len(inbox.pending) >= self.max_inbox:
-            return FULL
+        # no bound on the inbox as a whole: what a stranger puts would use it up and starve the
+        # team's senders; every sender's quota (anonymous puts share one) bounds it instead
         who = sender if type(sender) is int and sender in self.inboxes else _ANONYMOUS
         size = len(raw.encode("utf-8", "surrogatepass")) if isinstance(raw, str) else len(raw)
         used = inbox.held_by.setdefault(who, [0, 0])

@@ -51,18 +51,18 @@ GROUP = "smol-agents"
 FIELD = b"m"
 BLOCK_SLICE_MS = 1000
 
-# One round trip that refuses a message to a full inbox, or from a sender over its quota there,
-# instead of letting a stream grow without end. KEYS: the inbox, its quota hash. ARGV: the entry,
-# the inbox's bound, the sender, the entry's bytes, the sender's message and byte quotas. The
-# inbox's time to live is set when it is made and renewed on every acknowledgement (a batch).
+# One round trip that refuses a message from a sender over its quota in an inbox, instead of letting
+# a stream grow without end. KEYS: the inbox, its quota hash. ARGV: the entry, the sender, the
+# entry's bytes, the sender's message and byte quotas, the keys' time to live. No bound on the
+# stream's length as a whole: what a stranger XADDs past this script would use it up and starve the
+# team's senders, while the quotas already bound the team's own entries (shares of `max_inbox`).
 _SEND = """
-if redis.call('XLEN', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
-local held = tonumber(redis.call('HGET', KEYS[2], ARGV[3] .. ':n') or '0')
-local bytes = tonumber(redis.call('HGET', KEYS[2], ARGV[3] .. ':b') or '0')
-if held >= tonumber(ARGV[5]) or bytes + tonumber(ARGV[4]) > tonumber(ARGV[6]) then return -1 end
-redis.call('HINCRBY', KEYS[2], ARGV[3] .. ':n', 1)
-redis.call('HINCRBY', KEYS[2], ARGV[3] .. ':b', tonumber(ARGV[4]))
-redis.call('EXPIRE', KEYS[2], tonumber(ARGV[7]))
+local held = tonumber(redis.call('HGET', KEYS[2], ARGV[2] .. ':n') or '0')
+local bytes = tonumber(redis.call('HGET', KEYS[2], ARGV[2] .. ':b') or '0')
+if held >= tonumber(ARGV[4]) or bytes + tonumber(ARGV[3]) > tonumber(ARGV[5]) then return -1 end
+redis.call('HINCRBY', KEYS[2], ARGV[2] .. ':n', 1)
+redis.call('HINCRBY', KEYS[2], ARGV[2] .. ':b', tonumber(ARGV[3]))
+redis.call('EXPIRE', KEYS[2], tonumber(ARGV[6]))
 redis.call('XADD', KEYS[1], '*', 'm', ARGV[1])
 return 1
 """
@@ -262,7 +262,6 @@ class RedisTransport:
                 keys=[self._inbox(message.recipient), self._quotas(message.recipient)],
                 args=[
                     text,
-                    self.max_inbox,
                     message.sender,
                     size,
                     share,
@@ -270,13 +269,8 @@ class RedisTransport:
                     self.key_ttl_seconds,
                 ],
             )
-        if added == -1:
+        if added != 1:
             raise sender_quota_error(message.recipient, share, self.max_pending_bytes_per_sender)
-        if not added:
-            raise MessagingError(
-                f"agent {message.recipient}'s inbox is full ({self.max_inbox} unread messages): "
-                "wait for it to catch up"
-            )
 
     # --- receiving ------------------------------------------------------------------------------
 
