@@ -74,3 +74,10 @@ def test_run_smolagent_runs_a_code_agent(registry):
     assert run_smolagent("Six times seven?", [], "fixed", "any") == 42
     with pytest.raises(ValueError, match="Unsupported action type"):
         run_smolagent("x", [], "fixed", "any", action_type="dance")
+
+
+def test_provider_for_a_model_that_takes_none_is_a_one_line_error(registry, capsys):
+    with pytest.raises(SystemExit) as exited:
+        smolagent.main(["task", "--model-type", "LiteLLMModel", "--model-id", "m", "--provider", "together"])
+    assert exited.value.code == 2
+    assert "--provider is for models that choose an inference provider" in capsys.readouterr().err

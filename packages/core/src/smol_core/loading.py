@@ -61,6 +61,12 @@ def load_model(model_type: str, model_id: str | None = None, **kwargs: Any) -> A
     return model
 
 
+def model_parameters(model_type: str) -> list[str]:
+    """The keyword parameters the model registered as `model_type` declares (not its `**kwargs`,
+    which become request options); empty when they cannot be read."""
+    return _keywords(get_registry().model(model_type).factory)
+
+
 def load_executor(
     executor_type: str, additional_authorized_imports: list[str] | None = None, **kwargs: Any
 ) -> Any:

@@ -221,6 +221,8 @@ def check_arguments(args: argparse.Namespace, parser: argparse.ArgumentParser) -
             parser.error(str(error))
         if args.transport_url and args.transport in ("local", "multiprocessing"):
             parser.error("--transport-url is for a server transport (redis, ...): `local` needs none")
+    if args.provider:
+        _check_provider(args, parser)
     if args.action_type == "code":
         try:
             get_registry().executor(args.executor)
@@ -236,6 +238,23 @@ def check_arguments(args: argparse.Namespace, parser: argparse.ArgumentParser) -
             found = False
         if not found:
             parser.error(f"--imports names {module!r}, which is not installed: install it or drop it")
+
+
+def _check_provider(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """`--provider` is an inference provider of the Hugging Face client: a model that takes none would
+    send it to its API as a request option, which the server refuses at the first step."""
+    from smol_core.errors import SmolError
+    from smol_core.loading import model_parameters
+
+    try:
+        parameters = model_parameters(resolve_model_type(args.model_type))
+    except SmolError:
+        return  # an unknown model type: building it says so, with what is installed
+    if parameters and "provider" not in parameters:
+        parser.error(
+            f"--provider is for models that choose an inference provider (InferenceClientModel); "
+            f"{args.model_type} takes none"
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
