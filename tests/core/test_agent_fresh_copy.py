@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from smol_core import CodeAgent, LocalPythonExecutor
+from smol_core import CodeAgent, LocalPythonExecutor, ToolCallingAgent
 from smol_core.testing import ScriptedModel
 
 
@@ -54,3 +54,16 @@ def test_an_agent_given_an_executor_instance_is_not_copied() -> None:
             agent.fresh_copy()
     finally:
         executor.close()
+
+
+def test_a_tool_that_keeps_state_is_copied_with_the_agent() -> None:
+    model = ScriptedModel([])
+    agent = ToolCallingAgent(tools=[], model=model, add_base_tools=True, verbosity_level=-1)
+    interpreter = agent.tools["python_interpreter"]
+    interpreter(code="secret = 'alice-password'")
+    twin = agent.fresh_copy()
+    assert twin.tools["python_interpreter"] is not interpreter
+    assert "no secret" in twin.tools["python_interpreter"](
+        code="try:\n    seen = secret\nexcept NameError:\n    seen = 'no secret'\nprint(seen)"
+    )
+    assert twin.tools["final_answer"] is agent.tools["final_answer"]  # configuration stays shared

@@ -740,7 +740,8 @@ class MultiStepAgent(ABC):
     def fresh_copy(self) -> MultiStepAgent:
         """A copy that shares this agent's configuration (model, tools, prompts, callbacks, logger)
         and none of its state: an empty memory, its own variables and token counts, copies of its
-        managed agents, and (a `CodeAgent`) a sandbox of its own, made on first use.
+        managed agents and of its tools that keep state (those with a `fresh_copy()`, such as
+        `python_interpreter`), and (a `CodeAgent`) a sandbox of its own, made on first use.
 
         Why: a surface that serves several people (a chat page, a server) gives each their own
         agent, so no one reads another's conversation or the variables another's code left in the
@@ -751,7 +752,9 @@ class MultiStepAgent(ABC):
         twin.monitor = Monitor(self.model, self.logger)
         twin.tool_budget = StepToolBudget(self.tool_budget.seconds)
         twin.managed_agents = {name: agent.fresh_copy() for name, agent in self.managed_agents.items()}
-        twin.tools = dict(self.tools)
+        # a tool that keeps state between calls (an interpreter's namespace) says so with a
+        # fresh_copy() of its own; the others are configuration, shared
+        twin.tools = {name: _own_copy(tool) for name, tool in self.tools.items()}
         twin.step_callbacks = self.step_callbacks.rebound(
             self.monitor.update_metrics, twin.monitor.update_metrics
         )
@@ -769,6 +772,12 @@ class MultiStepAgent(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.cleanup()
+
+
+def _own_copy(tool: Tool) -> Tool:
+    """`tool.fresh_copy()` for a tool that keeps state between calls, else the tool itself."""
+    make = getattr(tool, "fresh_copy", None)
+    return cast(Tool, make()) if callable(make) else tool
 
 
 def _end_step_span(scope: Any, step: ActionStep) -> None:

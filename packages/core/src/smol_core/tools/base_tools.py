@@ -50,6 +50,11 @@ class PythonInterpreterTool(Tool):
             f"Importable modules: {', '.join(self._allowed_modules())}."
         )
 
+    def fresh_copy(self) -> PythonInterpreterTool:
+        """The same tool with a namespace of its own: an agent's `fresh_copy()` takes this, so two
+        users of copies of one agent never share the variables their code left here."""
+        return PythonInterpreterTool(self.authorized_imports, self.timeout_seconds)
+
     def _allowed_modules(self) -> list[str]:
         from smol_core.executors.base import BASE_BUILTIN_MODULES
 
