@@ -252,3 +252,38 @@ def test_rebinding_a_team_members_name_is_refused() -> None:
     )
     assert agent.run("t") == 7
     assert "Cannot assign to name 'helper'" in str(agent.memory.steps[1].error)
+
+
+def test_memory_steps_read_as_mappings() -> None:
+    agent = CodeAgent(tools=[], model=ScriptedModel([ANSWER]))
+    agent.run("t")
+    step = agent.memory.steps[1]
+    assert step["step_number"] == 1 and step.get("error") is None and step.get("nope", 3) == 3
+    assert "observations" in step.keys()
+    with pytest.raises(KeyError):
+        step["nope"]
+
+
+def test_extract_action_splits_on_the_last_token() -> None:
+    agent = CodeAgent(tools=[], model=ScriptedModel([]))
+    assert agent.extract_action("think\nAction: a\nAction: b", "Action:") == ("a", "b")
+    from smol_core import AgentParsingError
+
+    with pytest.raises(AgentParsingError, match="No 'Action:' token"):
+        agent.extract_action("no action", "Action:")
+
+
+@pytest.mark.parametrize(
+    ("grammar", "keyword"),
+    [('root ::= "x"', "grammar"), ({"type": "regex", "value": ".*"}, "response_format")],
+)
+def test_grammar_constrains_every_model_call(grammar: Any, keyword: str) -> None:
+    for kind, reply in (
+        (CodeAgent, ANSWER),
+        (ToolCallingAgent, 'Action: {"name": "final_answer", "arguments": {"answer": 7}}'),
+    ):
+        model = ScriptedModel([reply])
+        agent = kind(tools=[], model=model, grammar=grammar)
+        assert agent.run("t") == 7
+        assert model.calls[0][keyword] == grammar
+        assert agent.to_dict()["grammar"] == grammar

@@ -81,6 +81,23 @@ class MemoryStep:
     def dict(self) -> dict[str, Any]:
         return {name: jsonable(getattr(self, name)) for name in getattr(self, "__dataclass_fields__", {})}
 
+    # Read as a mapping too (`step["step_number"]`, `step.get("error")`): smolagents' logs were
+    # dicts, and code written against them reads steps by key. Keys are the step's fields; values
+    # are the fields themselves (`dict()` gives the JSON-ready copy).
+    def keys(self) -> list[str]:
+        return list(getattr(self, "__dataclass_fields__", {}))
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in getattr(self, "__dataclass_fields__", {}):
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
     def to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
         raise NotImplementedError
 

@@ -288,6 +288,7 @@ class CodeAgent(MultiStepAgent):
             stop_sequences = []
         elif self.use_structured_outputs_internally:
             extra["grammar"] = self._action_grammar()
+        extra.update(self._grammar_keywords())  # the user's grammar= wins
         try:
             if self.stream_outputs:
                 deltas: list[ChatMessageStreamDelta] = []

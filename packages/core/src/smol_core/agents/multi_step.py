@@ -29,7 +29,7 @@ from smol_core.agents.prompts import (
 from smol_core.agents.result import RunResult
 from smol_core.agents.run_state import RunAttribute, RunState, _Binding, bound_to, current_run
 from smol_core.agents.saved_settings import IgnoredSetting
-from smol_core.errors import AgentError, AgentGenerationError, AgentMaxStepsError
+from smol_core.errors import AgentError, AgentGenerationError, AgentMaxStepsError, AgentParsingError
 from smol_core.memory import (
     ActionStep,
     AgentMemory,
@@ -90,6 +90,7 @@ class MultiStepAgent(ABC):
         logger: AgentLogger | None = None,
         tool_timeout_seconds: float | None = DEFAULT_TOOL_TIMEOUT_SECONDS,
         step_tool_budget_seconds: float | None = DEFAULT_STEP_TOOL_BUDGET_SECONDS,
+        grammar: str | dict[str, Any] | None = None,
     ) -> None:
         self._last_run = RunState(memory=AgentMemory(""))  # until the system prompt can be built
         self._active_runs = 0
@@ -110,6 +111,8 @@ class MultiStepAgent(ABC):
         self.provide_run_summary = provide_run_summary
         self.final_answer_checks = list(final_answer_checks or [])
         self.return_full_result = return_full_result
+        # smolagents' `grammar=`: every model call is constrained by it (see `_grammar_keywords`)
+        self.grammar = grammar
         self.logger = logger or AgentLogger(level=verbosity_level)
         self.monitor = Monitor(self.model, self.logger)
         self._setup_managed_agents(managed_agents)
@@ -630,6 +633,28 @@ class MultiStepAgent(ABC):
         for step in self.memory.steps:
             messages.extend(step.to_messages(summary_mode=summary_mode))
         return messages
+
+    def _grammar_keywords(self) -> dict[str, Any]:
+        """What `grammar=` adds to each model call: a string is a grammar (GBNF, for backends that
+        decode under one), a dict a `response_format` (smolagents' `{"type": "regex", ...}` or a JSON
+        schema), as providers take them. Nothing when unset, so models without these keywords work."""
+        if self.grammar is None:
+            return {}
+        if isinstance(self.grammar, str):
+            return {"grammar": self.grammar}
+        return {"response_format": self.grammar}
+
+    def extract_action(self, model_output: str, split_token: str) -> tuple[str, str]:
+        """The rationale and the action of a reply written as `<thought><split_token><action>`
+        (smolagents' helper for agents that parse their replies themselves); the last split wins."""
+        parts = model_output.split(split_token)
+        if len(parts) < 2:
+            raise AgentParsingError(
+                f"No '{split_token}' token provided in your output.\nYour output:\n{model_output}\n. "
+                f"Be sure to include an action, prefaced with '{split_token}'!",
+                self.logger,
+            )
+        return parts[-2].strip(), parts[-1].strip()
 
     def provide_final_answer(self, task: str, images: list[Any] | None = None) -> ChatMessage:
         """Ask the model for its best answer from the memory (used when the step budget runs out).

@@ -53,6 +53,7 @@ def agent_to_dict(agent: Any) -> dict[str, Any]:
         "description": agent.description,
         "instructions": agent.instructions,
         "provide_run_summary": agent.provide_run_summary,
+        "grammar": agent.grammar,
         "requirements": agent_requirements(agent, tools),
     }
     if hasattr(agent, "executor_type"):
@@ -284,6 +285,7 @@ _BENIGN_SETTINGS = (
     "description",
     "instructions",
     "provide_run_summary",
+    "grammar",
 )
 _CODE_AGENT_BENIGN_SETTINGS = ("use_structured_outputs_internally", "answer_drafts")
 

@@ -122,12 +122,14 @@ class ToolCallingAgent(MultiStepAgent):
             if self.stream_outputs:
                 deltas: list[ChatMessageStreamDelta] = []
                 for delta in self.model.generate_stream(
-                    messages, stop_sequences=stop, tools_to_call_from=tools
+                    messages, stop_sequences=stop, tools_to_call_from=tools, **self._grammar_keywords()
                 ):
                     deltas.append(delta)
                     yield delta
                 return agglomerate_stream_deltas(deltas)
-            return self.model.generate(messages, stop_sequences=stop, tools_to_call_from=tools)
+            return self.model.generate(
+                messages, stop_sequences=stop, tools_to_call_from=tools, **self._grammar_keywords()
+            )
         except Exception as error:
             raise AgentGenerationError(
                 f"The model failed to generate a reply: {error}", self.logger
