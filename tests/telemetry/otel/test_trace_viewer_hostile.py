@@ -245,3 +245,17 @@ def test_fuzz_any_file_prints_safe_lines_or_one_error(tmp_path, lines):
 
 def test_escape_line_is_the_one_helper():
     assert escape_line("a\nb\x1b\ud800\u2028") == "a\\nb\\x1b\\ud800\\u2028"
+
+
+def test_what_is_held_is_what_is_shown(monkeypatch):
+    import smol_telemetry_otel.tree as tree
+
+    attrs = [{"key": f"k{i}", "value": {"intValue": "1"}} for i in range(100)]
+    attrs.append({"key": "error.type", "value": {"stringValue": "Boom"}})
+    events = [{"name": "retry"}, {"name": "x" * 1000}] * 50
+    line = _line([_span("t", f"s{i}", attributes=attrs, events=events) for i in range(10)])
+    spans, _ = tree.read_spans([line], all_attributes=False)
+    assert all(s.attributes == {"error.type": "Boom"} and s.events == ["retry"] * 50 for s in spans)
+    monkeypatch.setattr(tree, "MAX_HELD_ATTRIBUTES", 250)
+    spans, _ = tree.read_spans([line], all_attributes=True)
+    assert [len(s.attributes) for s in spans] == [101, 101, 101, 1, 1, 1, 1, 1, 1, 1]

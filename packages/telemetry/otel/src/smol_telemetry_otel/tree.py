@@ -23,6 +23,7 @@ MAX_FILE_BYTES = 256 * 1024 * 1024
 MAX_LINE_BYTES = 16 * 1024 * 1024
 MAX_LINE_VALUES = 500_000
 MAX_ATTRIBUTES = 128
+MAX_HELD_ATTRIBUTES = 200_000
 MAX_EVENTS = 256
 MAX_VALUE_CHARS = 1000
 MAX_ID_CHARS = 64
@@ -36,6 +37,8 @@ _SHOWN = (
     "gen_ai.tool.call.id",
     "error.type",
 )
+_SHOWN_KEYS = frozenset(_SHOWN)
+_PID = frozenset({"process.pid"})
 
 
 @dataclass
@@ -80,14 +83,18 @@ def _cut(value: Any, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _attributes(items: Any) -> dict[str, Any]:
+def _attributes(items: Any, keep: frozenset[str] | None = None) -> dict[str, Any]:
+    """The attributes of a span: all of them (at most `MAX_ATTRIBUTES`), or those in `keep`."""
     if not isinstance(items, list):
         return {}
-    return {
-        _cut(item["key"], MAX_NAME_CHARS): _value(item.get("value"))
-        for item in items[:MAX_ATTRIBUTES]
-        if isinstance(item, dict) and "key" in item
-    }
+    kept: dict[str, Any] = {}
+    for item in items[:MAX_ATTRIBUTES]:
+        if not isinstance(item, dict) or "key" not in item:
+            continue
+        key = _cut(item["key"], MAX_NAME_CHARS)
+        if keep is None or key in keep:
+            kept[key] = _value(item.get("value"))
+    return kept
 
 
 def _int(value: Any) -> int:
@@ -97,11 +104,13 @@ def _int(value: Any) -> int:
         return 0
 
 
-def read_spans(lines: Iterable[str | None]) -> tuple[list[SpanRecord], int]:
+def read_spans(lines: Iterable[str | None], all_attributes: bool = True) -> tuple[list[SpanRecord], int]:
     """Every span in the lines, and how many lines could not be read (None: a line too long to
-    read, from `untrusted_lines`)."""
+    read, from `untrusted_lines`). Without `all_attributes`, a span keeps only the attributes the
+    tree shows: what is held stays a small multiple of the spans, not of the file."""
+    keep = None if all_attributes else _SHOWN_KEYS
     spans: list[SpanRecord] = []
-    skipped = 0
+    skipped = held = 0
     for line in lines:
         if line is None:
             skipped += 1
@@ -111,18 +120,21 @@ def read_spans(lines: Iterable[str | None]) -> tuple[list[SpanRecord], int]:
         try:
             request = loads_shaped(line, MAX_LINE_VALUES)
             for resource_spans in request["resourceSpans"]:
-                resource = _attributes(resource_spans.get("resource", {}).get("attributes"))
+                resource = _attributes(resource_spans.get("resource", {}).get("attributes"), _PID)
                 for scope_spans in resource_spans.get("scopeSpans", []):
                     for raw in scope_spans.get("spans", []):
                         if len(spans) >= MAX_SPANS:
                             return spans, skipped
-                        spans.append(_record(raw, resource.get("process.pid")))
+                        if keep is None and held > MAX_HELD_ATTRIBUTES:
+                            keep = _SHOWN_KEYS  # enough held: the rest keep what the tree shows
+                        spans.append(_record(raw, resource.get("process.pid"), keep))
+                        held += len(spans[-1].attributes)
         except (ValueError, KeyError, TypeError, AttributeError):
             skipped += 1
     return spans, skipped
 
 
-def _record(raw: dict[str, Any], pid: Any) -> SpanRecord:
+def _record(raw: dict[str, Any], pid: Any, keep: frozenset[str] | None = None) -> SpanRecord:
     status = raw.get("status") or {}
     events = raw.get("events") or []
     return SpanRecord(
@@ -133,12 +145,12 @@ def _record(raw: dict[str, Any], pid: Any) -> SpanRecord:
         start=_int(raw.get("startTimeUnixNano")),
         end=_int(raw.get("endTimeUnixNano")),
         error=isinstance(status, dict) and status.get("code") == 2,
-        attributes=_attributes(raw.get("attributes")),
+        attributes=_attributes(raw.get("attributes"), keep),
         pid=None if pid is None else _cut(pid, MAX_ID_CHARS),
-        events=[
-            _cut(e.get("name", "?"), MAX_NAME_CHARS)
+        events=[  # only the events the tree counts
+            "retry"
             for e in (events[:MAX_EVENTS] if isinstance(events, list) else [])
-            if isinstance(e, dict)
+            if isinstance(e, dict) and e.get("name") == "retry"
         ],
     )
 
@@ -224,7 +236,8 @@ def print_tree(path: str, show_attributes: bool = False, out: TextIO | None = No
     """Print the trees of the trace file at `path`; problems with the file are one line on stderr."""
     stream = out or sys.stdout
     try:
-        spans, skipped = read_spans(untrusted_lines(path, MAX_FILE_BYTES, MAX_LINE_BYTES))
+        lines = untrusted_lines(path, MAX_FILE_BYTES, MAX_LINE_BYTES)
+        spans, skipped = read_spans(lines, all_attributes=show_attributes)
     except UntrustedFileError as error:
         print(f"smol trace: {_line(str(error))}", file=sys.stderr)
         return 1
