@@ -287,3 +287,13 @@ def test_grammar_constrains_every_model_call(grammar: Any, keyword: str) -> None
         assert agent.run("t") == 7
         assert model.calls[0][keyword] == grammar
         assert agent.to_dict()["grammar"] == grammar
+
+
+def test_an_error_names_the_failing_line_of_the_action_above_its_traceback() -> None:
+    code = 'print("Flag!")\ndef error_function():\n    raise ValueError("error")\n\nerror_function()'
+    agent = CodeAgent(tools=[], model=ScriptedModel([f"<code>\n{code}\n</code>", ANSWER]))
+    agent.run("t")
+    error = str(agent.memory.steps[1].error)
+    assert error.startswith("Code execution failed at line 'error_function()' due to: ValueError: error\n")
+    assert "Traceback (most recent call last):" in error and 'raise ValueError("error")' in error
+    assert error.count("ValueError: error") == 1

@@ -13,6 +13,7 @@ from smol_core import instrumentation
 from smol_core.agent_types import AgentImage, handle_agent_output_types
 from smol_core.agents.assignment_check import check_no_tool_rebinding
 from smol_core.agents.draft_checks import draft_rank
+from smol_core.agents.error_heading import with_failing_line
 from smol_core.agents.events import ActionOutput
 from smol_core.agents.examples import WorkedExample, example_sets
 from smol_core.agents.grammar import code_action_grammar, task_comment
@@ -370,7 +371,7 @@ class CodeAgent(MultiStepAgent):
             if logs:
                 memory_step.observations = f"Execution logs:\n{logs}"
                 self.logger.log_markdown(title="Execution logs:", content=logs, level=LogLevel.INFO)
-            message_text = str(error)
+            message_text = with_failing_line(str(error), code)
             if "is not allowed" in message_text and "import" in message_text.lower():
                 self.logger.log_error(
                     "An import was blocked: if the agent needs it, add it to `additional_authorized_imports`."
