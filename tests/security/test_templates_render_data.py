@@ -298,3 +298,35 @@ def test_a_template_cannot_build_huge_values():
         with pytest.raises(ValueError, match="^Could not render the prompt template"):
             populate_template(template, {})
     assert populate_template("{{ 'ab' * 3 }}{{ 2 ** 10 }}", {}) == "ababab1024"
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{{ 'x'|center(10**9) }}",
+        "{{ 'a\\nb'|indent(10**9) }}",
+        "{{ [1]|batch(10**9, 0)|list }}",
+        "{{ [1]|slice(10**9)|list }}",
+        "{{ 'x'.ljust(10**9) }}",
+        "{{ '{:>999999999}'.format('x') }}",
+        "{{ '{:>{w}}'.format('x', w=10**9) }}",
+        "{{ '%999999999s' % 'x' }}",
+        "{{ '%*s' % (10**9, 'x') }}",
+        "{{ '%999999999s'|format('x') }}",
+        "{{ lipsum(10**6) }}",
+        "{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}",
+        "{% macro m(n) %}{{ m(n) }}{% endmacro %}{{ m(1) }}",
+    ],
+)
+def test_a_template_cannot_take_the_hosts_memory_or_time(template):
+    with pytest.raises(ValueError, match="^Could not render the prompt template"):
+        populate_template(template, {})
+
+
+def test_ordinary_widths_counts_and_formats_still_render():
+    rendered = populate_template(
+        "{{ '%d items' % 123456 }} {{ '{:,}'.format(1234567) }} {{ 'ab'|center(6) }}|{{ '%5.2f'|format(3.14159) }}"
+        "{% for b in [1, 2, 3]|batch(2) %}{{ b }}{% endfor %}",
+        {},
+    )
+    assert rendered == "123456 items 1,234,567   ab  | 3.14[1, 2][3]"

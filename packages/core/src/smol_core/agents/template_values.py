@@ -13,7 +13,13 @@ text computed before rendering began; nothing it calls reaches the host's object
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import functools
+import re
+import string
+import sys
+from collections.abc import Iterator, Mapping
+from types import FrameType
 from typing import Any, NoReturn
 
 # How much of a nested value a template gets as structure; past these it gets the value's text.
@@ -188,6 +194,7 @@ def _prompt(tool: Any, method: str) -> str:
 MAX_OUTPUT_CHARS = 4_000_000
 MAX_VALUE_SIZE = 1_000_000
 MAX_INT_BITS = 65_536
+MAX_TEMPLATE_STEPS = 2_000_000
 
 
 def render_jinja(template: str, variables: Mapping[str, Any]) -> str:
@@ -199,29 +206,71 @@ def render_jinja(template: str, variables: Mapping[str, Any]) -> str:
         raise ImportError("This prompt template uses Jinja2 syntax: pip install jinja2") from error
     try:
         environment = _bounded_sandbox()(undefined=StrictUndefined)
+        compiled = environment.from_string(template)
+        plain = plain_variables(variables)
         size = 0
         parts: list[str] = []
-        for part in environment.from_string(template).generate(**plain_variables(variables)):
-            size += len(part)
-            if size > MAX_OUTPUT_CHARS:
-                raise OverflowError(f"the text passes {MAX_OUTPUT_CHARS} characters")
-            parts.append(part)
+        with _step_budget(MAX_TEMPLATE_STEPS):
+            for part in compiled.generate(**plain):
+                size += len(part)
+                if size > MAX_OUTPUT_CHARS:
+                    raise OverflowError(f"the text passes {MAX_OUTPUT_CHARS} characters")
+                parts.append(part)
         return "".join(parts)
     except Exception as error:
         message = " ".join(f"{type(error).__name__}: {error}".split())[:500]
         raise ValueError(f"Could not render the prompt template: {message}") from None
 
 
+@contextlib.contextmanager
+def _step_budget(limit: int) -> Iterator[None]:
+    """At most `limit` lines of the template's compiled code run (loops that print nothing, nested
+    over `range`, would otherwise keep the host busy for hours): counted by a trace function on the
+    template's own frames only, for this thread, and the previous trace function put back after."""
+    steps = 0
+
+    def local(frame: FrameType, event: str, arg: Any) -> Any:
+        nonlocal steps
+        if event == "line":
+            steps += 1
+            if steps > limit:
+                raise OverflowError(f"the template runs more than {limit} steps")
+        return local
+
+    def on_call(frame: FrameType, event: str, arg: Any) -> Any:
+        return local if frame.f_code.co_filename == "<template>" else None
+
+    previous = sys.gettrace()
+    sys.settrace(on_call)
+    try:
+        yield
+    finally:
+        sys.settrace(previous)
+
+
 def _bounded_sandbox() -> type[Any]:
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     class BoundedSandbox(ImmutableSandboxedEnvironment):
-        """The immutable sandbox, with `*` and `**` refused where the result would be large."""
+        """The immutable sandbox, with what builds a large value in one step refused: `*` and `**`
+        with a large result, `%`, `str.format` and the filters and methods that take a width or a
+        count (`center`, `indent`, `batch`...) with a large one, and `lipsum` (paragraphs on demand)."""
 
-        intercepted_binops = frozenset({"*", "**"})
+        intercepted_binops = frozenset({"*", "**", "%"})
+
+        def __init__(self, **options: Any) -> None:
+            super().__init__(**options)
+            self.globals.pop("lipsum", None)
+            for name in _SIZED_FILTERS:
+                if name in self.filters:
+                    self.filters[name] = _bounded_filter(self.filters[name])
 
         def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
             both_ints = isinstance(left, int) and isinstance(right, int)
+            if operator == "%":
+                if isinstance(left, str):
+                    _check_printf(left, right)
+                return left % right
             if operator == "**":
                 if both_ints and right > 0 and abs(left).bit_length() * right > MAX_INT_BITS:
                     raise OverflowError("a power that large is refused in a prompt template")
@@ -234,4 +283,71 @@ def _bounded_sandbox() -> type[Any]:
                     raise OverflowError("a repetition that large is refused in a prompt template")
             return left * right
 
+        def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(getattr(__obj, "__self__", None), str) and getattr(__obj, "__name__", "") in (
+                _SIZED_STR_METHODS
+            ):
+                _check_sizes(args, kwargs)
+            return super().call(__context, __obj, *args, **kwargs)
+
+        def wrap_str_format(self, value: Any) -> Any:
+            text = getattr(value, "__self__", None)
+            if isinstance(text, str) and getattr(value, "__name__", "") in ("format", "format_map"):
+                _check_format(text)
+            return super().wrap_str_format(value)
+
     return BoundedSandbox
+
+
+# Filters and str methods whose numeric arguments size what they build (a width, a count of parts).
+_SIZED_FILTERS = ("center", "indent", "wordwrap", "slice", "batch", "format")
+_SIZED_STR_METHODS = frozenset({"center", "ljust", "rjust", "zfill", "expandtabs"})
+MAX_WIDTH = 10_000
+_PRINTF_SPEC = re.compile(r"%[#0\- +]*(\*|\d+)?(?:\.(\*|\d+))?")
+_FORMAT_NUMBER = re.compile(r"\d+")
+
+
+def _check_sizes(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> None:
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_WIDTH:
+            raise OverflowError(f"a width or count over {MAX_WIDTH} is refused in a prompt template")
+
+
+def _bounded_filter(function: Any) -> Any:
+    """`function` (a filter), refusing large numeric arguments; `format` also checks its text."""
+
+    @functools.wraps(function)
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        if function.__name__ == "do_format":  # `text|format(values...)`: the text's widths decide
+            if args and isinstance(args[0], str):
+                _check_printf(args[0], args[1:])
+        else:
+            _check_sizes(args, kwargs)
+        return function(*args, **kwargs)
+
+    return bounded
+
+
+def _check_printf(text: str, values: Any) -> None:
+    """`text % values` would not build a large string from a width or a precision."""
+    for match in _PRINTF_SPEC.finditer(text):
+        for number in match.groups():
+            if number == "*":
+                _check_sizes(tuple(values) if isinstance(values, tuple | list) else (values,), {})
+            elif number is not None and int(number) > MAX_WIDTH:
+                raise OverflowError(f"a width over {MAX_WIDTH} is refused in a prompt template")
+
+
+def _check_format(text: str) -> None:
+    """`text.format(...)` would not build a large string from a width, nor take one from an argument."""
+    try:
+        fields = list(string.Formatter().parse(text))
+    except ValueError:
+        return  # the real call reports it
+    for _literal, _field, spec, _conversion in fields:
+        if not spec:
+            continue
+        if "{" in spec:
+            raise OverflowError("a nested format spec is refused in a prompt template")
+        if any(int(n) > MAX_WIDTH for n in _FORMAT_NUMBER.findall(spec)):
+            raise OverflowError(f"a width over {MAX_WIDTH} is refused in a prompt template")
