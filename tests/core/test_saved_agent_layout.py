@@ -73,3 +73,19 @@ def test_a_duck_typed_model_is_saved_as_itself_and_equals_it() -> None:
     agent = CodeAgent(tools=[], model=model)
     assert agent.model == model
     assert agent.to_dict()["model"] == {"class": "MagicMock", "data": {}}
+
+
+def test_a_model_class_registered_in_model_registry_rebuilds_the_saved_model() -> None:
+    from smol_core import MODEL_REGISTRY, Model
+
+    class MyModel(Model):
+        pass
+
+    data = CodeAgent(tools=[], model=MyModel(model_id="mine")).to_dict()
+    assert data["model"]["class"] == "MyModel"
+    MODEL_REGISTRY["MyModel"] = MyModel
+    try:
+        loaded = CodeAgent.from_dict(data)
+    finally:
+        del MODEL_REGISTRY["MyModel"]
+    assert type(loaded.model) is MyModel and loaded.model.model_id == "mine"

@@ -264,10 +264,8 @@ def _model_from_dict(model_info: Any, record: LoadRecord, model_kwargs: dict[str
 
 def _registered_model_class(class_name: Any) -> Any:
     """The class `MODEL_REGISTRY` maps `class_name` to (smolagents' names, and any a user added), or None."""
-    try:
-        from smol_core.models.model_registry import MODEL_REGISTRY
-    except ImportError:  # pragma: no cover - until the registry module lands
-        return None
+    from smol_core.models.model_registry import MODEL_REGISTRY
+
     if not isinstance(class_name, str):
         return None
     try:
