@@ -339,7 +339,7 @@ def _pil_agent_image_class() -> type[AgentImage]:
         def __reduce__(self) -> tuple[Any, ...]:
             return (AgentImage, (self._raw,))
 
-        def __copy__(self) -> AgentImage:  # PIL's would make a plain PIL image
+        def __copy__(self) -> AgentImage:  # type: ignore[override]  # PIL's makes a plain PIL image
             return AgentImage(self._raw)
 
     PILAgentImage.__name__ = PILAgentImage.__qualname__ = "AgentImage"

@@ -585,7 +585,7 @@ class MultiStepAgent(ABC):
             raise AgentGenerationError(f"The model failed while planning: {error}", self.logger) from error
         plan = (message.text or "").split("<end_plan>")[0].strip()
         heading = "Here is the plan:" if is_first_step else "Here is the updated plan:"
-        step = PlanningStep(
+        planning_step = PlanningStep(
             model_input_messages=input_messages,
             model_output_message=message,
             plan=f"{heading}\n{plan}",
@@ -593,9 +593,9 @@ class MultiStepAgent(ABC):
             token_usage=message.token_usage,
         )
         self.logger.log_markdown(title="Plan", content=plan, level=LogLevel.INFO)
-        self._finalize_step(step)
-        self.memory.steps.append(step)
-        yield step
+        self._finalize_step(planning_step)
+        self.memory.steps.append(planning_step)
+        yield planning_step
 
     def _step_stream(self, memory_step: ActionStep) -> Generator[StreamEvent]:
         """Produce and execute one action; yield events, and an `ActionOutput` at the end.

@@ -54,4 +54,4 @@ def _messages(self: RunResult) -> list[dict[str, Any]]:
 
 # set after the class is made: the dataclass takes `messages` as an init-only argument, and the
 # attribute read is this property
-RunResult.messages = property(_messages)  # type: ignore[assignment,method-assign]
+setattr(RunResult, "messages", property(_messages))  # noqa: B010 - mypy sees only the InitVar
