@@ -95,3 +95,18 @@ def test_sys_modules_holds_the_views_the_code_may_import(
     assert "math" in listed and listed.isdisjoint({"os", "posix", "_io", "builtins", "subprocess"})
     with pytest.raises(InterpreterError, match="does not support item assignment"):
         ex("import sys\nsys.modules['os'] = 1")
+
+
+def test_sys_modules_refuses_a_dangerous_module_loaded_or_not(
+    make_executor: Callable[..., LocalPythonExecutor],
+) -> None:
+    ex = make_executor(["sys"])
+    for name in ("os", "shutil", "multiprocessing"):  # the worker has loaded os, not the others
+        with pytest.raises(InterpreterError, match=f"Forbidden access to module: {name}"):
+            ex(f"import sys\nsys.modules['{name}']")
+    with pytest.raises(InterpreterError, match="KeyError: 'no_such_module'"):
+        ex("import sys\nsys.modules['no_such_module']")
+
+
+def test_a_module_view_has_a_repr(make_executor: Callable[..., LocalPythonExecutor]) -> None:
+    assert repr(make_executor()("import math\nmath").output) == "<module 'math' (the sandbox's view)>"

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from typing import Any
 
+from .policy import DANGEROUS_MODULES
 from .runtime import Guards
 from .views import Authorizer, ForbiddenImportError, ModuleView, SandboxViolation, make_view
 
@@ -69,9 +70,12 @@ def _sys_modules(auth: Authorizer) -> Mapping[str, ModuleView]:
         return [name for name in list(sys.modules) if auth.refusal(name) is None]
 
     def get(name: object) -> ModuleView:
-        if type(name) is not str or name not in sys.modules:
+        if type(name) is not str:
             raise KeyError(name)
         reason = auth.refusal(name)
+        # a dangerous module is refused by name, loaded or not: the answer is the same either way
+        if name not in sys.modules and (reason is None or name.split(".")[0] not in DANGEROUS_MODULES):
+            raise KeyError(name)
         if reason is not None:
             raise SandboxViolation(
                 f"Forbidden access to module: {name} (in sys.modules): it is not allowed; {reason}"

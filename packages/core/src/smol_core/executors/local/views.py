@@ -39,6 +39,10 @@ class ModuleView(types.ModuleType):
     def __getattr__(self, name: str) -> Any:
         return _resolve_missing(self, name)
 
+    def __repr__(self) -> str:
+        """Not the module type's repr, which reads `__spec__` and `__file__` (refused names here)."""
+        return f"<module '{self.__name__}' (the sandbox's view)>"
+
 
 _REAL: dict[int, types.ModuleType] = {}  # id(view) -> real module, kept out of the code's reach
 
