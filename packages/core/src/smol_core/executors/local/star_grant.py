@@ -90,7 +90,6 @@ STAR_STDLIB_MODULES = frozenset(
         "encodings",
         "enum",
         "errno",
-        "filecmp",
         "fnmatch",
         "fractions",
         "functools",
@@ -110,7 +109,6 @@ STAR_STDLIB_MODULES = frozenset(
         "locale",
         "logging",
         "lzma",
-        "mailbox",
         "math",
         "mimetypes",
         "numbers",
@@ -179,6 +177,9 @@ STAR_REFUSED_STDLIB_MODULES: dict[str, str] = {
     "cgitb": "it writes reports to files and standard output",
     "rlcompleter": "it evaluates expressions and loads readline",
     "netrc": "it reads credentials files",
+    # the file system as such: these stat and list paths the code names (os.stat has no audit event)
+    "filecmp": "it compares files and directories by path (stat, listdir)",
+    "mailbox": "it walks and creates mail folders by path",
     # networking and commands
     "asyncore": "it drives sockets",
     "asynchat": "it drives sockets",
