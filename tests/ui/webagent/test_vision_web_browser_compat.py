@@ -9,9 +9,16 @@ from unittest import mock
 
 import pytest
 
+from smol_core.errors import AgentToolExecutionError
+
 pytest.importorskip("helium")
 
 from smol_ui_webagent import vision_web_browser as vwb  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _no_environment_grant(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SMOL_WEB_ALLOW_PRIVATE", raising=False)
 
 
 @pytest.mark.parametrize(
@@ -40,30 +47,39 @@ def test_search_item_ctrl_f_uses_the_module_driver_and_the_seeds_wording() -> No
             vwb.search_item_ctrl_f("x", nth_result=4)
 
 
-def test_run_webagent_keeps_helium_out_of_the_sandbox() -> None:
-    built: dict[str, Any] = {}
+def test_run_webagent_builds_the_seeds_agent_around_a_browser_under_the_policy() -> None:
+    started: list[Any] = []
 
-    class Session:
-        driver = mock.Mock()
+    def start_chrome(headless: bool, options: Any) -> Any:
+        started.append(options.arguments)
+        return mock.Mock(current_url="about:blank")
 
-        def __enter__(self) -> Session:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            return None
-
-    def agent(**kwargs: Any) -> Any:
-        built.update(kwargs)
-        return mock.Mock(run=mock.Mock(return_value="answer"))
-
+    fake_helium = mock.Mock(start_chrome=start_chrome)
     with (
         mock.patch.object(vwb, "load_model", return_value="model") as load,
-        mock.patch.object(vwb, "CodeAgent", side_effect=agent),
-        mock.patch.object(vwb, "BrowserSession", Session),
-        mock.patch.object(vwb, "helium"),
+        mock.patch.object(vwb, "CodeAgent") as agent_class,
+        mock.patch.object(vwb, "helium", fake_helium),
     ):
+        agent_class.return_value.run.return_value = "answer"
         assert vwb.run_webagent("task", "openai", "gpt", api_key="k") == "answer"
     assert load.call_args.args == ("openai", "gpt")
-    assert "additional_authorized_imports" not in built
-    assert {tool.name for tool in built["tools"]} >= {"go_to", "click", "search_item_ctrl_f"}
+    kwargs = agent_class.call_args.kwargs
+    assert [t.name for t in kwargs["tools"]] == ["go_to", "click", "search_item_ctrl_f", "close_popups"]
+    assert agent_class.return_value.run.call_args.args == ("task" + vwb.helium_instructions,)
+    # the browser's only way out is the policy proxy, loopback included
+    (arguments,) = started
+    assert any(a.startswith("--proxy-server=http://127.0.0.1:") for a in arguments)
+    assert "--proxy-bypass-list=<-loopback>" in arguments
     assert vwb.driver is None  # the module's driver does not outlive the run
+
+
+def test_the_module_tools_refuse_what_the_policy_refuses() -> None:
+    driver = mock.Mock(current_url="http://127.0.0.1:9/admin")
+    with mock.patch.object(vwb, "driver", driver):
+        with pytest.raises(AgentToolExecutionError, match="refused to open file:///etc/passwd"):
+            vwb.go_to("file:///etc/passwd")
+        with pytest.raises(AgentToolExecutionError, match="loopback addresses are not allowed"):
+            vwb.go_to("http://127.0.0.1:9/admin")
+        with pytest.raises(AgentToolExecutionError, match="loopback addresses are not allowed"):
+            vwb.go_back()  # history led to a refused page: it is blanked
+    driver.get.assert_called_once_with("about:blank")

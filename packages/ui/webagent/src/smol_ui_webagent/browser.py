@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,9 @@ class BrowserSession:
         allow_private_addresses: What the browser may reach besides public addresses: True for
             everything, or entries such as `"127.0.0.1:8080"`, `"intranet.example"`,
             `"10.0.0.0/8"` (as `VisitWebpageTool`'s; `SMOL_WEB_ALLOW_PRIVATE` adds more).
+        launcher: Starts the browser from the prepared Chrome options (policy proxy, profile, flags)
+            and returns its driver; by default Selenium with this machine's chromedriver. The seed's
+            `run_webagent` passes `helium.start_chrome`.
     """
 
     headless: bool = True
@@ -75,12 +79,19 @@ class BrowserSession:
     find_timeout: float = 5.0
     window_size: tuple[int, int] = (1000, 1350)
     allow_private_addresses: AllowSetting = None
+    launcher: Callable[[Any], Any] | None = None
     driver: Any = field(default=None, init=False, repr=False)
     _proxy: GuardProxy | None = field(default=None, init=False, repr=False)
     _profile: tempfile.TemporaryDirectory[str] | None = field(default=None, init=False, repr=False)
 
     def start(self) -> BrowserSession:
-        binary, chromedriver = find_browser()
+        if self.launcher is None:
+            binary, chromedriver = find_browser()
+        else:  # the launcher finds the driver; the browser binary is named when this machine has one
+            try:
+                binary, chromedriver = find_browser()[0], ""
+            except BrowserNotFoundError:
+                binary, chromedriver = "", ""
         import helium
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
@@ -88,7 +99,8 @@ class BrowserSession:
         self._profile = tempfile.TemporaryDirectory(prefix="smol-webagent-")
         self._proxy = GuardProxy(self.policy).start()
         options = webdriver.ChromeOptions()
-        options.binary_location = binary
+        if binary:
+            options.binary_location = binary
         flags = [
             "--no-sandbox",
             "--disable-gpu",
@@ -119,7 +131,10 @@ class BrowserSession:
             },
         )
         try:
-            self.driver = webdriver.Chrome(service=Service(chromedriver), options=options)
+            if self.launcher is not None:
+                self.driver = self.launcher(options)
+            else:
+                self.driver = webdriver.Chrome(service=Service(chromedriver), options=options)
         except Exception as error:
             self._cleanup_profile()
             raise BrowserNotFoundError(
