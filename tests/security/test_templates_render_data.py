@@ -330,3 +330,28 @@ def test_ordinary_widths_counts_and_formats_still_render():
         {},
     )
     assert rendered == "123456 items 1,234,567   ab  | 3.14[1, 2][3]"
+
+
+class _NoPrompt(Tool):
+    name = "noprompt"
+    description = "A tool whose prompt text fails."
+    inputs = {"x": {"type": "string", "description": "x"}}
+    output_type = "string"
+
+    def forward(self, x: str) -> str:
+        return x
+
+    def to_code_prompt(self) -> str:
+        raise RuntimeError("broken")
+
+
+def test_a_tool_whose_prompt_fails_breaks_only_templates_that_use_it():
+    tools = {"noprompt": _NoPrompt()}
+    assert (
+        populate_template("{% for t in tools.values() %}{{ t.name }}{% endfor %}", {"tools": tools})
+        == "noprompt"
+    )
+    with pytest.raises(ValueError, match="to_code_prompt\\(\\) of noprompt failed"):
+        populate_template(
+            "{% for t in tools.values() %}{{ t.to_code_prompt() }}{% endfor %}", {"tools": tools}
+        )

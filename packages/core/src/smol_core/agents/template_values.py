@@ -103,11 +103,11 @@ class ToolView(_FrozenView):
 
     def to_code_prompt(self) -> str:
         """The tool's Python signature and docstring, as `Tool.to_code_prompt()` gave it."""
-        return str(self._code_prompt)
+        return _given(self._code_prompt)
 
     def to_tool_calling_prompt(self) -> str:
         """The tool's one-line description, as `Tool.to_tool_calling_prompt()` gave it."""
-        return str(self._tool_calling_prompt)
+        return _given(self._tool_calling_prompt)
 
 
 class AgentView(_FrozenView):
@@ -182,9 +182,27 @@ def _text(function: Any, value: Any) -> str:
     return str.__str__(str(function(value)))
 
 
+class _Failed(str):
+    """A prompt text the tool could not produce: an error when a template asks for it, not before
+    (a template that does not use it renders as it did)."""
+
+    __slots__ = ()
+
+
 def _prompt(tool: Any, method: str) -> str:
     produce = getattr(tool, method, None)
-    return _text(str, produce()) if callable(produce) else ""
+    if not callable(produce):
+        return _Failed(f"{type(tool).__name__} has no {method}()")
+    try:
+        return _text(str, produce())
+    except Exception as error:
+        return _Failed(f"{method}() of {getattr(tool, 'name', '?')!s:.100} failed: {type(error).__name__}")
+
+
+def _given(text: str) -> str:
+    if isinstance(text, _Failed):
+        raise ValueError(str(text))
+    return str(text)
 
 
 # --- rendering -------------------------------------------------------------------------------------
