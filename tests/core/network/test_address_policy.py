@@ -116,3 +116,14 @@ def test_downloads_are_bounded_whether_or_not_the_size_is_announced(server: str)
     with pytest.raises(DownloadTooLargeError, match="more than the 1000 bytes"):
         guarded_request("GET", f"http://{server}/liar", policy=allowed, max_bytes=1000)
     assert len(guarded_request("GET", f"http://{server}/liar", policy=allowed).content) == 5000
+
+
+def test_an_allowed_host_name_never_unlocks_the_cloud_metadata_address() -> None:
+    import ipaddress
+
+    metadata = ipaddress.ip_address("169.254.169.254")
+    by_name = AddressPolicy.parse(["intranet.example"])
+    assert by_name.refuse_address("intranet.example", 80, ipaddress.ip_address("10.0.0.5")) is None
+    assert "cloud metadata" in (by_name.refuse_address("intranet.example", 80, metadata) or "")
+    assert AddressPolicy.parse(["169.254.169.254"]).refuse_address("x", 80, metadata) is None
+    assert AddressPolicy(allow_all=True).refuse_address("x", 80, metadata) is None

@@ -219,9 +219,22 @@ class AddressPolicy:
         return None
 
     def refuse_address(self, host: str, port: int, ip: IPAddress) -> str | None:
-        """Why `host`, which resolved to `ip`, may not be connected to; None when it may."""
+        """Why `host`, which resolved to `ip`, may not be connected to; None when it may.
+
+        A cloud metadata address is unlocked only by `allow_all` or an entry naming the address (or
+        its network): an allowed host *name* that resolves there (a rebinding resolver, a hostile
+        record) must not hand out the machine's credentials.
+        """
         reason = address_class(ip)
-        if reason is None or self.allowed(host.strip("[]"), port, ip):
+        if reason is None:
+            return None
+        if reason == "cloud metadata addresses":
+            by_address = self.allow_all or any(
+                entry.network is not None and entry.matches(host, port, ip) for entry in self.entries
+            )
+            if by_address:
+                return None
+        elif self.allowed(host.strip("[]"), port, ip):
             return None
         if literal_address(host) == ip:
             return f"{reason} are not allowed ({describe(ip)})"
