@@ -104,6 +104,16 @@ def test_final_answer() -> None:
         ("a = ;", "Code parsing failed on line 1 due to: SyntaxError"),
         ("import numpy.random", "Import of numpy.random is not allowed"),
         ("def f(**kw):\n    return kw\nf(**[1])", "Cannot unpack non-dict value in **kwargs: list"),
+        (
+            "x = {'key': 1}\ndel x['key']\nx['key']",
+            "line 'x['key']' due to: InterpreterError: Could not index {} with 'key'",
+        ),
+        (
+            "capitals = {'Bhutan': 'Thimphu'}; capitals['Butan']",
+            "line 'capitals['Butan']' due to: InterpreterError: Could not index {'Bhutan': 'Thimphu'} with "
+            "'Butan': KeyError: 'Butan'. Maybe you meant one of these indexes instead: ['Bhutan']",
+        ),
+        ("a = 1; b = [1][5]", "line 'b = [1][5]' due to: IndexError"),
     ],
 )
 def test_errors_are_worded_as_in_smolagents(code: str, phrase: str) -> None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import difflib
 import re
 import sys
 import threading
@@ -182,6 +183,8 @@ class _Failure:
     lineno: int | None
     type_name: str | None
     text: str
+    column: int | None = None
+    """Where the failing part starts on its line, from the traceback's carets (None: not shown)."""
 
     @property
     def detail(self) -> str:
@@ -213,7 +216,20 @@ def _read_failure(message: str) -> _Failure:
         tool = _TOOL_ERROR.match(text)
         if tool is not None:
             type_name, text = tool.group(1), tool.group(2)
-    return _Failure(message, lineno, type_name, text)
+    return _Failure(message, lineno, type_name, text, _caret_column(lines, frame))
+
+
+def _caret_column(lines: list[str], frame: re.Match[str] | None) -> int | None:
+    """The column (in the stripped source line) where the first code frame's carets start."""
+    if frame is None:
+        return None
+    at = next((i for i, line in enumerate(lines) if line.startswith(frame.group(0))), None)
+    if at is None or at + 2 >= len(lines):
+        return None
+    carets = lines[at + 2]
+    if not carets.strip() or set(carets.strip()) - set("~^"):
+        return None
+    return len(carets) - len(carets.lstrip()) - 4
 
 
 @dataclass
@@ -289,13 +305,21 @@ def _parse(code: str) -> ast.Module:
         ) from None
 
 
-def _statement_at(tree: ast.Module, lineno: int | None) -> ast.stmt | None:
+def _statement_at(tree: ast.Module, code: str, failure: _Failure) -> ast.stmt | None:
+    """The top-level statement that failed: the one holding the failing line (and, where several share
+    it, `a = 1; b[0]`, the one holding the column the traceback's carets point at)."""
+    lineno = failure.lineno
     if lineno is None:
         return None
-    for node in tree.body:
-        if node.lineno <= lineno <= (node.end_lineno or node.lineno):
-            return node
-    return None
+    found = [node for node in tree.body if node.lineno <= lineno <= (node.end_lineno or node.lineno)]
+    if len(found) > 1 and failure.column is not None:
+        lines = code.splitlines()
+        line = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+        column = failure.column + len(line) - len(line.lstrip())
+        on_line = [node for node in found if node.lineno == lineno and node.col_offset <= column]
+        if on_line:
+            return on_line[-1]
+    return found[0] if found else None
 
 
 def _seed_detail(failure: _Failure, node: ast.AST | None) -> str:
@@ -395,9 +419,51 @@ def evaluate_python_code(
         return outcome.value, outcome.is_final_answer
     if failure.lineno is None:
         raise InterpreterError(failure.message)
-    node = _statement_at(tree, failure.lineno)
+    node = _statement_at(tree, code, failure)
     segment = ast.get_source_segment(code, node) if node is not None else None
-    raise InterpreterError(f"Code execution failed at line '{segment}' due to: {_seed_detail(failure, node)}")
+    detail = _indexing_detail(failure, node, state) or _seed_detail(failure, node)
+    raise InterpreterError(f"Code execution failed at line '{segment}' due to: {detail}")
+
+
+def _indexing_detail(failure: _Failure, node: ast.AST | None, state: dict[str, Any]) -> str | None:
+    """smolagents' message for a failed `name[key]`: "Could not index <value> with '<key>': <error>",
+    with the keys that look like the one asked for. Given only when the statement holds one such
+    subscript and indexing the value the namespace gave back fails the same way (plain data only)."""
+    if node is None or failure.type_name not in ("KeyError", "IndexError", "TypeError"):
+        return None
+    subscripts = [
+        n
+        for n in ast.walk(node)
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name)
+    ]
+    if len(subscripts) != 1:
+        return None
+    (subscript,) = subscripts
+    if subscript.value.id not in state:  # type: ignore[attr-defined]
+        return None
+    value = state[subscript.value.id]  # type: ignore[attr-defined]
+    index: Any
+    if isinstance(subscript.slice, ast.Constant):
+        index = subscript.slice.value
+    elif isinstance(subscript.slice, ast.Name) and subscript.slice.id in state:
+        index = state[subscript.slice.id]
+    else:
+        return None
+    if isinstance(value, UnserializableValue) or isinstance(index, UnserializableValue):
+        return None  # the code's own objects: indexing them here would need them here
+    try:
+        value[index]
+    except (KeyError, IndexError, TypeError) as exc:
+        if type(exc).__name__ != failure.type_name:
+            return None
+    else:
+        return None
+    message = f"Could not index {value} with '{index}': {failure.type_name}: {failure.text}"
+    if isinstance(index, str) and isinstance(value, dict):
+        close = difflib.get_close_matches(index, [key for key in value if isinstance(key, str)])
+        if close:
+            message += f". Maybe you meant one of these indexes instead: {close}"
+    return f"InterpreterError: {message}"
 
 
 def evaluate_ast(
