@@ -29,6 +29,7 @@ from smol_core.agents.prompts import (
 from smol_core.agents.result import RunResult
 from smol_core.agents.run_state import RunAttribute, RunState, _Binding, bound_to, current_run
 from smol_core.agents.saved_settings import IgnoredSetting
+from smol_core.durable import runner as durable
 from smol_core.errors import AgentError, AgentGenerationError, AgentMaxStepsError, AgentParsingError
 from smol_core.memory import (
     ActionStep,
@@ -91,7 +92,11 @@ class MultiStepAgent(ABC):
         tool_timeout_seconds: float | None = DEFAULT_TOOL_TIMEOUT_SECONDS,
         step_tool_budget_seconds: float | None = DEFAULT_STEP_TOOL_BUDGET_SECONDS,
         grammar: str | dict[str, Any] | None = None,
+        checkpoint_store: Any = None,
     ) -> None:
+        # where `run(..., run_id=...)` saves each step (a `smol_core.durable.CheckpointStore`);
+        # None: the default SQLite file under the user's data folder
+        self.checkpoint_store = checkpoint_store
         self._last_run = RunState(memory=AgentMemory(""))  # until the system prompt can be built
         self._active_runs = 0
         self._runs_lock = threading.Lock()
@@ -231,9 +236,13 @@ class MultiStepAgent(ABC):
         additional_args: dict[str, Any] | None = None,
         max_steps: int | None = None,
         return_full_result: bool | None = None,
+        run_id: str | None = None,
     ) -> Any:
         """Solve `task`. Returns the final answer, a `RunResult` (`return_full_result=True`) or, with
         `stream=True`, a generator of the run's events and steps.
+
+        `run_id`: a durable run, checkpointed after every step (`checkpoint_store`), which
+        `resume(run_id)` continues in any process after this one died (docs/durable.md).
 
         `task=None` (an agent of a team started without a task): wait for messages through the
         agent's `ReceiveMessagesTool` and take what arrives as the task."""
@@ -241,6 +250,8 @@ class MultiStepAgent(ABC):
         run = self._start_run(reset)
         binding = _Binding(self, run)
         try:
+            if run_id is not None:
+                durable.start(self, run, run_id, max_steps, task)
             return self._run_bound(
                 run, task, stream, reset, images, additional_args, max_steps, return_full_result
             )
@@ -268,7 +279,20 @@ class MultiStepAgent(ABC):
         self._last_run = run
         return run
 
+    def resume(
+        self,
+        run_id: str,
+        stream: bool = False,
+        max_steps: int | None = None,
+        return_full_result: bool | None = None,
+    ) -> Any:
+        """Continue the durable run `run_id` from its latest checkpoint (in this or another process):
+        memory, step counter and sandbox variables restored, checkpointed model replies not asked again.
+        Returns what `run()` returns. The agent must be configured as the one that started the run."""
+        return durable.resume_run(self, run_id, stream, max_steps, return_full_result)
+
     def _end_run(self, run: RunState) -> None:
+        durable.end(run)
         with self._runs_lock:
             if not run.ended:
                 run.ended = True
@@ -314,6 +338,12 @@ class MultiStepAgent(ABC):
         events = bound_to(
             self, run, self._ending(run, self._traced_run(self.task, max_steps, images, trace_parent))
         )
+        return self._deliver(run, events, stream, return_full_result)
+
+    def _deliver(
+        self, run: RunState, events: Generator[StreamEvent], stream: bool, return_full_result: bool | None
+    ) -> Any:
+        """The run's events as `run()` returns them: streamed, or consumed to the answer or result."""
         if stream:
             # a stream dropped before its first event never runs its `finally`: end the run when
             # the generator goes, or the agent's next run would take it for one still going
@@ -419,7 +449,7 @@ class MultiStepAgent(ABC):
     def _run_stream(
         self, task: str, max_steps: int, images: list[Any] | None = None
     ) -> Generator[StreamEvent]:
-        self.step_number = 1
+        self.step_number = durable.first_step(self._run())
         final_answer: Any = None
         returned_final_answer = False
         while not returned_final_answer and self.step_number <= max_steps:
@@ -480,6 +510,7 @@ class MultiStepAgent(ABC):
                     self._finalize_step(action_step)
                     self.memory.steps.append(action_step)
                 _end_step_span(step_span, action_step)
+            durable.after_step(self, self._run())
             yield action_step
             self.step_number += 1
         if not returned_final_answer:
@@ -487,6 +518,7 @@ class MultiStepAgent(ABC):
         # a str, image or audio answer becomes an agent type that displays (notebook, UI) and saves
         final_step = FinalAnswerStep(output=handle_agent_output_types(final_answer))
         self._run().run_span.set("output", final_step.output)
+        durable.finished(self._run(), final_step)
         self.step_callbacks.callback(final_step, agent=self)
         yield final_step
 

@@ -51,6 +51,8 @@ class RunState:
     executor: Any = None
     """A code executor of this run's own: only when another run of the same agent was still using
     the agent's (two code runs in one worker would share variables)."""
+    durable: Any = None
+    """A durable run's link to its checkpoint store (`smol_core.durable.runner.DurableRun`), or None."""
 
 
 def current_run(agent: Any) -> RunState | None:

@@ -1,0 +1,137 @@
+"""The checkpoint format: what a run needs to go on, as versioned JSON.
+
+Why JSON with two versions in it: a checkpoint outlives the process that wrote it and may be read by
+another smol. `format_version` says how the fields are laid out; `smol_version` which smol wrote them
+(memory steps and the codec may change between releases). A checkpoint of another format or smol
+version is refused with a one-line error that names both, before anything is overwritten: the user
+resumes it with the smol that wrote it, or deletes it. A blob that is not smol's, or is cut or
+garbled, is a `CheckpointFormatError` too. Why not pickle: a checkpoint is a file that other
+processes and machines read; a pickle is code.
+
+Size is checked before parsing (`MAX_CHECKPOINT_BYTES`), and values come back through the worker
+protocol's budgeted decoder (`executors/untrusted.py`), as a worker's values do.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from smol_core.durable.errors import CheckpointFormatError
+from smol_core.durable.steps import message_from_data, message_to_data, step_from_data, step_to_data
+from smol_core.executors.frames import ProtocolLimits
+from smol_core.executors.protocol import ProtocolError, encode
+from smol_core.executors.untrusted import decode_untrusted
+from smol_core.memory import MemoryStep
+from smol_core.messages import ChatMessage
+
+FORMAT = "smol.checkpoint"
+FORMAT_VERSION = 1
+MAX_CHECKPOINT_BYTES = 64 * 1024 * 1024
+_LIMITS = ProtocolLimits(max_frame_bytes=MAX_CHECKPOINT_BYTES)
+
+
+def smol_version() -> str:
+    from smol_core import __version__
+
+    return __version__
+
+
+@dataclass
+class Checkpoint:
+    """A run's state after a step: enough to resume it in another process."""
+
+    run_id: str
+    agent: str
+    """The agent's class (and name): a resumed run is driven by an agent configured the same way."""
+    task: str
+    step_number: int
+    """The next step to run."""
+    steps: list[MemoryStep] = field(default_factory=list)
+    namespace: dict[str, Any] = field(default_factory=dict)
+    """The sandbox's variables (a CodeAgent), as the worker protocol carries them."""
+    uncaptured: list[tuple[str, str]] = field(default_factory=list)
+    """Variables that could not be captured (functions, classes, modules, open files...): name, type."""
+    pending_replies: list[ChatMessage] = field(default_factory=list)
+    """Model replies received after this step's state was saved: a resumed run takes them instead of
+    calling the model again."""
+    status: str = "running"
+    final_answer: Any = None
+    max_steps: int | None = None
+    planning_interval: int | None = None
+
+
+def dump(checkpoint: Checkpoint, encoded_steps: list[dict[str, Any]] | None = None) -> bytes:
+    """The checkpoint as bytes (`encoded_steps`: the steps already encoded, to spare the work)."""
+    document = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "smol_version": smol_version(),
+        "run_id": checkpoint.run_id,
+        "agent": checkpoint.agent,
+        "status": checkpoint.status,
+        "task": checkpoint.task,
+        "step_number": checkpoint.step_number,
+        "max_steps": checkpoint.max_steps,
+        "planning_interval": checkpoint.planning_interval,
+        "steps": encoded_steps if encoded_steps is not None else [step_to_data(s) for s in checkpoint.steps],
+        "namespace": {name: encode(value) for name, value in checkpoint.namespace.items()},
+        "uncaptured": [list(item) for item in checkpoint.uncaptured],
+        "pending_replies": [message_to_data(message) for message in checkpoint.pending_replies],
+        "final_answer": encode(checkpoint.final_answer),
+    }
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=True).encode("utf-8")
+
+
+def load(data: bytes, where: str = "the checkpoint") -> Checkpoint:
+    """The checkpoint in `data`; a one-line `CheckpointFormatError` if it cannot be used as is."""
+    if len(data) > MAX_CHECKPOINT_BYTES:
+        raise CheckpointFormatError(
+            f"{where} is {len(data):,} bytes, over the {MAX_CHECKPOINT_BYTES:,} a checkpoint may be"
+        )
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise CheckpointFormatError(f"{where} is corrupt (not valid JSON): it cannot be resumed") from None
+    if type(document) is not dict or document.get("format") != FORMAT:
+        raise CheckpointFormatError(f"{where} is not a smol checkpoint (no {FORMAT!r} format mark)")
+    version, written_by = document.get("format_version"), document.get("smol_version")
+    if version != FORMAT_VERSION or written_by != smol_version():
+        raise CheckpointFormatError(
+            f"{where} was written by smol {str(written_by)[:40]} (checkpoint format {str(version)[:10]}); "
+            f"this is smol {smol_version()} (format {FORMAT_VERSION}): resume it with that version, or delete it"
+        )
+    try:
+        return _checkpoint(document)
+    except CheckpointFormatError:
+        raise
+    except (ProtocolError, KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        raise CheckpointFormatError(
+            f"{where} is corrupt ({type(error).__name__}: {str(error)[:200]})"
+        ) from None
+
+
+def _checkpoint(document: dict[str, Any]) -> Checkpoint:
+    def decode(value: Any) -> Any:
+        return decode_untrusted(value, _LIMITS, None)
+
+    namespace = document["namespace"]
+    if type(namespace) is not dict:
+        raise TypeError("the namespace is not an object")
+    pending = [message_from_data(m, decode) for m in document["pending_replies"]]
+    max_steps, interval = document.get("max_steps"), document.get("planning_interval")
+    return Checkpoint(
+        run_id=str(document["run_id"]),
+        agent=str(document["agent"]),
+        task=str(document["task"]),
+        step_number=int(document["step_number"]),
+        steps=[step_from_data(step, decode) for step in document["steps"]],
+        namespace={str(name): decode(value) for name, value in namespace.items()},
+        uncaptured=[(str(name), str(kind)) for name, kind in document["uncaptured"]],
+        pending_replies=[m for m in pending if m is not None],
+        status=str(document["status"]),
+        final_answer=decode(document["final_answer"]),
+        max_steps=None if max_steps is None else int(max_steps),
+        planning_interval=None if interval is None else int(interval),
+    )

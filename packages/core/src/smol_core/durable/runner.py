@@ -1,0 +1,259 @@
+"""How a run becomes durable: the few calls the agent loop makes, and `resume`.
+
+The loop (agents/multi_step.py) calls `start` when `run(..., run_id=...)` begins, `first_step` for
+its step counter, `after_step` when a step is in memory, `finished` with the final answer and `end`
+when the run stops for any reason; each is a no-op for a run without `run_id`. `resume_run` rebuilds a
+run from its latest checkpoint and drives the same loop from the next step.
+
+What a checkpoint captures (`durable/checkpoint.py`): the task, the memory steps, the step counter
+(planning follows from it and from the memory, as in an uninterrupted run), model replies received
+since the last step (`durable/journal.py`), and a CodeAgent's sandbox variables, read back through
+the executor's `namespace` exchange (typed codec, budgeted decoder: never pickle from the worker).
+Values the codec cannot carry (functions, classes, modules, open files, generators...) are listed in
+the checkpoint, and the resumed run's first observation names them, so the model defines them again
+instead of failing on a NameError it cannot explain.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Generator
+from typing import Any
+
+from smol_core.durable import checkpoint as checkpoint_format, journal
+from smol_core.durable.checkpoint import Checkpoint
+from smol_core.durable.errors import CheckpointError, RunFinishedError, RunNotFoundError
+from smol_core.durable.sqlite_store import SQLiteStore
+from smol_core.durable.steps import step_to_data
+from smol_core.durable.store import CheckpointStore, Lease
+from smol_core.executors.protocol import UnserializableValue
+from smol_core.memory import ActionStep, FinalAnswerStep, MemoryStep, SystemPromptStep
+
+_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")
+
+
+def store_of(agent: Any) -> CheckpointStore:
+    """The agent's `checkpoint_store`, else the default SQLite store."""
+    store = getattr(agent, "checkpoint_store", None)
+    return store if store is not None else SQLiteStore()
+
+
+def check_run_id(run_id: Any) -> str:
+    if not isinstance(run_id, str) or not _RUN_ID.fullmatch(run_id):
+        raise CheckpointError(
+            f"run_id {str(run_id)[:60]!r} is not valid: use 1 to 128 letters, digits or ._:@- (not first)"
+        )
+    return run_id
+
+
+def read_checkpoint(store: CheckpointStore, run_id: str) -> Checkpoint | None:
+    stored = store.load(run_id)
+    if stored is None:
+        return None
+    return checkpoint_format.load(stored.data, f"the checkpoint of run {run_id!r}")
+
+
+class DurableRun:
+    """A run's link to its store: the lease, the last step's state and the model-reply journal."""
+
+    def __init__(self, agent: Any, store: CheckpointStore, lease: Lease, state: Checkpoint) -> None:
+        self.agent = agent
+        self.store = store
+        self.lease = lease
+        self.state = state
+        self.replay = list(state.pending_replies)  # replies a resumed run takes instead of calling
+        self._encoded: list[tuple[MemoryStep, dict[str, Any]]] = []  # steps never change once in memory
+        self.released = False
+
+    # --- the journal (durable/journal.py) -----------------------------------------------------
+    def replay_next(self) -> Any:
+        if not self.replay:
+            return None
+        message = self.replay.pop(0)
+        self.state.pending_replies.append(message)
+        return message
+
+    def record(self, message: Any) -> None:
+        self.state.pending_replies.append(message)
+        self._save()
+
+    # --- checkpoints --------------------------------------------------------------------------
+    def _encoded_steps(self, steps: list[MemoryStep]) -> list[dict[str, Any]]:
+        cached = self._encoded
+        keep = 0
+        while keep < len(cached) and keep < len(steps) and cached[keep][0] is steps[keep]:
+            keep += 1
+        del cached[keep:]
+        cached.extend((step, step_to_data(step)) for step in steps[keep:])
+        return [data for _, data in cached]
+
+    def _save(self) -> None:
+        steps = list(self.agent.memory.steps)
+        self.state.steps = steps
+        data = checkpoint_format.dump(self.state, self._encoded_steps(steps))
+        self.store.save(
+            self.lease,
+            self.state.step_number - 1,
+            data,
+            status=self.state.status,
+            agent=self.state.agent,
+            task=self.state.task,
+        )
+
+    def step_done(self, next_step: int) -> None:
+        """The step before `next_step` is in memory: save the run's state as it now stands."""
+        self.state.step_number = next_step
+        self.state.pending_replies = []
+        self.state.namespace, self.state.uncaptured = capture_namespace(self.agent)
+        self._save()
+
+    def finish(self, output: Any) -> None:
+        self.state.status = "finished"
+        self.state.final_answer = output
+        self.state.pending_replies = []
+        self._save()
+
+    def release(self) -> None:
+        if not self.released:
+            self.released = True
+            journal.uninstall(self.agent)
+            self.store.release(self.lease)
+
+
+def capture_namespace(agent: Any) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """A CodeAgent's sandbox variables, and those that could not be captured (name, type)."""
+    executor = getattr(agent, "python_executor", None) if hasattr(type(agent), "python_executor") else None
+    namespace = getattr(executor, "namespace", None)
+    if not callable(namespace):
+        return {}, []
+    values: dict[str, Any] = {}
+    uncaptured: list[tuple[str, str]] = []
+    for name, value in namespace().items():
+        if isinstance(value, UnserializableValue):
+            uncaptured.append((name, value.type_name))
+        else:
+            values[name] = value
+    return values, uncaptured
+
+
+# --- the loop's hooks (agents/multi_step.py) ----------------------------------------------------
+def start(agent: Any, run: Any, run_id: str, max_steps: int, task: str | None) -> None:
+    """`run(task, run_id=...)`: a new durable run; refused if the id is taken."""
+    store = store_of(agent)
+    check_run_id(run_id)
+    existing = store.load(run_id)
+    if existing is not None:
+        if existing.status == "finished":
+            raise RunFinishedError(
+                f"run {run_id!r} already finished: choose another run_id, or `smol runs delete {run_id}` first"
+            )
+        raise CheckpointError(
+            f"run {run_id!r} already exists and is not finished: continue it with agent.resume({run_id!r}) "
+            f"(`smol runs resume {run_id}`), or `smol runs delete {run_id}` first"
+        )
+    lease = store.acquire(run_id)
+    state = Checkpoint(
+        run_id=run_id,
+        agent=_agent_label(agent),
+        task=task or "",
+        step_number=1,
+        max_steps=max_steps,
+        planning_interval=agent.planning_interval,
+    )
+    _attach(agent, run, DurableRun(agent, store, lease, state))
+
+
+def _attach(agent: Any, run: Any, durable: DurableRun) -> None:
+    run.durable = durable
+    journal.install(agent)
+
+
+def first_step(run: Any) -> int:
+    durable: DurableRun | None = getattr(run, "durable", None)
+    return 1 if durable is None else durable.state.step_number
+
+
+def after_step(agent: Any, run: Any) -> None:
+    durable: DurableRun | None = getattr(run, "durable", None)
+    if durable is not None:
+        if durable.state.task != agent.task and agent.task:
+            durable.state.task = agent.task  # the task as the run worded it (additional_args, messages)
+        durable.step_done(agent.step_number + 1)
+
+
+def finished(run: Any, final_step: FinalAnswerStep) -> None:
+    durable: DurableRun | None = getattr(run, "durable", None)
+    if durable is not None:
+        durable.finish(final_step.output)
+
+
+def end(run: Any) -> None:
+    durable: DurableRun | None = getattr(run, "durable", None)
+    if durable is not None:
+        durable.release()
+
+
+def _agent_label(agent: Any) -> str:
+    return type(agent).__name__ + (f" {agent.name}" if agent.name else "")
+
+
+# --- resume -------------------------------------------------------------------------------------
+def resume_run(
+    agent: Any, run_id: str, stream: bool, max_steps: int | None, return_full_result: bool | None
+) -> Any:
+    """`agent.resume(run_id)`: the run goes on from its latest checkpoint (see the module docstring)."""
+    from smol_core.agents.run_state import _Binding, bound_to
+
+    store = store_of(agent)
+    check_run_id(run_id)
+    state = read_checkpoint(store, run_id)
+    if state is None:
+        raise RunNotFoundError(f"no run {run_id!r} in {store!r}: `smol runs list` shows the runs there")
+    if state.status == "finished":
+        raise RunFinishedError(f"run {run_id!r} already finished: there is nothing to resume")
+    max_steps = max_steps or state.max_steps or agent.max_steps
+    state.max_steps = max_steps
+    run = agent._start_run(True)
+    binding = _Binding(agent, run)
+    try:
+        lease = store.acquire(run_id)
+        _attach(agent, run, DurableRun(agent, store, lease, state))
+        run.state = {}
+        agent.task = state.task
+        agent.memory.system_prompt = SystemPromptStep(system_prompt=agent.system_prompt)
+        agent.memory.steps = list(state.steps)
+        agent.monitor.reset()
+        agent.logger.log_task(
+            content=f"(resumed at step {state.step_number}) {state.task.strip()}",
+            subtitle=run_id,
+            title=agent.name,
+        )
+        agent._prepare_run()
+        _restore_namespace(agent, state)
+        events: Generator[Any] = bound_to(
+            agent, run, agent._ending(run, agent._traced_run(state.task, max_steps, None, None))
+        )
+        return agent._deliver(run, events, stream, return_full_result)
+    except BaseException:
+        agent._end_run(run)
+        raise
+    finally:
+        binding.close()
+
+
+def _restore_namespace(agent: Any, state: Checkpoint) -> None:
+    """Put the captured variables into the fresh sandbox; name those that are gone in the memory."""
+    if state.namespace and hasattr(type(agent), "python_executor"):
+        agent.python_executor.send_variables(dict(state.namespace))
+    if not state.uncaptured:
+        return
+    gone = ", ".join(f"{name} ({kind})" for name, kind in state.uncaptured)
+    note = (
+        f"Note: this run was resumed from a checkpoint. These variables could not be saved and are no "
+        f"longer defined: {gone}. Define them again (re-import modules) before using them."
+    )
+    for step in reversed(agent.memory.steps):
+        if isinstance(step, ActionStep):
+            step.observations = f"{step.observations}\n{note}" if step.observations else note
+            break
+    agent.logger.log_error(note)

@@ -1,0 +1,183 @@
+"""The embedded default store: one SQLite file under the user's data folder, no server.
+
+Where: `$XDG_DATA_HOME/smol/runs.sqlite3`, or `~/.local/share/smol/runs.sqlite3` (`SQLiteStore(path)`
+for another file). Why SQLite: it ships with Python, is safe across processes (each write is one
+transaction), and in WAL mode a checkpoint costs one append to the log. `synchronous=NORMAL`: a
+committed checkpoint survives the process being killed at any moment (what this store is for); only
+a power cut may lose the last few, as with any WAL database in that mode.
+
+One row per run holds its latest checkpoint (a run resumes from its latest step; older ones would
+only grow the file); another holds its lease (see `durable/leases.py`). A checkpoint is replaced in
+the same transaction that checks the lease, so a process that lost its run cannot write over it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from smol_core.durable.errors import RunLockedError, StoreUnavailableError
+from smol_core.durable.leases import describe, new_owner, owner_alive
+from smol_core.durable.store import Lease, RunRecord, StoredCheckpoint
+
+DEFAULT_LEASE_TTL = 900.0
+"""Seconds a lease held from another host counts as live without being renewed (each step renews it)."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    step INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    updated_at REAL NOT NULL,
+    agent TEXT NOT NULL DEFAULT '',
+    task TEXT NOT NULL DEFAULT '',
+    data BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS leases (
+    run_id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    renewed_at REAL NOT NULL
+);
+"""
+
+
+def default_store_path() -> Path:
+    """`$XDG_DATA_HOME/smol/runs.sqlite3`, else `~/.local/share/smol/runs.sqlite3`."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "smol" / "runs.sqlite3"
+
+
+class SQLiteStore:
+    """Checkpoints in one SQLite file (WAL). Safe to share between threads and processes."""
+
+    def __init__(
+        self, path: str | os.PathLike[str] | None = None, lease_ttl: float = DEFAULT_LEASE_TTL
+    ) -> None:
+        self.path = Path(path) if path is not None else default_store_path()
+        self.lease_ttl = lease_ttl
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({str(self.path)!r})"
+
+    # --- connection ---------------------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is not None:
+            return self._db
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+        except (sqlite3.Error, OSError) as error:
+            raise StoreUnavailableError(self._unavailable(error)) from None
+        self._db = db
+        return db
+
+    def _unavailable(self, error: BaseException) -> str:
+        return f"the run store {str(self.path)!r} cannot be used ({type(error).__name__}: {error}); fix its folder's permissions or pass another store"
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            db = self._connect()
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield db
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
+            except sqlite3.Error as error:
+                raise StoreUnavailableError(self._unavailable(error)) from None
+
+    def _read(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+        with self._lock:
+            db = self._connect()
+            try:
+                return list(db.execute(sql, args).fetchall())
+            except sqlite3.Error as error:
+                raise StoreUnavailableError(self._unavailable(error)) from None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    # --- leases -------------------------------------------------------------------------------
+    def acquire(self, run_id: str) -> Lease:
+        owner = new_owner()  # a token per lease: two resumes in one process are two owners too
+        with self._transaction() as db:
+            row = db.execute("SELECT owner, renewed_at FROM leases WHERE run_id = ?", (run_id,)).fetchone()
+            if row is not None and owner_alive(row[0], row[1], self.lease_ttl):
+                raise RunLockedError(
+                    f"run {run_id!r} is being driven by {describe(row[0])}: "
+                    "wait for it to end (or stop it) before resuming it here"
+                )
+            db.execute(
+                "INSERT OR REPLACE INTO leases (run_id, owner, renewed_at) VALUES (?, ?, ?)",
+                (run_id, owner, time.time()),
+            )
+        return Lease(run_id, owner)
+
+    def release(self, lease: Lease) -> None:
+        with self._transaction() as db:
+            db.execute("DELETE FROM leases WHERE run_id = ? AND owner = ?", (lease.run_id, lease.owner))
+
+    # --- checkpoints --------------------------------------------------------------------------
+    def save(
+        self,
+        lease: Lease,
+        step: int,
+        data: bytes,
+        *,
+        status: str = "running",
+        agent: str = "",
+        task: str = "",
+    ) -> None:
+        now = time.time()
+        with self._transaction() as db:
+            renewed = db.execute(
+                "UPDATE leases SET renewed_at = ? WHERE run_id = ? AND owner = ?",
+                (now, lease.run_id, lease.owner),
+            ).rowcount
+            if renewed != 1:
+                raise RunLockedError(
+                    f"run {lease.run_id!r} was taken over by another process: this one stops writing it"
+                )
+            db.execute(
+                "INSERT OR REPLACE INTO runs (run_id, step, status, updated_at, agent, task, data) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (lease.run_id, step, status, now, agent, task[:500], sqlite3.Binary(data)),
+            )
+
+    def load(self, run_id: str) -> StoredCheckpoint | None:
+        rows = self._read("SELECT step, status, data FROM runs WHERE run_id = ?", (run_id,))
+        if not rows:
+            return None
+        step, status, data = rows[0]
+        return StoredCheckpoint(run_id, int(step), str(status), bytes(data))  # type: ignore[call-overload,arg-type]
+
+    def list(self) -> list[RunRecord]:
+        rows = self._read(
+            "SELECT run_id, step, status, updated_at, length(data), agent, task FROM runs ORDER BY updated_at DESC"
+        )
+        return [
+            RunRecord(str(r[0]), int(r[1]), str(r[2]), float(r[3]), int(r[4]), str(r[5]), str(r[6]))  # type: ignore[call-overload,arg-type]
+            for r in rows
+        ]
+
+    def delete(self, run_id: str) -> bool:
+        with self._transaction() as db:
+            found = db.execute("DELETE FROM runs WHERE run_id = ?", (run_id,)).rowcount
+            db.execute("DELETE FROM leases WHERE run_id = ?", (run_id,))
+        return bool(found)
