@@ -118,6 +118,7 @@ _EXPORTS: dict[str, str] = {
     "check_url": "smol_core.network.address_policy",
     "literal_address": "smol_core.network.address_policy",
     "refusal_message": "smol_core.network.address_policy",
+    "resolve_host": "smol_core.network.address_policy",
     "url_refusal": "smol_core.network.address_policy",
     "BlockedAddressError": "smol_core.network.guarded_http",
     "DownloadTooLargeError": "smol_core.network.guarded_http",
@@ -357,6 +358,7 @@ if _TYPE_CHECKING:
         check_url as check_url,
         literal_address as literal_address,
         refusal_message as refusal_message,
+        resolve_host as resolve_host,
         url_refusal as url_refusal,
     )
     from smol_core.network.guarded_http import (

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from types import TracebackType
 from typing import Any
 
-from smol_core.plugin_api import Tool, ToolCollection
+from smol_core.plugin_api import AllowSetting, Tool, ToolCollection
 from smol_tool_mcp._loop import LoopThread
 from smol_tool_mcp.connection import (
     DEFAULT_CONNECT_TIMEOUT,
@@ -41,6 +41,9 @@ class MCPClient:
             primitives unwrapped). `None` (the default) and `True` do; `False` returns text content only.
         timeout: seconds a tool call may take before it fails with `MCPToolError`.
         connect_timeout: seconds a server may take to start and list its tools.
+        allow_private_addresses: over HTTP, what the client may connect to besides public addresses
+            and the endpoint it was given (True, or entries such as `"10.0.0.0/8"`; see
+            `smol_core.plugin_api.AddressPolicy`). Every connection is checked where it opens.
 
     Example:
         with MCPClient(StdioServerParameters(command="python", args=["server.py"])) as tools:
@@ -55,6 +58,7 @@ class MCPClient:
         *,
         timeout: float = DEFAULT_TIMEOUT,
         connect_timeout: float | None = None,
+        allow_private_addresses: AllowSetting = None,
     ) -> None:
         params = server_parameters if isinstance(server_parameters, list) else [server_parameters]
         if not params:
@@ -64,7 +68,7 @@ class MCPClient:
         self.connect_timeout = float(
             connect_timeout or (adapter_kwargs or {}).get("connect_timeout") or DEFAULT_CONNECT_TIMEOUT
         )
-        self._connections = [Connection(p, timeout) for p in params]
+        self._connections = [Connection(p, timeout, allow_private_addresses) for p in params]
         self._loop: LoopThread | None = None
         self._tools: list[Tool] = []
         self.connect()

@@ -14,7 +14,7 @@ import shlex
 from collections.abc import AsyncIterator
 from typing import Any
 
-from smol_core.plugin_api import SmolError
+from smol_core.plugin_api import AllowSetting, SmolError
 from smol_tool_mcp.results import MCPToolError
 
 DEFAULT_TIMEOUT = 60.0
@@ -64,11 +64,18 @@ def _status_recorder(statuses: list[int]) -> Any:
 
 
 @contextlib.asynccontextmanager
-async def open_client(params: Any, timeout: float, statuses: list[int] | None = None) -> AsyncIterator[Any]:
+async def open_client(
+    params: Any,
+    timeout: float,
+    statuses: list[int] | None = None,
+    refusals: list[str] | None = None,
+    allow_private_addresses: AllowSetting = None,
+) -> AsyncIterator[Any]:
     """An entered `mcp.Client` for stdio parameters, a URL, or a `{"url", "transport", "headers"}` dict.
 
-    Over HTTP, `statuses` collects the 401/403 answers the server gave, so that a refusal can be
-    reported as what it is.
+    Over HTTP, connections go through smol's address policy (`guarded_http`: the configured endpoint
+    and `allow_private_addresses`); `statuses` collects the 401/403 answers the server gave and
+    `refusals` the policy's refusals, so that either can be reported as what it is.
     """
     from mcp import Client, StdioServerParameters
 
@@ -85,14 +92,16 @@ async def open_client(params: Any, timeout: float, statuses: list[int] | None = 
         )
     transport = params.get("transport", "streamable-http")
     headers = params.get("headers")
-    from mcp.shared._httpx_utils import create_mcp_http_client
+    url = str(params["url"])
+    if not url.lower().startswith(("http://", "https://")):
+        raise MCPConnectionError(f"An MCP server URL must be http:// or https://, not {url[:200]!r}.")
+    from smol_tool_mcp.guarded_http import endpoint_policy, guarded_client_factory
 
-    recorded: list[int] = statuses if statuses is not None else []
-
-    def http_client_factory(headers: Any = None, timeout: Any = None, auth: Any = None) -> Any:
-        client = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
-        client.event_hooks["response"].append(_status_recorder(recorded))
-        return client
+    http_client_factory = guarded_client_factory(
+        endpoint_policy(url, allow_private_addresses),
+        refusals if refusals is not None else [],
+        [_status_recorder(statuses if statuses is not None else [])],
+    )
 
     if transport == "sse":
         from mcp.client.sse import sse_client
@@ -119,13 +128,15 @@ def _plain(error: BaseException) -> BaseException:
 
 
 class Connection:
-    def __init__(self, params: Any, timeout: float) -> None:
+    def __init__(self, params: Any, timeout: float, allow_private_addresses: AllowSetting = None) -> None:
         self.params = params
+        self.allow_private_addresses = allow_private_addresses
         self.label = server_label(params)
         self.timeout = timeout
         self.client: Any = None
         self.failure: BaseException | None = None
         self._refusals: list[int] = []
+        self._blocked: list[str] = []
         self._stop: asyncio.Event | None = None
         self._closed: asyncio.Event | None = None
         self._holder: asyncio.Task[None] | None = None
@@ -151,6 +162,10 @@ class Connection:
         except Exception as error:
             await self.close()
             cause = _plain(error)
+            if self._blocked:
+                raise MCPConnectionError(
+                    f"Could not connect to the MCP server {self.label!r}: {self._blocked[0]}"
+                ) from cause
             if self._refusals:
                 raise MCPConnectionError(refused_message(self.label, self._refusals[0])) from cause
             raise MCPConnectionError(
@@ -161,7 +176,10 @@ class Connection:
         assert self._stop is not None and self._closed is not None
         try:
             self._refusals.clear()
-            async with open_client(self.params, self.timeout, self._refusals) as client:
+            self._blocked.clear()
+            async with open_client(
+                self.params, self.timeout, self._refusals, self._blocked, self.allow_private_addresses
+            ) as client:
                 tools: list[Any] = []
                 cursor = None
                 for _ in range(1000):  # a paginator that never ends must not hang the connection
