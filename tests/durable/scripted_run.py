@@ -1,0 +1,88 @@
+"""A scripted multi-step CodeAgent run for the durable-run tests, run as its own process.
+
+    python scripted_run.py STORE RUN_ID run|resume|plain CALL_LOG RESULT [PAUSE_AT]
+
+The model replies from SCRIPT by how many model calls the call log records (one line per real call,
+across every process of the run), so a repeated call would shift the script and show in the log.
+PAUSE_AT: the call index at which the model blocks (the parent kills the process there: a kill at a
+step boundary); the tool `slow_double` blocks the first time it runs (a kill mid-step, after the
+step's model reply was checkpointed). The process writes its final answer and namespace to RESULT.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from smol_core import CodeAgent, tool
+from smol_core.durable import SQLiteStore
+from smol_core.testing import FunctionModel
+
+
+def code(body: str) -> str:
+    return f"Thought: go on.\n<code>\n{body}\n</code>"
+
+
+SCRIPT = [
+    "1. set up 2. compute 3. answer<end_plan>",  # planning, step 1
+    code("base = 7\nitems = [1, 2, 3]\nlabel = 'total'\nprint(base)"),
+    code("pairs = {'a': (1, 2), 'b': {3, 4}}\ncount = len(items) + base"),
+    "Updated: use the tool, then answer<end_plan>",  # planning, step 3
+    code("doubled = slow_double(count)\nprint(doubled)"),
+    code("final_answer(f'{label}={doubled + sum(items)}')"),
+]
+
+
+def main(argv: list[str]) -> None:
+    store_path, run_id, mode, call_log, result = argv[:5]
+    pause_at = int(argv[5]) if len(argv) > 5 else -1
+    log = Path(call_log)
+    marker = Path(call_log + ".tool-started")
+
+    def reply(messages: list[object], **_: object) -> str:
+        calls = log.read_text().splitlines() if log.exists() else []
+        index = len(calls)
+        if index == pause_at:
+            Path(call_log + ".paused").write_text(str(os.getpid()))
+            time.sleep(600)
+        with log.open("a") as handle:
+            handle.write(f"{index}\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        return SCRIPT[index]
+
+    @tool
+    def slow_double(x: int) -> int:
+        """Doubles a number, slowly the first time.
+
+        Args:
+            x: the number.
+        """
+        if pause_at == -2 and not marker.exists():
+            marker.write_text(str(os.getpid()))
+            time.sleep(600)
+        return 2 * x
+
+    agent = CodeAgent(
+        tools=[slow_double],
+        model=FunctionModel(reply),
+        planning_interval=2,
+        verbosity_level=0,
+        checkpoint_store=None if mode == "plain" else SQLiteStore(store_path),
+    )
+    with agent:
+        if mode == "resume":
+            answer = agent.resume(run_id)
+        else:
+            answer = agent.run("Compute the total.", run_id=None if mode == "plain" else run_id)
+        namespace = agent.python_executor.namespace()
+    Path(result).write_text(
+        json.dumps({"answer": str(answer), "namespace": {k: repr(v) for k, v in sorted(namespace.items())}})
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
