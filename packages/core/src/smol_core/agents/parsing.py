@@ -95,17 +95,6 @@ def _is_python(text: str) -> bool:
     return any(not isinstance(node, ast.Expr) or isinstance(node.value, ast.Call) for node in tree.body)
 
 
-_FINAL_ANSWER_ASSIGN = re.compile(r"(?<![\w.])final_answer(\s*)=(?!=)")
-
-
-def fix_final_answer_code(code: str) -> str:
-    """Models sometimes assign `final_answer = ...`, shadowing the function; rename that variable."""
-    if not _FINAL_ANSWER_ASSIGN.search(code):
-        return code
-    code = _FINAL_ANSWER_ASSIGN.sub(r"final_answer_variable\1=", code)
-    return re.sub(r"(?<![\w.])final_answer(?!\s*\()", "final_answer_variable", code)
-
-
 def as_text(value: Any) -> str:
     """`str(value)`, or what it is when it cannot be shown: an int past Python's 4,300-digit limit, or
     an object whose `__str__` raises, must give the model an observation, not end the run."""
