@@ -148,3 +148,18 @@ def test_node_functions() -> None:
     state2: dict[str, object] = {"x": [1, 2, 3]}
     evaluate_delete(ast.parse("del x[1]").body[0], state2, {}, {}, [])  # type: ignore[arg-type]
     assert state2 == {"x": [1, 3]}
+
+
+def test_a_value_too_large_to_return_does_not_fail_the_call() -> None:
+    state: dict[str, object] = {}
+    evaluate_python_code("big = 'x' * 20_000_000\nsmall = 3", state=state)
+    assert state["small"] == 3 and "too large to return" in repr(state["big"])
+
+
+def test_a_worker_that_died_leaves_the_state_as_it_was() -> None:
+    state: dict[str, object] = {"kept": 1}
+    with pytest.raises(ExecutionTimeoutError):
+        evaluate_python_code(
+            "kept = 2\nprint('started')\nwhile True:\n    pass", state=state, timeout_seconds=1
+        )
+    assert state["kept"] == 1 and isinstance(state["_print_outputs"], PrintContainer)

@@ -44,7 +44,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from smol_core.executors.base import BASE_BUILTIN_MODULES, ExecutionTimeoutError, InterpreterError
+from smol_core.executors.base import (
+    BASE_BUILTIN_MODULES,
+    STATE_LOST,
+    ExecutionTimeoutError,
+    InterpreterError,
+    ProtocolViolationError,
+)
 from smol_core.executors.host import sandbox_builtin_name
 from smol_core.executors.local.executor import LocalPythonExecutor
 from smol_core.executors.protocol import UnserializableValue
@@ -276,9 +282,11 @@ def _run(
             executor.send_variables(sent)
         try:
             output = executor(code)
-        except ExecutionTimeoutError:
-            raise
+        except (ExecutionTimeoutError, ProtocolViolationError):
+            raise  # the worker was killed: the namespace went with it, `state` stays as it was
         except InterpreterError as exc:
+            if STATE_LOST in str(exc):
+                raise  # the worker died (out of memory, killed): the same
             outcome.failure = _read_failure(str(exc))
             outcome.logs = exc.logs
         else:
@@ -404,15 +412,19 @@ def evaluate_python_code(
     """
     tree = _parse(code)
     state = {} if state is None else state
-    outcome = _run(
-        code,
-        state,
-        dict(static_tools or {}),
-        dict(custom_tools or {}),
-        list(authorized_imports),
-        max_print_outputs_length,
-        timeout_seconds,
-    )
+    try:
+        outcome = _run(
+            code,
+            state,
+            dict(static_tools or {}),
+            dict(custom_tools or {}),
+            list(authorized_imports),
+            max_print_outputs_length,
+            timeout_seconds,
+        )
+    except InterpreterError as exc:  # the worker was lost: what it printed before is still shown
+        _print_outputs(state, exc.logs, max_print_outputs_length)
+        raise
     _print_outputs(state, outcome.logs, max_print_outputs_length)
     failure = outcome.failure
     if failure is None:

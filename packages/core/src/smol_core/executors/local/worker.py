@@ -12,6 +12,7 @@ import ast
 import builtins
 import contextlib
 import importlib
+import json
 import linecache
 import os
 import sys
@@ -21,7 +22,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from ..protocol import decode, encode
+from ..protocol import TAG, count_elements, decode, encode
 from . import audit, guards, lifetime, sandbox
 from .channel import Channel, FinalAnswerSignal, ToolError
 from .policy import DANGEROUS_MODULES
@@ -208,6 +209,26 @@ class Worker:
             for name, value in self.ns.items()
             if not name.startswith("__") and bound.get(name, _MISSING) is not value
         }
+
+    def encoded_namespace(self, max_bytes: int, max_elements: int | None) -> dict[str, Any]:
+        """`namespace()` encoded for the host, each value alone: one that would take the reply past the
+        host's frame limits crosses as a note saying so, and the others still cross."""
+        out: dict[str, Any] = {}
+        room_bytes, room_elements = max_bytes - 4096, (max_elements or 0) - 64
+        for name, value in self.namespace().items():
+            data = encode(value)
+            body = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode(
+                "utf-8", "surrogatepass"
+            )
+            elements = count_elements(body, max(room_elements, 0)) if max_elements is not None else 0
+            if len(body) > room_bytes or (max_elements is not None and elements > room_elements):
+                kind = f"{type(value).__module__}.{type(value).__qualname__}"
+                data = {TAG: "repr", "type": kind, "repr": f"<a {kind} too large to return to the host>"}
+                body, elements = json.dumps(data).encode(), 4
+            room_bytes -= len(body) + len(name) + 8
+            room_elements -= elements + 1
+            out[name] = data
+        return out
 
     # --- running ---------------------------------------------------------------------------
     def run(self, code: str) -> dict[str, Any]:
@@ -526,7 +547,8 @@ def serve(channel: Channel) -> None:
                 channel.send_reply(worker.run(str(message["code"])))
                 continue
             if op == "namespace":
-                channel.send_reply({"op": "done", "output": encode(worker.namespace()), "logs": ""})
+                values = worker.encoded_namespace(channel.max_bytes, channel.max_elements)
+                channel.send_reply({"op": "done", "output": values, "logs": ""})
                 continue
             if op == "tools":
                 worker.set_tools(message["tools"], bool(message.get("replace")))
