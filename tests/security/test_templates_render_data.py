@@ -355,3 +355,22 @@ def test_a_tool_whose_prompt_fails_breaks_only_templates_that_use_it():
         populate_template(
             "{% for t in tools.values() %}{{ t.to_code_prompt() }}{% endfor %}", {"tools": tools}
         )
+
+
+@pytest.mark.parametrize(
+    ("templates", "says"),
+    [
+        ({"system_prompt": 5}, r"prompt_templates\['system_prompt'\] must be text, not int"),
+        ({"system_prompt": ["a"]}, r"must be text, not list"),
+        ({"planning": "x"}, r"prompt_templates\['planning'\] must be a mapping of templates, not str"),
+        (
+            {"managed_agent": {"task": {"a": 1}}},
+            r"prompt_templates\['managed_agent'\]\['task'\] must be text",
+        ),
+    ],
+)
+def test_a_template_of_the_wrong_shape_is_one_clear_error(templates, says):
+    with pytest.raises(ValueError, match=says):
+        CodeAgent(tools=[], model=ScriptedModel([]), prompt_templates=templates, verbosity_level=LogLevel.OFF)
+    with pytest.raises(ValueError, match="must be text, not int"):
+        populate_template(5, {})  # type: ignore[arg-type]

@@ -12,6 +12,7 @@ planning template written for smolagents and ours get the same values).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, TypedDict
 
 
@@ -55,6 +56,10 @@ def populate_template(template: str, variables: dict[str, Any]) -> str:
 
     A Jinja2 template sees plain values only (`smol_core.agents.template_values`): tools and agents
     as frozen views with their names, descriptions, inputs, output types and prompt texts."""
+    if not isinstance(template, str):
+        raise ValueError(
+            f"Could not render the prompt template: it must be text, not {type(template).__name__}."
+        )
     leftover = _SIMPLE_PLACEHOLDER.sub("", template)
     if "{%" in leftover or "{{" in leftover:
         return _render_jinja(template, variables)
@@ -256,15 +261,34 @@ def tool_calling_agent_templates() -> PromptTemplates:
 
 
 def merge_templates(base: PromptTemplates, custom: dict[str, Any] | None) -> PromptTemplates:
-    """Custom templates override the defaults key by key (nested dicts merged), as in the seed system."""
+    """Custom templates override the defaults key by key (nested dicts merged), as in the seed system.
+
+    Templates come from files too, so their shape is checked here, once: a template is text, and a
+    group (`planning`, `managed_agent`, `final_answer`) is a mapping of texts; anything else is one
+    `ValueError` that names the key, rather than a `TypeError` from deep inside a run."""
     if not custom:
         return base
+    if not isinstance(custom, Mapping):
+        raise ValueError(f"prompt_templates must be a mapping of templates, not {type(custom).__name__}.")
     merged: dict[str, Any] = {
         key: (dict(value) if isinstance(value, dict) else value) for key, value in base.items()
     }
     for key, value in custom.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+        if isinstance(merged.get(key), dict):
+            if not isinstance(value, Mapping):
+                raise ValueError(
+                    f"prompt_templates[{key!r}] must be a mapping of templates, not {type(value).__name__}."
+                )
+            for name, text in value.items():
+                _check_text(f"prompt_templates[{key!r}][{name!r}]", text)
             merged[key].update(value)
         else:
+            if key in merged:
+                _check_text(f"prompt_templates[{key!r}]", value)
             merged[key] = value
     return merged  # type: ignore[return-value]
+
+
+def _check_text(where: str, value: Any) -> None:
+    if not isinstance(value, str):
+        raise ValueError(f"{where} must be text, not {type(value).__name__}.")
