@@ -1,4 +1,4 @@
-"""The `smol` subcommands smol-core provides: `plugins`, `doctor` and `team`."""
+"""The `smol` subcommands smol-core provides: `plugins`, `doctor`, `team` and `runs`."""
 
 from __future__ import annotations
 
@@ -78,6 +78,18 @@ def run_team(args: argparse.Namespace) -> int:
     return 0
 
 
+def _configure_runs(parser: argparse.ArgumentParser) -> None:
+    from smol_core.durable import cli
+
+    cli.configure(parser)
+
+
+def _run_runs(args: argparse.Namespace) -> int:
+    from smol_core.durable import cli
+
+    return cli.run(args)
+
+
 def commands() -> list[CommandSpec]:
     return [
         CommandSpec(
@@ -85,4 +97,7 @@ def commands() -> list[CommandSpec]:
         ),
         CommandSpec("doctor", "Show which sandbox protections are active here.", run_doctor),
         CommandSpec("team", "Show a finished team run saved with --save-run.", run_team, _configure_team),
+        CommandSpec(
+            "runs", "List, show, resume or delete durable runs (run_id=...).", _run_runs, _configure_runs
+        ),
     ]

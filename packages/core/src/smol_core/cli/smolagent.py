@@ -35,6 +35,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="Read the task from this file (for tasks too long for a command line).",
     )
     parser.add_argument(
+        "--run-id",
+        default=None,
+        help="Make the run durable: checkpointed after every step under this id, so that "
+        "`smolagent --resume ID` (same model and tool options) continues it if this process dies.",
+    )
+    parser.add_argument(
+        "--resume",
+        default=None,
+        metavar="RUN_ID",
+        help="Continue the durable run RUN_ID from its last checkpoint (no task: the run has one).",
+    )
+    parser.add_argument(
+        "--store", default=None, help="The SQLite file of durable runs (default: the user's runs.sqlite3)."
+    )
+    parser.add_argument(
         "--model-type",
         default=os.environ.get("SMOL_MODEL_TYPE", DEFAULT_MODEL_TYPE),
         help="A model plugin name (llamacpp, openai, litellm, inference, transformers, ...) or a seed-system "
@@ -179,6 +194,10 @@ def build_tools(names: Sequence[str]) -> list[Any]:
 
 def read_task(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
     """The task from the argument, `-` (standard input) or `--task-file`; an empty task is refused."""
+    if args.resume is not None:  # the run being resumed has its task
+        if args.prompt is not None or args.task_file is not None or args.run_id is not None:
+            parser.error("--resume continues a run with its own task and id: give no task and no --run-id")
+        return ""
     if args.task_file is not None and args.prompt is not None:
         parser.error("give the task either as an argument or with --task-file, not both")
     if args.task_file is not None:
@@ -278,7 +297,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         tools = build_tools(_split(args.tools))
         agent = _make_agent(args, model, tools)
         with agent:
-            answer = agent.run(args.prompt, max_steps=args.max_steps)
+            answer = _run_or_resume(agent, args)
     # A model that cannot answer at all (a task longer than its context, a server that refuses) ends
     # the run: the user gets its reason in one line, not the agent loop's traceback.
     except (SmolError, AgentGenerationError) as error:
@@ -290,6 +309,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the answer was written by the model or the sandbox: no escape sequence reaches the terminal
     print(escape_controls(as_text(answer)))
     return 0
+
+
+def _run_or_resume(agent: Any, args: argparse.Namespace) -> Any:
+    """Run the task (durable with --run-id), or continue the durable run --resume names."""
+    if args.store is not None:
+        from smol_core.durable import SQLiteStore
+
+        agent.checkpoint_store = SQLiteStore(args.store)
+    if args.resume is not None:
+        return agent.resume(args.resume, max_steps=args.max_steps)
+    return agent.run(args.prompt, max_steps=args.max_steps, run_id=args.run_id)
 
 
 def _trace_to_file(path: str | None) -> None:
