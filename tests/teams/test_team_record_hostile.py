@@ -137,7 +137,12 @@ def test_a_message_body_cannot_print_lines_of_its_own(tmp_path):
 
 _text = st.text(alphabet=st.characters(codec=None), max_size=30)
 _json = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True) | _text,
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(-(10**500), 10**500)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | _text,
     lambda children: st.lists(children, max_size=3) | st.dictionaries(_text, children, max_size=3),
     max_leaves=12,
 )

@@ -187,11 +187,12 @@ def test_what_is_not_a_trace_file_is_one_line_on_stderr(tmp_path, monkeypatch, k
 
 def test_numbers_out_of_range_are_shown_not_raised(tmp_path):
     span = _span("t", "a", startTimeUnixNano=1e308, endTimeUnixNano="9" * 10_000)
+    later = _span("t", "b", startTimeUnixNano="0", endTimeUnixNano="9" * 400)
     span["status"] = [2]
     span["events"] = {"not": "a list"}
     attrs = [{"key": "gen_ai.usage.input_tokens", "value": {"intValue": "NaN"}}, {"key": 5, "value": None}]
     path = tmp_path / "n.jsonl"
-    path.write_text(_line([{**span, "attributes": attrs}]).replace("1e+308", "Infinity") + "\n")
+    path.write_text(_line([{**span, "attributes": attrs}, later]).replace("1e+308", "Infinity") + "\n")
     code, out, _ = _show(path)
     assert code == 0
     _assert_safe(out)
@@ -201,7 +202,12 @@ def test_numbers_out_of_range_are_shown_not_raised(tmp_path):
 
 _text = st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=40)
 _any_json = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | _text,
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(-(10**500), 10**500)
+    | st.floats(allow_nan=True)
+    | _text,
     lambda children: st.lists(children, max_size=4) | st.dictionaries(_text, children, max_size=4),
     max_leaves=20,
 )

@@ -98,10 +98,13 @@ def _attributes(items: Any, keep: frozenset[str] | None = None) -> dict[str, Any
 
 
 def _int(value: Any) -> int:
+    """An integer of the file (a time, a count), or 0: not a number, too many digits, infinite, or
+    outside 64 bits (no clock or counter writes more, and a larger one would not fit a float)."""
     try:
-        return int(value)
-    except (TypeError, ValueError, OverflowError):  # not a number, too many digits, infinite
+        number = int(value)
+    except (TypeError, ValueError, OverflowError):
         return 0
+    return number if -(2**63) <= number < 2**64 else 0
 
 
 def read_spans(lines: Iterable[str | None], all_attributes: bool = True) -> tuple[list[SpanRecord], int]:
