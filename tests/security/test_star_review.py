@@ -117,3 +117,30 @@ def test_the_lists_do_not_contradict_each_other():
     assert not STAR_STDLIB_MODULES & DANGEROUS_MODULES
     private_reviewed = STAR_STDLIB_MODULES | set(STAR_REFUSED_STDLIB_MODULES)
     assert SAFE_PRIVATE_MODULES <= private_reviewed, sorted(SAFE_PRIVATE_MODULES - private_reviewed)
+
+
+@pytest.mark.parametrize(
+    "package",
+    [
+        "psutil",
+        "pexpect",
+        "docker",
+        "dotenv",
+        "tokenizers",
+        "torch",
+        "dill",
+        "smol_executor_docker",
+        "smol_tool_web",
+    ],
+)
+def test_star_does_not_grant_known_dangerous_packages(package):
+    auth = Authorizer(["*"], {})
+    assert "does not grant" in (auth.refusal(package) or "")
+    assert "does not grant" in (auth.refusal(f"{package}.sub") or "")
+    assert Authorizer(["*", package], {}).refusal(package) is None  # named exactly: granted
+
+
+@pytest.mark.skipif(importlib.util.find_spec("psutil") is None, reason="psutil is not installed")
+def test_star_refuses_psutil_in_the_sandbox(executors, host_canary):
+    code = "import psutil\npsutil.Process(psutil.Process().ppid()).nice(19)\nprint('ESCAPED')"
+    assert "does not grant" in _stopped(get_executor(executors, ["*"]), host_canary, code)

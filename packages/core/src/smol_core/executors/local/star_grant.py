@@ -10,7 +10,8 @@ private-module rule, and this list decides what `"*"` gives of them). Every othe
 until a person reviews it, and is available when named exactly. `tests/security/test_star_review.py`
 walks `sys.stdlib_module_names` and fails on a module in neither list, so a review cannot be skipped.
 
-Third-party packages are granted by `"*"` as in smolagents (they cannot be listed); the modules of
+Third-party packages are granted by `"*"` as in smolagents (what is installed cannot be listed),
+except the known ones of `STAR_REFUSED_PACKAGES` and smol's own plugins; the modules of
 `policy.DANGEROUS_MODULES` and private modules have rules of their own, applied before this one.
 """
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["STAR_REFUSED_STDLIB_MODULES", "STAR_STDLIB_MODULES", "star_refusal"]
+__all__ = ["STAR_REFUSED_PACKAGES", "STAR_REFUSED_STDLIB_MODULES", "STAR_STDLIB_MODULES", "star_refusal"]
 
 # Reviewed and granted by "*": computation, data formats, text; file access (if any) only through
 # Python's `open`, which the audit hook and the OS layer both see.
@@ -210,8 +211,48 @@ STAR_REFUSED_STDLIB_MODULES: dict[str, str] = {
     "nturl2path": "Windows paths",
 }
 
+# Third-party packages "*" does not grant either (reviewed and refused: their native code opens
+# files, sockets or processes itself, they load pickles, or they drive the host): named exactly,
+# each is granted. A package not listed is granted, as in smolagents: what is installed cannot be
+# listed in advance, so this list holds the known ones.
+STAR_REFUSED_PACKAGES: dict[str, str] = {
+    "psutil": "its C code inspects and changes other processes (priorities, limits, affinity)",
+    "pexpect": "it runs programs on a terminal",
+    "ptyprocess": "it runs programs on a terminal",
+    "docker": "it drives the Docker daemon (root on the host)",
+    "dotenv": "it finds and reads .env files of credentials",
+    "tokenizers": "its native code reads files by path",
+    "hf_xet": "its native code reads, writes and uploads files",
+    "xllamacpp": "its native code loads files by path and serves on sockets",
+    "llama_cpp": "its native code loads files by path",
+    "torch": "torch.load unpickles and torch.from_file reads files in native code",
+    "dill": "it unpickles (code runs outside the guards)",
+    "cloudpickle": "it unpickles (code runs outside the guards)",
+    "joblib": "it unpickles (code runs outside the guards)",
+    "lxml": "libxml2 opens files and URLs itself",
+    "pyarrow": "its native code reads and writes files and networks",
+    "duckdb": "its native code reads and writes files",
+    "polars": "its native code reads and writes files",
+    "h5py": "HDF5 opens files itself",
+    "tables": "HDF5 opens files itself",
+    "netCDF4": "its native code opens files and URLs",
+    "cv2": "OpenCV reads and writes files and devices itself",
+    "soundfile": "libsndfile opens files itself",
+    "sqlalchemy": "it opens databases (SQLite files in native code)",
+    "paramiko": "it opens network connections and runs remote commands",
+    "hatchling": "it builds packages (runs build hooks)",
+    "e2b": "it starts remote sandboxes with the user's credentials",
+    "e2b_code_interpreter": "it starts remote sandboxes with the user's credentials",
+}
+_SMOL_PACKAGE_PREFIX = "smol_"  # smol's own plugins hold the host's machinery (executors, servers)
+
 _REFUSAL = (
     "'{top}' is a standard-library module that \"*\" does not grant ({why}); name it exactly in "
+    "additional_authorized_imports if the code needs it"
+)
+
+_PACKAGE_REFUSAL = (
+    "'{top}' is a package that \"*\" does not grant ({why}); name it exactly in "
     "additional_authorized_imports if the code needs it"
 )
 
@@ -227,4 +268,9 @@ def star_refusal(name: str) -> str | None:
         return _REFUSAL.format(top=top, why=why)
     if top in sys.stdlib_module_names:
         return _REFUSAL.format(top=top, why="it has not been reviewed for the sandbox")
+    why = STAR_REFUSED_PACKAGES.get(top)
+    if why is None and top.startswith(_SMOL_PACKAGE_PREFIX):
+        why = "a smol plugin holds the host's machinery"
+    if why is not None:
+        return _PACKAGE_REFUSAL.format(top=top, why=why)
     return None
