@@ -53,6 +53,8 @@ class Checkpoint:
     """The sandbox's variables (a CodeAgent), as the worker protocol carries them."""
     uncaptured: list[tuple[str, str]] = field(default_factory=list)
     """Variables that could not be captured (functions, classes, modules, open files...): name, type."""
+    modules: dict[str, str] = field(default_factory=dict)
+    """Variables bound to modules (`import numpy as np`: np -> numpy): imported again on resume."""
     pending_replies: list[ChatMessage] = field(default_factory=list)
     """Model replies received after this step's state was saved: a resumed run takes them instead of
     calling the model again."""
@@ -78,6 +80,7 @@ def dump(checkpoint: Checkpoint, encoded_steps: list[dict[str, Any]] | None = No
         "steps": encoded_steps if encoded_steps is not None else [step_to_data(s) for s in checkpoint.steps],
         "namespace": {name: encode(value) for name, value in checkpoint.namespace.items()},
         "uncaptured": [list(item) for item in checkpoint.uncaptured],
+        "modules": checkpoint.modules,
         "pending_replies": [message_to_data(message) for message in checkpoint.pending_replies],
         "final_answer": encode(checkpoint.final_answer),
     }
@@ -129,6 +132,7 @@ def _checkpoint(document: dict[str, Any]) -> Checkpoint:
         steps=[step_from_data(step, decode) for step in document["steps"]],
         namespace={str(name): decode(value) for name, value in namespace.items()},
         uncaptured=[(str(name), str(kind)) for name, kind in document["uncaptured"]],
+        modules={str(name): str(module) for name, module in document["modules"].items()},
         pending_replies=[m for m in pending if m is not None],
         status=str(document["status"]),
         final_answer=decode(document["final_answer"]),

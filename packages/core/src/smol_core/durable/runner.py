@@ -28,6 +28,7 @@ from smol_core.durable.steps import step_to_data
 from smol_core.durable.store import CheckpointStore, Lease
 from smol_core.executors.protocol import UnserializableValue
 from smol_core.memory import ActionStep, FinalAnswerStep, MemoryStep, SystemPromptStep
+from smol_core.messages import ChatMessage
 
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")
 
@@ -66,14 +67,14 @@ class DurableRun:
         self.released = False
 
     # --- the journal (durable/journal.py) -----------------------------------------------------
-    def replay_next(self) -> Any:
+    def replay_next(self) -> ChatMessage | None:
         if not self.replay:
             return None
         message = self.replay.pop(0)
         self.state.pending_replies.append(message)
         return message
 
-    def record(self, message: Any) -> None:
+    def record(self, message: ChatMessage) -> None:
         self.state.pending_replies.append(message)
         self._save()
 
@@ -104,7 +105,7 @@ class DurableRun:
         """The step before `next_step` is in memory: save the run's state as it now stands."""
         self.state.step_number = next_step
         self.state.pending_replies = []
-        self.state.namespace, self.state.uncaptured = capture_namespace(self.agent)
+        self.state.namespace, self.state.modules, self.state.uncaptured = capture_namespace(self.agent)
         self._save()
 
     def finish(self, output: Any) -> None:
@@ -120,20 +121,32 @@ class DurableRun:
             self.store.release(self.lease)
 
 
-def capture_namespace(agent: Any) -> tuple[dict[str, Any], list[tuple[str, str]]]:
-    """A CodeAgent's sandbox variables, and those that could not be captured (name, type)."""
+def capture_namespace(agent: Any) -> tuple[dict[str, Any], dict[str, str], list[tuple[str, str]]]:
+    """A CodeAgent's sandbox variables: the values, the modules (name -> module), and those that
+    could not be captured (name, type)."""
     executor = getattr(agent, "python_executor", None) if hasattr(type(agent), "python_executor") else None
     namespace = getattr(executor, "namespace", None)
     if not callable(namespace):
-        return {}, []
+        return {}, {}, []
     values: dict[str, Any] = {}
+    modules: dict[str, str] = {}
     uncaptured: list[tuple[str, str]] = []
     for name, value in namespace().items():
-        if isinstance(value, UnserializableValue):
-            uncaptured.append((name, value.type_name))
-        else:
+        if not isinstance(value, UnserializableValue):
             values[name] = value
-    return values, uncaptured
+            continue
+        module = (
+            _MODULE_REPR.match(value.text) if value.type_name.rsplit(".", 1)[-1] in _MODULE_TYPES else None
+        )
+        if module is not None and name.isidentifier():
+            modules[name] = module.group(1)
+        else:
+            uncaptured.append((name, value.type_name))
+    return values, modules, uncaptured
+
+
+_MODULE_TYPES = frozenset({"module", "ModuleView"})
+_MODULE_REPR = re.compile(r"<module '([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)'")
 
 
 # --- the loop's hooks (agents/multi_step.py) ----------------------------------------------------
@@ -242,15 +255,23 @@ def resume_run(
 
 
 def _restore_namespace(agent: Any, state: Checkpoint) -> None:
-    """Put the captured variables into the fresh sandbox; name those that are gone in the memory."""
-    if state.namespace and hasattr(type(agent), "python_executor"):
-        agent.python_executor.send_variables(dict(state.namespace))
-    if not state.uncaptured:
+    """Put the captured variables into the fresh sandbox, import its modules again (through the
+    sandbox's own import checks), and name what is gone in the memory."""
+    gone_values = list(state.uncaptured)
+    if hasattr(type(agent), "python_executor"):
+        if state.namespace:
+            agent.python_executor.send_variables(dict(state.namespace))
+        for name, module in state.modules.items():
+            try:
+                agent.python_executor(f"import {module} as {name}")
+            except Exception:  # no longer authorized or installed: the model hears of it
+                gone_values.append((name, f"module {module}"))
+    if not gone_values:
         return
-    gone = ", ".join(f"{name} ({kind})" for name, kind in state.uncaptured)
+    gone = ", ".join(f"{name} ({kind})" for name, kind in gone_values)
     note = (
         f"Note: this run was resumed from a checkpoint. These variables could not be saved and are no "
-        f"longer defined: {gone}. Define them again (re-import modules) before using them."
+        f"longer defined: {gone}. Define them again before using them."
     )
     for step in reversed(agent.memory.steps):
         if isinstance(step, ActionStep):

@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from smol_core.durable.errors import RunLockedError, StoreUnavailableError
 from smol_core.durable.leases import describe, new_owner, owner_alive
@@ -99,7 +100,7 @@ class SQLiteStore:
             except sqlite3.Error as error:
                 raise StoreUnavailableError(self._unavailable(error)) from None
 
-    def _read(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    def _read(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
             db = self._connect()
             try:
@@ -165,14 +166,14 @@ class SQLiteStore:
         if not rows:
             return None
         step, status, data = rows[0]
-        return StoredCheckpoint(run_id, int(step), str(status), bytes(data))  # type: ignore[call-overload,arg-type]
+        return StoredCheckpoint(run_id, int(step), str(status), bytes(data))
 
     def list(self) -> list[RunRecord]:
         rows = self._read(
             "SELECT run_id, step, status, updated_at, length(data), agent, task FROM runs ORDER BY updated_at DESC"
         )
         return [
-            RunRecord(str(r[0]), int(r[1]), str(r[2]), float(r[3]), int(r[4]), str(r[5]), str(r[6]))  # type: ignore[call-overload,arg-type]
+            RunRecord(str(r[0]), int(r[1]), str(r[2]), float(r[3]), int(r[4]), str(r[5]), str(r[6]))
             for r in rows
         ]
 

@@ -23,7 +23,7 @@ from smol_core.durable.errors import CheckpointFormatError
 from smol_core.errors import AgentError
 from smol_core.executors.protocol import encode
 from smol_core.memory import ActionStep, MemoryStep, PlanningStep, TaskStep, ToolCall
-from smol_core.messages import ChatMessage, MessageRole, Timing, TokenUsage
+from smol_core.messages import ChatMessage, ChatMessageToolCall, MessageRole, Timing, TokenUsage
 
 Decode = Callable[[Any], Any]
 
@@ -56,7 +56,12 @@ def message_from_data(data: Any, decode: Decode) -> ChatMessage | None:
         role=MessageRole(data["role"]),
         content=decode(data.get("content")),
         tool_calls=[
-            {**call, "function": {**call["function"], "arguments": decode(call["function"].get("arguments"))}}
+            ChatMessageToolCall.coerce(
+                {
+                    **call,
+                    "function": {**call["function"], "arguments": decode(call["function"].get("arguments"))},
+                }
+            )
             for call in calls
         ]
         if calls
