@@ -1,4 +1,4 @@
-"""A command-line run ends when whatever started it ends.
+"""A command-line run ends when whatever started it ends, and says so in one line when stopped.
 
 `hatch run smolagent ...` (or any launcher, an IDE, a CI step) runs the agent as a child. Killing
 the launcher used to leave the agent and its executor workers running under PID 1 until the task
@@ -6,16 +6,40 @@ ended: a launcher that dies forwards no signal. On Linux the agent asks the kern
 its parent dies (PR_SET_PDEATHSIG), and SIGTERM ends it as it ends any run: its workers watch it
 and exit with it. A run started under `nohup` (SIGHUP ignored) was asked to outlive its parent, so
 it is left alone.
+
+SIGTERM (`kill`, `timeout`, systemd, `docker stop`) and SIGHUP (a closed terminal) used to end the
+command on the spot, its clean-up unrun: a team's agents, their sandbox workers and the semaphores
+of its queues were left to the kernel and multiprocessing's resource tracker ("leaked semaphore
+objects"). `stop_on_signals` turns them, like Ctrl-C, into an exception (`Stopped`, a
+KeyboardInterrupt) that unwinds through every `finally` and `with`, so everything the command
+started is stopped; the command then prints one line and exits with 128 + the signal's number (the
+shell's convention): 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
 import sys
+from types import FrameType
 
 PR_SET_PDEATHSIG = 1
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_WHY = {
+    signal.SIGINT: "interrupted",
+    signal.SIGTERM: "stopped (SIGTERM)",
+    signal.SIGHUP: "stopped: its terminal closed (SIGHUP)",
+}
+
+
+class Stopped(KeyboardInterrupt):
+    """The command was asked to stop by a signal; `signum` says which (SIGINT, SIGTERM, SIGHUP)."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 def end_with_parent() -> bool:
@@ -36,3 +60,57 @@ def end_with_parent() -> bool:
     if os.getppid() != parent:  # the parent died before the request took effect
         os.kill(os.getpid(), signal.SIGTERM)
     return True
+
+
+received: int | None = None
+"""The stop signal this command received, if any: a command that swallows KeyboardInterrupt (a web
+server's loop) still exits with the status of the signal that stopped it."""
+
+
+def _raise_stopped(signum: int, frame: FrameType | None) -> None:
+    global received
+    if received is None:
+        received = signum
+    on_term = signal.getsignal(signal.SIGTERM)
+    if signum != signal.SIGTERM and callable(on_term) and on_term is not _raise_stopped:
+        # a server loop (uvicorn) took SIGTERM as its cue for a graceful shutdown: a closed terminal
+        # is the same cue (an exception raised inside its event loop would be logged as a crash)
+        signal.raise_signal(signal.SIGTERM)
+        return
+    # Once: a second signal while the command cleans up would cut the clean-up short (SIGKILL still
+    # ends it at once, and its children follow it by PDEATHSIG).
+    for other in STOP_SIGNALS:
+        if signal.getsignal(other) is _raise_stopped:
+            signal.signal(other, signal.SIG_IGN)
+    raise Stopped(received)
+
+
+def stop_on_signals() -> None:
+    """SIGINT, SIGTERM and SIGHUP raise `Stopped` in the main thread, so the command cleans up.
+
+    A signal the command was started with ignored (`nohup`, a background job's SIGINT) stays ignored."""
+    for signum in STOP_SIGNALS:
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, _raise_stopped)
+
+
+def stopped_status(program: str, error: KeyboardInterrupt) -> int:
+    """Print the one line that says why the command stopped; return its exit status (128 + signal)."""
+    signum = error.signum if isinstance(error, Stopped) else signal.SIGINT
+    with contextlib.suppress(OSError, ValueError):  # a closed terminal: no one to tell
+        print(f"{program}: {_WHY.get(signal.Signals(signum), 'stopped')}", file=sys.stderr, flush=True)
+    return 128 + int(signum)
+
+
+def stopped_by_signal(program: str) -> int | None:
+    """After a command returned: the status to exit with if a stop signal ended it (its one line
+    printed), or None when it ended on its own."""
+    if received is None:
+        return None
+    return stopped_status(program, Stopped(received))
+
+
+def start_command() -> None:
+    """What a real command (not a call from Python) does first: follow its parent, clean up on signals."""
+    end_with_parent()
+    stop_on_signals()

@@ -23,6 +23,22 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, object]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`smol COMMAND`: a command's own status, 2 for an error (one line on stderr), or 128 + the
+    signal that stopped it (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)."""
+    from smol_core.cli.lifetime import start_command, stopped_by_signal, stopped_status
+
+    if argv is None:  # the real command: a server (`smol mcp serve`, `smol ui`) ends with its launcher
+        start_command()
+    try:
+        status = _main(argv)
+    except KeyboardInterrupt as stop:
+        return stopped_status("smol", stop)
+    # a server loop (uvicorn, Gradio) takes the signal as its cue to shut down and returns normally
+    stopped = stopped_by_signal("smol") if argv is None else None
+    return status if stopped is None else stopped
+
+
+def _main(argv: Sequence[str] | None) -> int:
     from smol_core.errors import SmolError
     from smol_core.terminal import escape_controls
 

@@ -277,14 +277,25 @@ def _check_provider(args: argparse.Namespace, parser: argparse.ArgumentParser) -
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    args.prompt = read_task(args, parser)
-    check_arguments(args, parser)
-    if argv is None:  # the real command, not a call from Python (a test, a UI plugin)
-        from smol_core.cli.lifetime import end_with_parent
+    """`smolagent`: exit status 0 (answered), 1 (a team gave no answer), 2 (an error, one line on
+    stderr), or 128 + the signal that stopped it (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)."""
+    from smol_core.cli.lifetime import start_command, stopped_status
 
-        end_with_parent()  # a killed `hatch run` (or any launcher) takes the run and its workers with it
+    if argv is None:  # the real command, not a call from Python (a test, a UI plugin)
+        # a killed `hatch run` (or any launcher) takes the run and its workers with it; SIGTERM and
+        # SIGHUP unwind like Ctrl-C, so whatever the run started is stopped before it exits
+        start_command()
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        args.prompt = read_task(args, parser)
+        check_arguments(args, parser)
+        return _run(args)
+    except KeyboardInterrupt as stop:
+        return stopped_status("smolagent", stop)
+
+
+def _run(args: argparse.Namespace) -> int:
     _trace_to_file(args.trace_file)
     from smol_core.agents.parsing import as_text
     from smol_core.errors import AgentGenerationError, SmolError
@@ -303,9 +314,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (SmolError, AgentGenerationError) as error:
         print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("smolagent: interrupted", file=sys.stderr)
-        return 130
     # the answer was written by the model or the sandbox: no escape sequence reaches the terminal
     print(escape_controls(as_text(answer)))
     return 0
@@ -372,9 +380,6 @@ def run_team(args: argparse.Namespace) -> int:
     except SmolError as error:
         print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("smolagent: interrupted; every agent was stopped", file=sys.stderr)
-        return 130
     if args.save_run:
         from smol_core.teams.record import save_team_run
 

@@ -19,13 +19,17 @@ from __future__ import annotations
 import json
 import multiprocessing
 import queue as queue_module
+import signal
+import sys
 import tempfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from smol_core.janitor import remove_when_gone
 from smol_core.messages import Timing
 from smol_core.teams.identity import for_agent, issue_keys
 from smol_core.teams.launcher import AgentLauncher, AgentProcess, LocalLauncher
@@ -137,6 +141,7 @@ class Team:
     def run(self, task: str) -> TeamResult:
         """Start every agent, agent 0 with `task` and the others with none, and wait for the answer."""
         start = time.time()
+        _start_resource_tracker()
         transport, launcher = self._make_transport()
         issue_keys(transport)
         status = launcher.peer_status(self.num_agents)
@@ -149,6 +154,7 @@ class Team:
         outcomes = {agent_id: AgentOutcome(agent_id) for agent_id in range(self.num_agents)}
         ended_by: TeamState = "no_answer"
         with tempfile.TemporaryDirectory(prefix="smol-team-") as folder:
+            remove_when_gone(folder)  # even if the host is killed outright
             reports = [Path(folder) / f"agent-{agent_id}.json" for agent_id in range(self.num_agents)]
             self.processes = [
                 launcher.process(
@@ -254,6 +260,32 @@ class Team:
             if process.pid is not None and process.is_alive():
                 process.kill()
                 process.join()
+
+
+def _start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (it unlinks the queues' semaphores of a host killed
+    outright) so that a closed terminal does not end it, and quietly.
+
+    It ignores SIGINT and SIGTERM already, but SIGHUP, sent to the whole group when the terminal
+    closes, killed it mid-run: a new one then knew nothing of the team's semaphores and printed a
+    traceback for each. Started with SIGHUP ignored, it keeps running until the last process of the
+    team has ended. Its clean-up of a killed host is what it is for, so its warning about it
+    ("leaked semaphore objects") is switched off for it alone."""
+    from multiprocessing import resource_tracker
+
+    quiet = "ignore:resource_tracker:UserWarning"
+    added = quiet not in sys.warnoptions
+    if added:
+        sys.warnoptions.append(quiet)  # the tracker's interpreter is started with the host's -W options
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN) if in_main else None
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGHUP, previous)
+        if added:
+            sys.warnoptions.remove(quiet)
 
 
 def _still_idle(history: list[Activity], now: Activity) -> list[Activity]:

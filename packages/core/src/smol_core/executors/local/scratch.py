@@ -2,7 +2,7 @@
 
 Why the process id in the name: a folder is removed when its executor closes or the host exits, but
 a host killed outright (`kill -9`, the OOM killer) runs no clean-up and leaves it behind (empty: the
-files live in the worker's own tmpfs). The next host to make a scratch folder removes those whose
+files live in the worker's own tmpfs), unless its janitor (smol_core.janitor) removes it. The next host to make a scratch folder removes those whose
 host is gone, so they do not pile up in the temporary directory.
 """
 
@@ -19,8 +19,12 @@ _OWNED = re.compile(rf"^{re.escape(PREFIX)}(\d+)-")
 
 def make_scratch() -> str:
     """A new scratch folder for this process; first, those left by hosts that no longer run go."""
+    from smol_core.janitor import remove_when_gone
+
     sweep_orphans()
-    return tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
+    folder = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
+    remove_when_gone(folder)  # even if this host is killed outright
+    return folder
 
 
 def sweep_orphans(folder: str | None = None) -> list[str]:

@@ -1,0 +1,67 @@
+"""Scratch folders that go when the process that made them goes, however it goes.
+
+A process that cleans up after itself in `finally` or at exit cannot do so when it is killed
+outright (SIGKILL, the OOM killer): its temporary folders stayed behind. The janitor is a small
+helper process, started the first time a folder is handed to it, that holds the read end of a pipe
+from its owner. When the owner ends, in any way, the kernel closes the pipe; the janitor reads EOF,
+removes the folders it was given (those still there) and exits. It ignores the signals that reach a
+whole terminal's process group (Ctrl-C, a closed terminal) and SIGTERM, as multiprocessing's
+resource tracker does, so that it outlives its owner only for the moment the clean-up takes.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from typing import IO
+
+_JANITOR = r"""
+import os, shutil, signal, sys
+for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+    signal.signal(getattr(signal, name), signal.SIG_IGN)
+paths = []
+for line in sys.stdin.buffer:
+    paths.append(os.fsdecode(line.rstrip(b"\n")))
+for path in paths:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+"""
+
+_lock = threading.Lock()
+_pipe: IO[bytes] | None = None
+_owner: int | None = None
+
+
+def remove_when_gone(path: str) -> bool:
+    """Remove the folder `path` once this process has ended; True when a janitor will.
+
+    Best effort: where no helper process can be started, the owner's own clean-up is all there is."""
+    global _pipe, _owner
+    encoded = os.fsencode(os.path.abspath(path))
+    if b"\n" in encoded:
+        return False
+    with _lock:
+        if _pipe is None or _owner != os.getpid():  # a forked child gets a janitor of its own
+            try:
+                process = subprocess.Popen(
+                    [sys.executable, "-I", "-S", "-c", _JANITOR],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    close_fds=True,
+                )
+            except OSError:
+                return False
+            _pipe, _owner = process.stdin, os.getpid()
+            # the janitor is not waited for: it outlives its owner by design, and is reaped by init
+            process.returncode = 0
+        try:
+            assert _pipe is not None
+            _pipe.write(encoded + b"\n")
+            _pipe.flush()
+        except (OSError, ValueError):
+            _pipe = None
+            return False
+    return True
