@@ -64,8 +64,13 @@ class Checkpoint:
     planning_interval: int | None = None
 
 
-def dump(checkpoint: Checkpoint, encoded_steps: list[dict[str, Any]] | None = None) -> bytes:
-    """The checkpoint as bytes (`encoded_steps`: the steps already encoded, to spare the work)."""
+def dump(
+    checkpoint: Checkpoint,
+    encoded_steps: list[dict[str, Any]] | None = None,
+    encoded_namespace: dict[str, Any] | None = None,
+) -> bytes:
+    """The checkpoint as bytes (`encoded_steps`, `encoded_namespace`: already encoded, to spare the
+    work when a step's state is saved again with a model reply)."""
     document = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -78,7 +83,9 @@ def dump(checkpoint: Checkpoint, encoded_steps: list[dict[str, Any]] | None = No
         "max_steps": checkpoint.max_steps,
         "planning_interval": checkpoint.planning_interval,
         "steps": encoded_steps if encoded_steps is not None else [step_to_data(s) for s in checkpoint.steps],
-        "namespace": {name: encode(value) for name, value in checkpoint.namespace.items()},
+        "namespace": encoded_namespace
+        if encoded_namespace is not None
+        else {name: encode(value) for name, value in checkpoint.namespace.items()},
         "uncaptured": [list(item) for item in checkpoint.uncaptured],
         "modules": checkpoint.modules,
         "pending_replies": [message_to_data(message) for message in checkpoint.pending_replies],

@@ -26,7 +26,7 @@ from smol_core.durable.errors import CheckpointError, RunFinishedError, RunNotFo
 from smol_core.durable.sqlite_store import SQLiteStore
 from smol_core.durable.steps import step_to_data
 from smol_core.durable.store import CheckpointStore, Lease
-from smol_core.executors.protocol import UnserializableValue
+from smol_core.executors.protocol import UnserializableValue, encode
 from smol_core.memory import ActionStep, FinalAnswerStep, MemoryStep, SystemPromptStep
 from smol_core.messages import ChatMessage
 
@@ -65,6 +65,7 @@ class DurableRun:
         self.replay = list(state.pending_replies)  # replies a resumed run takes instead of calling
         self._encoded: list[tuple[MemoryStep, dict[str, Any]]] = []  # steps never change once in memory
         self.released = False
+        self._namespace: dict[str, Any] | None = None  # the last step's namespace, encoded
 
     # --- the journal (durable/journal.py) -----------------------------------------------------
     def replay_next(self) -> ChatMessage | None:
@@ -91,7 +92,9 @@ class DurableRun:
     def _save(self) -> None:
         steps = list(self.agent.memory.steps)
         self.state.steps = steps
-        data = checkpoint_format.dump(self.state, self._encoded_steps(steps))
+        if self._namespace is None:
+            self._namespace = {name: encode(value) for name, value in self.state.namespace.items()}
+        data = checkpoint_format.dump(self.state, self._encoded_steps(steps), self._namespace)
         self.store.save(
             self.lease,
             self.state.step_number - 1,
@@ -106,6 +109,7 @@ class DurableRun:
         self.state.step_number = next_step
         self.state.pending_replies = []
         self.state.namespace, self.state.modules, self.state.uncaptured = capture_namespace(self.agent)
+        self._namespace = None
         self._save()
 
     def finish(self, output: Any) -> None:
