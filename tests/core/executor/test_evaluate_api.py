@@ -163,3 +163,14 @@ def test_a_worker_that_died_leaves_the_state_as_it_was() -> None:
             "kept = 2\nprint('started')\nwhile True:\n    pass", state=state, timeout_seconds=1
         )
     assert state["kept"] == 1 and isinstance(state["_print_outputs"], PrintContainer)
+
+
+def test_a_function_runs_in_the_sandbox_only_where_the_sandbox_would_give_it() -> None:
+    import math
+    import posix
+
+    assert evaluate_python_code("repr(f)", {"f": math.floor})[0] == "<built-in function floor>"
+    # posix is never granted by "*": its function stays the host's tool, called through the channel
+    assert evaluate_python_code("repr(f)", {"f": posix.getpid}, authorized_imports=["*"])[0].startswith(
+        "<function f"
+    )

@@ -53,12 +53,13 @@ from smol_core.executors.base import (
 )
 from smol_core.executors.host import sandbox_builtin_name
 from smol_core.executors.local.executor import LocalPythonExecutor
+from smol_core.executors.local.policy import DENIED_MODULE_ATTRIBUTES
+from smol_core.executors.local.views import Authorizer
 from smol_core.executors.protocol import UnserializableValue
 from smol_core.executors.seed_support import (
     DEFAULT_MAX_LEN_OUTPUT,
     MAX_EXECUTION_TIME_SECONDS,
     PrintContainer,
-    check_import_authorized,
     custom_print,
     nodunder_getattr,
 )
@@ -167,13 +168,17 @@ def _builtin_name(fn: Any) -> str | None:
 
 
 def _runs_in_sandbox(fn: Any, authorized_imports: list[str]) -> bool:
-    """A builtin function or class of `math` (or of a module the code may import), reached by its name."""
+    """A builtin function or class of `math`, or of a module the sandbox would give the code (its own
+    rules: a dangerous module named exactly, never through `"*"`; none of its refused attributes),
+    reached by its name."""
     if not isinstance(fn, types.BuiltinFunctionType | type):
         return False
     module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
     if not isinstance(module, str) or not isinstance(qualname, str) or module not in sys.modules:
         return False
-    if module not in _SANDBOX_MODULES and not check_import_authorized(module, authorized_imports):
+    if qualname.split(".")[0] in DENIED_MODULE_ATTRIBUTES.get(module.split(".")[0], frozenset()):
+        return False
+    if module not in _SANDBOX_MODULES and Authorizer(authorized_imports, {}).refusal(module) is not None:
         return False
     found: Any = sys.modules[module]
     for part in qualname.split("."):
