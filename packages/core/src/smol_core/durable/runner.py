@@ -129,9 +129,11 @@ def capture_namespace(agent: Any) -> tuple[dict[str, Any], dict[str, str], list[
     """A CodeAgent's sandbox variables: the values, the modules (name -> module), and those that
     could not be captured (name, type)."""
     executor = getattr(agent, "python_executor", None) if hasattr(type(agent), "python_executor") else None
+    if executor is None:
+        return {}, {}, []  # no sandbox: nothing to capture
     namespace = getattr(executor, "namespace", None)
-    if not callable(namespace):
-        return {}, {}, []
+    if not callable(namespace):  # a user's executor (RemotePythonExecutor) that cannot read its variables
+        return {}, {}, [("(all variables)", f"{type(executor).__name__} cannot report them")]
     values: dict[str, Any] = {}
     modules: dict[str, str] = {}
     uncaptured: list[tuple[str, str]] = []
