@@ -110,3 +110,17 @@ def test_sys_modules_refuses_a_dangerous_module_loaded_or_not(
 
 def test_a_module_view_has_a_repr(make_executor: Callable[..., LocalPythonExecutor]) -> None:
     assert repr(make_executor()("import math\nmath").output) == "<module 'math' (the sandbox's view)>"
+
+
+def test_a_builtin_among_additional_functions_is_the_sandboxs(
+    make_executor: Callable[..., LocalPythonExecutor],
+) -> None:
+    """`additional_functions={"open": open}` (smolagents' own test passes it) must not hand the code
+    the host's `open`: the code gets the sandbox's, which refuses."""
+    ex = make_executor(additional_functions={"open": open})
+    assert ex.static_tools["open"] is open
+    with pytest.raises(InterpreterError, match=r"open\(\) is not available in the sandbox"):
+        ex("open('/etc/hostname').read()")
+    ex.reset()
+    with pytest.raises(InterpreterError, match=r"open\(\) is not available in the sandbox"):
+        ex("open('/etc/hostname').read()")

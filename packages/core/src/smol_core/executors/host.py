@@ -142,6 +142,7 @@ class WorkerExecutor(PythonExecutor):
         self.protections: list[tuple[str, bool, str]] = []
         self._tools: dict[str, Callable[..., Any]] = {}
         self._sandbox_tools: list[dict[str, Any]] = []  # specs of tools that run in the sandbox
+        self._sandbox_callables: dict[str, Any] = {}  # what each of them stands for, by name
         self._rebindable: frozenset[str] = frozenset()
         self._variables: dict[str, Any] = {}
         self._proc: WorkerLink | None = None
@@ -311,23 +312,38 @@ class WorkerExecutor(PythonExecutor):
         `getattr` calls the sandbox's refusing or guarded one, not a host function with the code's
         arguments."""
         with self._lock:
-            host = {name: fn for name, fn in tools.items() if sandbox_builtin_name(fn) is None}
-            builtin_specs = [
-                {"name": name, "builtin": builtin}
-                for name, fn in tools.items()
-                if (builtin := sandbox_builtin_name(fn)) is not None and name != "final_answer"
-            ]
-            host.update({name: fn for name, fn in tools.items() if name == "final_answer"})
-            for name in tools:
-                self._tools.pop(name, None)
-            self._tools.update(host)
-            self._sandbox_tools = [spec for spec in self._sandbox_tools if spec["name"] not in tools]
-            self._sandbox_tools += builtin_specs
+            specs = self._register_tools(tools)
             self._worker()
-            specs = [*self._tool_specs(host), *builtin_specs]
             self._send_control({"op": "tools", "tools": self._marked(specs)})
             # The ack is collected before the next action (`__call__` drains first): an agent's first
             # model call then overlaps the worker's start instead of waiting for it.
+
+    def _register_tools(self, tools: dict[str, Any]) -> list[dict[str, Any]]:
+        """Record `tools` (host functions, or builtins that run in the sandbox, see `send_tools`) so that
+        a restarted worker gets them too; returns the specs to send now."""
+        host = {
+            name: fn
+            for name, fn in tools.items()
+            if sandbox_builtin_name(fn) is None or name == "final_answer"
+        }
+        builtins_here = {name: fn for name, fn in tools.items() if name not in host}
+        builtin_specs = [
+            {"name": name, "builtin": sandbox_builtin_name(fn)} for name, fn in builtins_here.items()
+        ]
+        for name in tools:
+            self._tools.pop(name, None)
+            self._sandbox_callables.pop(name, None)
+        self._tools.update(host)
+        self._sandbox_callables.update(builtins_here)
+        self._sandbox_tools = [spec for spec in self._sandbox_tools if spec["name"] not in tools]
+        self._sandbox_tools += builtin_specs
+        return [*self._tool_specs(host), *builtin_specs]
+
+    @property
+    def static_tools(self) -> dict[str, Callable[..., Any]]:
+        """What the code may call by name (tools, managed agents, functions), as smolagents names it:
+        the host's callables, and the builtins that run in the sandbox in their stead."""
+        return {**self._tools, **self._sandbox_callables}
 
     def replace_tools(
         self,
@@ -348,6 +364,13 @@ class WorkerExecutor(PythonExecutor):
         with self._lock:
             self._tools = dict(host_tools)
             self._rebindable = rebindable
+            self._sandbox_callables = {
+                **{
+                    name: getattr(builtins, builtin, None)
+                    for name, builtin in (sandbox_builtins or {}).items()
+                },
+                **(sandbox_values or {}),
+            }
             self._sandbox_tools = [
                 *({"name": name, "builtin": builtin} for name, builtin in (sandbox_builtins or {}).items()),
                 *(

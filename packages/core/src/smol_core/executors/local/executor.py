@@ -39,7 +39,8 @@ class LocalPythonExecutor(WorkerExecutor):
     additional_functions: functions the code may call by name, as the seed's executor takes them
         (`CodeAgent(executor_kwargs={"additional_functions": {...}})`). Like tools, they run on the
         host, outside the sandbox, with what the code passes them: give only what you would give
-        the model as a tool.
+        the model as a tool. A builtin among them (`{"open": open}`) is the sandbox's own builtin of
+        that name instead (see `send_tools`): the sandbox's `open`, never the host's.
     """
 
     def __init__(
@@ -54,7 +55,7 @@ class LocalPythonExecutor(WorkerExecutor):
     ) -> None:
         super().__init__(additional_authorized_imports, max_print_outputs_length, timeout_seconds)
         self.additional_functions = dict(additional_functions or {})
-        self._tools.update(self.additional_functions)  # sent when the worker starts, and after each restart
+        self._register_tools(self.additional_functions)  # sent when the worker starts, and after each restart
         self._check_authorized_imports_are_installed()
         self.memory_limit_mb = memory_limit_mb
         self.os_sandbox = os_sandbox
@@ -86,11 +87,6 @@ class LocalPythonExecutor(WorkerExecutor):
         others (functions, classes, modules) as their repr; changing this dict changes nothing there
         (use `send_variables`)."""
         return {"__name__": "__main__", **self.namespace()}
-
-    @property
-    def static_tools(self) -> dict[str, Callable[..., Any]]:
-        """What the code may call by name (tools, managed agents, `additional_functions`), as the seed names it."""
-        return dict(self._tools)
 
     def open_link(self) -> WorkerLink:
         return POOL.take()
