@@ -31,8 +31,8 @@ def five_plus_three(verbosity: int = -1) -> list[AgentSettings]:
 def descendants(pid: int | None = None) -> list[tuple[int, str]]:
     """(pid, command line) of every live process below `pid` (default: this one), from /proc.
 
-    The multiprocessing helpers that live as long as the host (the resource tracker, a forkserver)
-    are left out: they belong to the host, not to a run."""
+    The helpers that live as long as the host (multiprocessing's resource tracker, a forkserver,
+    smol's scratch janitor) are left out: they belong to the host, not to a run."""
     root = pid or os.getpid()
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
@@ -55,7 +55,7 @@ def descendants(pid: int | None = None) -> list[tuple[int, str]]:
             except OSError:
                 continue
             stack.append(child)
-            if "resource_tracker" in cmdline or "forkserver" in cmdline:
+            if "resource_tracker" in cmdline or "forkserver" in cmdline or "smol-janitor" in cmdline:
                 continue
             found.append((child, cmdline))
     return found

@@ -17,7 +17,10 @@ import sys
 import threading
 from typing import IO
 
-_JANITOR = r"""
+JANITOR_MARK = "# smol-janitor"
+"""The first line of the janitor's program, so that its command line says what it is."""
+
+_JANITOR = JANITOR_MARK + r"""
 import os, shutil, signal, sys
 for name in ("SIGINT", "SIGTERM", "SIGHUP"):
     signal.signal(getattr(signal, name), signal.SIG_IGN)

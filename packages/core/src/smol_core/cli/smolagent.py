@@ -392,7 +392,12 @@ def run_team(args: argparse.Namespace) -> int:
     if result.output is None:
         why = {"deadline": f"the deadline of {args.deadline:g} s passed"}.get(result.state, result.state)
         reason = result.agents[0].error
-        detail = f": {escape_controls(reason)}" if reason else ""
+        steps = result.agents[0].steps
+        # one line: the error's first (its traceback is in the saved run, `smol team FILE`)
+        parts = [f"agent 0 took {steps} step(s)"] if steps else []
+        if reason:
+            parts.append(f"its last error: {escape_controls((reason.splitlines() or [''])[0])}")
+        detail = f": {'; '.join(parts)}" if parts else ""
         print(f"smolagent: the team gave no answer ({why}){detail}", file=sys.stderr)
         return 1
     print(escape_controls(result.output))

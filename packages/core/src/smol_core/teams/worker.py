@@ -39,6 +39,7 @@ def agent_main(
     inbox = ReceiveMessagesTool(transport, agent_id, log)
     tools = [SendMessageTool(transport, agent_id, log), inbox]
     report: dict[str, Any] = {"agent_id": agent_id}
+    agent: Any = None
     signal.signal(signal.SIGTERM, _stop)
     # Ctrl-C and a closed terminal reach the whole process group: the host alone decides, and stops
     # every agent with SIGTERM (an agent that took them itself printed its traceback on the way out)
@@ -59,7 +60,8 @@ def agent_main(
             steps=sum(1 for step in result.steps if step.get("step_number") is not None),
         )
     except TeamStopped:
-        report.update(state="stopped")
+        # what it did before the stop (a deadline after six failing steps is not "0 steps, no error")
+        report.update(state="stopped", **_progress(agent))
     except BaseException as error:  # the host learns why; KeyboardInterrupt and SystemExit included
         report.update(state="error", error=f"{type(error).__name__}: {error}"[:2000])
         if settings.verbosity_level >= 0:
@@ -126,6 +128,17 @@ class TeamStopped(BaseException):
 def _stop(signum: int, frame: Any) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise TeamStopped
+
+
+def _progress(agent: Any) -> dict[str, Any]:
+    """The steps an agent took (the one the stop cut short included) and the last error among them."""
+    memory = getattr(agent, "memory", None)
+    steps = [step for step in getattr(memory, "steps", []) if hasattr(step, "step_number")]
+    errors = [step.error for step in steps if getattr(step, "error", None) is not None]
+    progress: dict[str, Any] = {"steps": len(steps)}
+    if errors:
+        progress["error"] = f"{type(errors[-1]).__name__}: {errors[-1]}"[:2000]
+    return progress
 
 
 def _write_report(path: str, text: str) -> None:
