@@ -20,7 +20,9 @@ from typing import IO
 JANITOR_MARK = "# smol-janitor"
 """The first line of the janitor's program, so that its command line says what it is."""
 
-_JANITOR = JANITOR_MARK + r"""
+_JANITOR = (
+    JANITOR_MARK
+    + r"""
 import os, shutil, signal, sys
 for name in ("SIGINT", "SIGTERM", "SIGHUP"):
     signal.signal(getattr(signal, name), signal.SIG_IGN)
@@ -31,6 +33,7 @@ for path in paths:
     if os.path.isdir(path) and not os.path.islink(path):
         shutil.rmtree(path, ignore_errors=True)
 """
+)
 
 _lock = threading.Lock()
 _pipe: IO[bytes] | None = None
