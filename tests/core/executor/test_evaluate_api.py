@@ -94,7 +94,7 @@ def test_final_answer() -> None:
 @pytest.mark.parametrize(
     "code, phrase",
     [
-        ("a = 1\ncounts = [1]\ncounts += 1", "Code execution failed at line 'counts += 1' due to: TypeError"),
+        ("a = 1\nb = a + 'x'", "Code execution failed at line 'b = a + 'x'' due to: TypeError"),
         (
             "y = add_two(1)",
             "Forbidden function evaluation: 'add_two' is not among the explicitly allowed tools",
@@ -114,6 +114,10 @@ def test_final_answer() -> None:
             "'Butan': KeyError: 'Butan'. Maybe you meant one of these indexes instead: ['Bhutan']",
         ),
         ("a = 1; b = [1][5]", "line 'b = [1][5]' due to: IndexError"),
+        (
+            "counts = [1]\ncounts += 1",
+            "line 'counts += 1' due to: InterpreterError: Cannot add non-list value 1 to a list.",
+        ),
     ],
 )
 def test_errors_are_worded_as_in_smolagents(code: str, phrase: str) -> None:

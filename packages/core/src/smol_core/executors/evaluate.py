@@ -438,8 +438,31 @@ def evaluate_python_code(
         raise InterpreterError(failure.message)
     node = _statement_at(tree, code, failure)
     segment = ast.get_source_segment(code, node) if node is not None else None
-    detail = _indexing_detail(failure, node, state) or _seed_detail(failure, node)
+    detail = _indexing_detail(failure, node, state) or _list_add_detail(failure, node, state)
+    detail = detail or _seed_detail(failure, node)
     raise InterpreterError(f"Code execution failed at line '{segment}' due to: {detail}")
+
+
+def _list_add_detail(failure: _Failure, node: ast.AST | None, state: dict[str, Any]) -> str | None:
+    """smolagents' message for `a_list += <not a list>` that failed: "Cannot add non-list value 1 to a list."."""
+    if (
+        failure.type_name != "TypeError"
+        or not isinstance(node, ast.AugAssign)
+        or not isinstance(node.op, ast.Add)
+    ):
+        return None
+    if not isinstance(node.target, ast.Name) or not isinstance(state.get(node.target.id), list):
+        return None
+    value: Any
+    if isinstance(node.value, ast.Constant):
+        value = node.value.value
+    elif isinstance(node.value, ast.Name) and node.value.id in state:
+        value = state[node.value.id]
+    else:
+        return None
+    if isinstance(value, list | UnserializableValue):
+        return None
+    return f"InterpreterError: Cannot add non-list value {value} to a list."
 
 
 def _indexing_detail(failure: _Failure, node: ast.AST | None, state: dict[str, Any]) -> str | None:
