@@ -8,9 +8,10 @@ from collections.abc import Sequence
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, object]]:
+    from smol_core.cli.usage import CommandParser
     from smol_core.plugins.registry import get_registry
 
-    parser = argparse.ArgumentParser(prog="smol", description="smol: agents that think in code.")
+    parser = CommandParser(prog="smol", description="smol: agents that think in code.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     runners: dict[str, object] = {}
     registry = get_registry()

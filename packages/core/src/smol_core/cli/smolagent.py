@@ -20,7 +20,9 @@ MAX_AGENTS = 64
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from smol_core.cli.usage import CommandParser
+
+    parser = CommandParser(
         prog="smolagent",
         description="Run an agent that thinks in code. With no model flags, the embedded offline model runs.",
     )
@@ -232,7 +234,7 @@ def check_arguments(args: argparse.Namespace, parser: argparse.ArgumentParser) -
     if args.save_run and args.num_agents < 2:
         parser.error("--save-run saves a team run: use it with --num-agents 2 or more")
     if args.num_agents > 1:
-        if args.deadline <= 0:
+        if not args.deadline > 0:  # NaN too: a deadline that never compares would never stop the team
             parser.error(f"--deadline must be positive, got {args.deadline}")
         try:
             get_registry().transport(args.transport)

@@ -1,0 +1,112 @@
+"""Fuzzing `smolagent` and `smol` arguments and environment: no traceback ever reaches the user.
+
+Each example calls the command's `main` in this process (fast) with a command line drawn from the
+real flags, odd values and stray words, under a drawn environment. Whatever it is, the command must
+end with an exit status (0, 1 or 2, or argparse's own SystemExit) and at most a one-line error on
+stderr per problem, never an exception escaping `main` or a traceback printed. The work after the
+checks (loading a model, serving) is replaced by a stand-in: the parsing and checking are what a
+user's typing reaches first.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from smol_core.cli import smol, smolagent
+
+SMOLAGENT_FLAGS = [
+    "--task-file", "--model-type", "--model-id", "--api-base", "--api-key", "--provider", "--small",
+    "--no-small", "--action-type", "--imports", "--tools", "--executor", "--max-steps",
+    "--verbosity-level", "--structured", "--no-structured", "--num-agents", "--transport",
+    "--transport-url", "--deadline", "--save-run", "--trace-file", "--run-id", "--resume", "--store",
+    "--bogus", "-", "--",
+]  # fmt: skip
+VALUES = [
+    "0", "-1", "1", "2", "3", "65", "nan", "inf", "-inf", "1e309", "abc", "", " ", "code", "tool_calling",
+    "local", "redis", "nope", "scripted", "openai", "litellm", "LiteLLMModel", "web_search", "mcp:",
+    "final_answer:x", "os", "os.*", "*", "..", "/", "/nonexistent/file", "\x1b[31mred", "ü", "a,b",
+    "http://127.0.0.1:1", "redis://127.0.0.1:1/0",
+]  # fmt: skip
+SMOL_COMMANDS = ["plugins", "doctor", "team", "trace", "mcp", "ui", "runs", "executor", "bogus", "--json", ""]
+ENV_NAMES = ["SMOL_MODEL_TYPE", "SMOL_MODEL_ID", "SMOL_TRACE_FILE", "SMOL_MCP_TOKEN", "COLUMNS"]
+RUNS = {"plugins", "team", "trace"}
+"""The `smol` commands that run for real here (they only read); the others stop after parsing."""
+
+words = st.one_of(st.sampled_from(VALUES), st.text(max_size=12))
+tokens = st.lists(st.one_of(st.sampled_from(SMOLAGENT_FLAGS), words), max_size=8)
+environments = st.dictionaries(
+    st.sampled_from(ENV_NAMES), st.one_of(st.sampled_from(VALUES), st.text(max_size=12))
+)
+
+
+@pytest.fixture
+def quiet_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """Nothing after the checks runs: no model loads, no server starts, no file is written here."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(smolagent, "_run", lambda args: 0)
+    real_build = smol.build_parser
+
+    def build() -> tuple[Any, dict[str, object]]:
+        parser, runners = real_build()
+        return parser, {name: run if name in RUNS else (lambda args: 0) for name, run in runners.items()}
+
+    monkeypatch.setattr(smol, "build_parser", build)
+    yield
+
+
+def _call(main: Any, argv: list[str], env: dict[str, str], capsys: pytest.CaptureFixture[str]) -> str:
+    saved = {name: os.environ.get(name) for name in ENV_NAMES}
+    os.environ.update({name: value.replace("\0", "") for name, value in env.items()})
+    stdin = io.StringIO("a task from standard input")
+    import sys
+
+    real_stdin, sys.stdin = sys.stdin, stdin
+    try:
+        try:
+            status = main(argv)
+        except SystemExit as stop:
+            status = stop.code
+        assert status is None or isinstance(status, int | str), status
+    finally:
+        sys.stdin = real_stdin
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, err
+    return err
+
+
+FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@FUZZ
+@given(argv=tokens, env=environments)
+def test_smolagent_arguments_never_give_a_traceback(quiet_runs: None, capsys, argv, env) -> None:  # type: ignore[no-untyped-def]
+    err = _call(smolagent.main, ["a task", *argv], env, capsys)
+    assert not any(line.startswith("usage:") for line in err.splitlines()), err  # errors are one line
+
+
+@FUZZ
+@given(command=st.sampled_from(SMOL_COMMANDS), argv=tokens, env=environments)
+def test_smol_arguments_never_give_a_traceback(quiet_runs: None, capsys, command, argv, env) -> None:  # type: ignore[no-untyped-def]
+    err = _call(smol.main, [command, *argv] if command else argv, env, capsys)
+    assert not any(line.startswith("usage:") for line in err.splitlines()), err
+
+
+@pytest.mark.parametrize("deadline", ["nan", "0", "-1"])
+def test_a_team_deadline_that_is_not_a_positive_number_is_a_usage_error(capsys, deadline: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(SystemExit) as stop:
+        smolagent.main(["a task", "--num-agents", "2", "--deadline", deadline])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("smolagent: --deadline"), err
