@@ -178,3 +178,18 @@ def test_a_function_runs_in_the_sandbox_only_where_the_sandbox_would_give_it() -
     assert evaluate_python_code("repr(f)", {"f": posix.getpid}, authorized_imports=["*"])[0].startswith(
         "<function f"
     )
+
+
+def test_builtin_classes_cross_by_name() -> None:
+    assert evaluate_python_code("x = 1; t = int", state={}) == (int, False)
+    assert evaluate_python_code("[str, type(3.0), dict]")[0] == [str, float, dict]
+    assert isinstance(evaluate_python_code("class A:\n    pass\nA")[0], UnserializableValue)
+
+
+def test_a_forged_builtin_class_is_refused() -> None:
+    from smol_core.executors.frames import ProtocolLimits
+    from smol_core.executors.protocol import ProtocolError
+    from smol_core.executors.untrusted import decode_untrusted
+
+    with pytest.raises(ProtocolError, match="unknown builtin type 'eval'"):
+        decode_untrusted({"__smol__": "type", "name": "eval"}, ProtocolLimits(), None)

@@ -3,8 +3,8 @@
 Why a protocol of its own: the host must never unpickle anything the sandbox produced (a pickle is
 code). Every frame is a 4-byte big-endian length followed by a UTF-8 JSON object; values that JSON
 cannot hold travel through a small tagged codec (`{"__smol__": tag, ...}`): bytes, tuples, sets,
-complex numbers, dates and times, Decimal and Fraction, numpy arrays (raw bytes of non-object dtypes),
-pandas frames and series, PIL images (PNG bytes). Anything else crosses as a labelled repr
+complex numbers, dates and times, Decimal and Fraction, builtin classes (`int`, by name), numpy
+arrays (raw bytes of non-object dtypes), pandas frames and series, PIL images (PNG bytes). Anything else crosses as a labelled repr
 (`UnserializableValue`). The host → worker direction may fall back to pickle for values the user
 passed (the worker trusts its host); `decode` refuses pickle unless asked, and the host decodes
 worker values with executors/untrusted.py instead (exact types, budgets, deadline).
@@ -27,6 +27,7 @@ applies the same limits to what it sends, so a legitimate worker is refused poli
 from __future__ import annotations
 
 import base64
+import builtins
 import contextlib
 import datetime as _dt
 import json
@@ -52,9 +53,15 @@ UNTRUSTED_NUMBER_DIGITS = 4300
 """Digits of a Decimal or a Fraction term the host accepts; beyond, the value crosses as its repr."""
 UNTRUSTED_EXPONENT = 10_000
 MAX_DEPTH = 200
+BUILTIN_TYPES = frozenset(
+    {"bool", "bytearray", "bytes", "complex", "dict", "float", "frozenset", "int", "list", "object", "range"}
+    | {"set", "slice", "str", "tuple", "type"}
+)
+"""Builtin classes that cross by name (`{"__smol__": "type", "name": "int"}`): `x = int` is data."""
 _HEADER = struct.Struct(">I")
 
 __all__ = [
+    "BUILTIN_TYPES",
     "MAX_FRAME_BYTES",
     "TAG",
     "UNTRUSTED_ELEMENTS",
@@ -171,6 +178,8 @@ def _encode_container(value: Any, allow_pickle: bool, depth: int, seen: set[int]
 
 def _encode_special(value: Any, allow_pickle: bool, depth: int, seen: set[int]) -> Any:
     """Known non-JSON types; None when `value` is none of them."""
+    if type(value) is type and value.__name__ in BUILTIN_TYPES and getattr(builtins, value.__name__) is value:
+        return _tagged("type", name=value.__name__)
     if isinstance(value, bool | int | float | str) and not allow_pickle:
         # subclasses (IntEnum, str enums, numpy.float64 is a float subclass) cross as their base value
         for scalar in (bool, int, float, str):
@@ -327,6 +336,10 @@ def _decode_tagged(tag: str, data: dict[str, Any], allow_pickle: bool) -> Any:
         return Decimal(data["s"])
     if tag == "fraction":
         return Fraction(data["s"])
+    if tag == "type":
+        if data.get("name") not in BUILTIN_TYPES:
+            raise ProtocolError(f"unknown builtin type {str(data.get('name'))[:40]!r}")
+        return getattr(builtins, data["name"])
     if tag == "repr":
         return UnserializableValue(str(data.get("type", "?")), str(data.get("repr", "")))
     if tag == "pickle":

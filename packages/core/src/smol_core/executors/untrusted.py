@@ -14,6 +14,7 @@ Plain lists and dicts are decoded in place: the objects the JSON parser made are
 from __future__ import annotations
 
 import base64
+import builtins
 import datetime as _dt
 import importlib
 import io
@@ -26,7 +27,7 @@ from fractions import Fraction
 from typing import Any
 
 from smol_core.executors.frames import ProtocolLimits
-from smol_core.executors.protocol import TAG, ProtocolError, UnserializableValue
+from smol_core.executors.protocol import BUILTIN_TYPES, TAG, ProtocolError, UnserializableValue
 
 __all__ = ["decode_untrusted", "png_checked"]
 
@@ -149,6 +150,11 @@ class _Decoder:
             return self.decimal(data.get("s"))
         if tag == "fraction":
             return self.fraction(data.get("s"))
+        if tag == "type":  # a builtin class, by a name from a fixed list: nothing of the worker's is built
+            name = data.get("name")
+            if type(name) is not str or name not in BUILTIN_TYPES:
+                raise ProtocolError(f"the worker sent an unknown builtin type {str(name)[:40]!r}")
+            return getattr(builtins, name)
         if tag == "repr":
             return UnserializableValue(
                 _short_str(data.get("type", "?"), 1000), _short_str(data.get("repr", ""), 100_000)
