@@ -5,6 +5,7 @@ are ValueErrors."""
 from __future__ import annotations
 
 import ast
+import sys
 import textwrap
 
 import pytest
@@ -23,12 +24,19 @@ from smol_core.type_hints import get_imports, get_json_schema
 
 @pytest.fixture
 def shell():
+    """An IPython shell for this test only: IPython puts a `__main__` of its own (without `__spec__`)
+    into sys.modules and hooks sys.displayhook, which later tests that start processes must not see."""
     from IPython.core.interactiveshell import InteractiveShell
 
+    saved = sys.modules["__main__"], sys.displayhook, sys.excepthook
     shell = InteractiveShell.instance()
     shell.reset()
-    yield shell
-    shell.reset()
+    try:
+        yield shell
+    finally:
+        shell.reset()
+        InteractiveShell.clear_instance()
+        sys.modules["__main__"], sys.displayhook, sys.excepthook = saved
 
 
 def test_source_of_a_class_defined_in_ipython_is_its_newest_cell(shell):
