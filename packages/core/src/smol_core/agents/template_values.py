@@ -135,7 +135,6 @@ class AgentView(_FrozenView):
 def plain_value(value: Any, depth: int = 0) -> Any:
     """`value` as data a template may hold: scalars and strings as they are (exact types), dicts,
     lists and tuples copied with plain contents, tools and agents as views, anything else opaque."""
-    from smol_core.agents.multi_step import MultiStepAgent
     from smol_core.tools.tool import Tool
 
     if type(value) in _SCALARS:
@@ -146,7 +145,7 @@ def plain_value(value: Any, depth: int = 0) -> Any:
         return value
     if isinstance(value, Tool):
         return ToolView(value)
-    if isinstance(value, MultiStepAgent):
+    if _is_agent(value):
         return AgentView(value)
     if _has_text(value, "name") and _has_text(value, "description"):  # duck-typed tools and agents
         return ToolView(value) if callable(getattr(value, "to_code_prompt", None)) else AgentView(value)
@@ -162,6 +161,13 @@ def plain_value(value: Any, depth: int = 0) -> Any:
 def plain_variables(variables: Mapping[str, Any]) -> dict[str, Any]:
     """Every variable of a template as a plain value (see `plain_value`)."""
     return {str(name): plain_value(value) for name, value in variables.items()}
+
+
+def _is_agent(value: Any) -> bool:
+    """An agent (a MultiStepAgent, or one of its kind), told by what it has rather than by its class:
+    this module sits below agents.multi_step (which renders templates through it) and cannot import it."""
+    kind = type(value)
+    return callable(getattr(kind, "run", None)) and hasattr(kind, "step") and hasattr(kind, "memory")
 
 
 def _has_text(value: Any, attribute: str) -> bool:
