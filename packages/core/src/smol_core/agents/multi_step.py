@@ -449,7 +449,7 @@ class MultiStepAgent(ABC):
     def _run_stream(
         self, task: str, max_steps: int, images: list[Any] | None = None
     ) -> Generator[StreamEvent]:
-        self.step_number = durable.first_step(self._run())
+        self.step_number = durable.first_step(self, self._run())
         final_answer: Any = None
         returned_final_answer = False
         while not returned_final_answer and self.step_number <= max_steps:

@@ -65,6 +65,7 @@ class DurableRun:
         self.replay = list(state.pending_replies)  # replies a resumed run takes instead of calling
         self._encoded: list[tuple[MemoryStep, dict[str, Any]]] = []  # steps never change once in memory
         self.released = False
+        self.resumed = bool(state.steps)
         self._namespace: dict[str, Any] | None = None  # the last step's namespace, encoded
 
     # --- the journal (durable/journal.py) -----------------------------------------------------
@@ -77,7 +78,7 @@ class DurableRun:
 
     def record(self, message: ChatMessage) -> None:
         self.state.pending_replies.append(message)
-        self._save()
+        self._save(at_boundary=False)
 
     # --- checkpoints --------------------------------------------------------------------------
     def _encoded_steps(self, steps: list[MemoryStep]) -> list[dict[str, Any]]:
@@ -89,9 +90,13 @@ class DurableRun:
         cached.extend((step, step_to_data(step)) for step in steps[keep:])
         return [data for _, data in cached]
 
-    def _save(self) -> None:
-        steps = list(self.agent.memory.steps)
-        self.state.steps = steps
+    def _save(self, at_boundary: bool = True) -> None:
+        """Write the state. At a step boundary the memory is taken as it stands; a model reply's
+        journal entry (`at_boundary=False`) keeps the memory of the last boundary, as the steps made
+        since (a plan already appended) are made again on resume, from the journaled replies."""
+        if at_boundary:
+            self.state.steps = list(self.agent.memory.steps)
+        steps = self.state.steps
         if self._namespace is None:
             self._namespace = {name: encode(value) for name, value in self.state.namespace.items()}
         data = checkpoint_format.dump(self.state, self._encoded_steps(steps), self._namespace)
@@ -105,9 +110,15 @@ class DurableRun:
         )
 
     def step_done(self, next_step: int) -> None:
-        """The step before `next_step` is in memory: save the run's state as it now stands."""
+        """The step before `next_step` is in memory: save the run's state as it now stands. A step
+        that gave the final answer finishes the run in the same write: a run killed right after it
+        must not go on to another step when resumed."""
         self.state.step_number = next_step
         self.state.pending_replies = []
+        last = self.agent.memory.steps[-1] if self.agent.memory.steps else None
+        if isinstance(last, ActionStep) and last.is_final_answer:
+            self.state.status = "finished"
+            self.state.final_answer = last.action_output
         self.state.namespace, self.state.modules, self.state.uncaptured = capture_namespace(self.agent)
         self._namespace = None
         self._save()
@@ -187,9 +198,16 @@ def _attach(agent: Any, run: Any, durable: DurableRun) -> None:
     journal.install(agent)
 
 
-def first_step(run: Any) -> int:
+def first_step(agent: Any, run: Any) -> int:
+    """The loop's first step: 1, or where a resumed run goes on. A new durable run is saved here,
+    its task in memory and its `additional_args` in the sandbox, so it can be resumed from the start."""
     durable: DurableRun | None = getattr(run, "durable", None)
-    return 1 if durable is None else durable.state.step_number
+    if durable is None:
+        return 1
+    if not durable.resumed:
+        durable.state.task = agent.task or ""
+        durable.step_done(1)
+    return durable.state.step_number
 
 
 def after_step(agent: Any, run: Any) -> None:
