@@ -309,7 +309,10 @@ def _run(args: argparse.Namespace) -> int:
         model = build_model(args)
         tools = build_tools(_split(args.tools))
         agent = _make_agent(args, model, tools)
-        with agent:
+        from smol_core.cli.progress import status_line
+
+        # on a terminal, a status line says what the step is doing (nothing extra in a pipe or file)
+        with agent, status_line(sys.stderr):
             answer = _run_or_resume(agent, args)
     # A model that cannot answer at all (a task longer than its context, a server that refuses) ends
     # the run: the user gets its reason in one line, not the agent loop's traceback.
