@@ -9,7 +9,7 @@ import pytest
 import smol_core
 from smol_core import Tool
 from smol_core.errors import DocstringParsingException
-from smol_core.seed_names import ABSENT_CLASSES, PLUGIN_EXPORTS, UNAVAILABLE
+from smol_core.seed_names import ABSENT_CLASSES, PLUGIN_EXPORTS
 
 SEED_CORE_NAMES = [
     "CodeAgent", "ToolCallingAgent", "MultiStepAgent", "Tool", "tool", "load_tool", "ToolCollection",
@@ -45,13 +45,6 @@ def test_classes_smol_does_not_have_import_and_say_why_when_made(name: str) -> N
     with pytest.raises(ImportError) as caught:
         namespace[name]()  # type: ignore[operator]
     assert ABSENT_CLASSES[name] in str(caught.value)
-
-
-@pytest.mark.parametrize("name", sorted(UNAVAILABLE))
-def test_names_smol_does_not_have_say_what_to_use_instead(name: str) -> None:
-    with pytest.raises(ImportError) as caught:
-        exec(f"from smol_core import {name}", {})
-    assert UNAVAILABLE[name] in str(caught.value)
 
 
 def test_the_namespace_holds_only_public_names() -> None:

@@ -2,9 +2,10 @@
 
 Why: moving over should be a matter of changing `from smolagents import X` to `from smol_core import X`.
 Classes that smol ships in plugin packages (models, executors, web tools, the UI) are resolved from
-the plugin when it is installed, and otherwise raise an error that names the package to install.
-Names smol deliberately does not have raise an error that names what to use instead. The table is
-static, so `import smol_core` never imports a plugin.
+the plugin when it is installed; otherwise they import as a class that, when made, raises an error
+naming the package to install (as smolagents' classes do when their extra is missing). Classes smol
+deliberately does not have import the same way and name what to use instead. The tables are static,
+so `import smol_core` never imports a plugin.
 """
 
 from __future__ import annotations
@@ -60,9 +61,6 @@ ABSENT_CLASSES: dict[str, str] = {
     "ModalExecutor": "smol has no Modal executor: use executor_type='docker', 'e2b' or 'wasm'.",
 }
 
-# names smol deliberately does not have and that are not classes: importing them is the error
-UNAVAILABLE: dict[str, str] = {}
-
 
 @functools.cache
 def absent_class(name: str, reason: str) -> type:
@@ -96,6 +94,4 @@ def resolve(name: str) -> Any:
             return absent_class(name, str(missing))
     if name in ABSENT_CLASSES:
         return absent_class(name, ABSENT_CLASSES[name])
-    if name in UNAVAILABLE:
-        raise ImportError(f"smol_core has no {name!r}: {UNAVAILABLE[name]}", name=name)
     raise AttributeError(f"module 'smol_core' has no attribute {name!r}")
