@@ -78,6 +78,7 @@ def test_unusable_checkpoint_is_one_line_and_kept(tmp_path: Path, data: bytes, s
         agent.resume("r1")
     assert says in _one_line(raised.value)
     assert store.load("r1").data == data  # type: ignore[union-attr]
+    store.release(store.acquire("r1"))  # the failed resume gave its lease back
 
 
 def test_checkpoint_of_another_smol_version(tmp_path: Path) -> None:

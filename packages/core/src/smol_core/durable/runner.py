@@ -16,8 +16,9 @@ instead of failing on a NameError it cannot explain.
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 from smol_core.durable import checkpoint as checkpoint_format, journal
@@ -171,17 +172,17 @@ def start(agent: Any, run: Any, run_id: str, max_steps: int, task: str | None) -
     """`run(task, run_id=...)`: a new durable run; refused if the id is taken."""
     store = store_of(agent)
     check_run_id(run_id)
-    existing = store.load(run_id)
-    if existing is not None:
-        if existing.status == "finished":
+    with _leased(store, run_id) as lease:
+        existing = store.load(run_id)
+        if existing is not None and existing.status == "finished":
             raise RunFinishedError(
                 f"run {run_id!r} already finished: choose another run_id, or `smol runs delete {run_id}` first"
             )
-        raise CheckpointError(
-            f"run {run_id!r} already exists and is not finished: continue it with agent.resume({run_id!r}) "
-            f"(`smol runs resume {run_id}`), or `smol runs delete {run_id}` first"
-        )
-    lease = store.acquire(run_id)
+        if existing is not None:
+            raise CheckpointError(
+                f"run {run_id!r} already exists and is not finished: continue it with agent.resume({run_id!r}) "
+                f"(`smol runs resume {run_id}`), or `smol runs delete {run_id}` first"
+            )
     state = Checkpoint(
         run_id=run_id,
         agent=_agent_label(agent),
@@ -191,6 +192,19 @@ def start(agent: Any, run: Any, run_id: str, max_steps: int, task: str | None) -
         planning_interval=agent.planning_interval,
     )
     _attach(agent, run, DurableRun(agent, store, lease, state))
+
+
+@contextlib.contextmanager
+def _leased(store: CheckpointStore, run_id: str) -> Iterator[Lease]:
+    """The run's lease, taken before its checkpoint is read (read first, a checkpoint could be
+    replaced between the read and the lease by the process that still held it) and given back if
+    what follows fails."""
+    lease = store.acquire(run_id)
+    try:
+        yield lease
+    except BaseException:
+        store.release(lease)
+        raise
 
 
 def _attach(agent: Any, run: Any, durable: DurableRun) -> None:
@@ -243,17 +257,17 @@ def resume_run(
 
     store = store_of(agent)
     check_run_id(run_id)
-    state = read_checkpoint(store, run_id)
-    if state is None:
-        raise RunNotFoundError(f"no run {run_id!r} in {store!r}: `smol runs list` shows the runs there")
-    if state.status == "finished":
-        raise RunFinishedError(f"run {run_id!r} already finished: there is nothing to resume")
+    with _leased(store, run_id) as lease:
+        state = read_checkpoint(store, run_id)
+        if state is None:
+            raise RunNotFoundError(f"no run {run_id!r} in {store!r}: `smol runs list` shows the runs there")
+        if state.status == "finished":
+            raise RunFinishedError(f"run {run_id!r} already finished: there is nothing to resume")
     max_steps = max_steps or state.max_steps or agent.max_steps
     state.max_steps = max_steps
     run = agent._start_run(True)
     binding = _Binding(agent, run)
     try:
-        lease = store.acquire(run_id)
         _attach(agent, run, DurableRun(agent, store, lease, state))
         run.state = {}
         agent.task = state.task
