@@ -29,10 +29,11 @@ SHOW_AFTER_SECONDS = 1.0
 _CLEAR = "\r\x1b[2K"
 
 
-def _phase(kind: str, name: str, attributes: Mapping[str, Any]) -> str | None:
-    # A step is waiting for its model whenever nothing inside it (code, a tool) is under way: a
-    # model that overrides `generate` the seed's way makes no span of its own.
-    if kind in ("model", "step"):
+def _phase(kind: str, name: str, attributes: Mapping[str, Any], quiet: bool) -> str | None:
+    # In a quiet run (nothing logged between phases), a step is waiting for its model whenever
+    # nothing inside it (code, a tool) is under way: a model that overrides `generate` the seed's
+    # way makes no span of its own. With a log, its lines would land on the drawn status line.
+    if kind == "model" or (kind == "step" and quiet):
         return "waiting for the model"
     if kind == "code":
         return "running code"
@@ -73,8 +74,8 @@ class _Handle:
 class StatusLine:
     """An instrumentor that draws the current step and phase on `stream`, a terminal."""
 
-    def __init__(self, stream: IO[str]) -> None:
-        self.stream = stream
+    def __init__(self, stream: IO[str], quiet: bool = False) -> None:
+        self.stream, self.quiet = stream, quiet
         self.step: int | None = None
         self.phases: list[tuple[_Handle, float]] = []
         self.drawn = False
@@ -87,7 +88,7 @@ class StatusLine:
     def start_span(self, kind: str, name: str, attributes: Mapping[str, Any], parent: Any) -> _Handle:
         if kind == "step" and isinstance(attributes.get("step.number"), int):
             self.step = attributes["step.number"]
-        return _Handle(self, _phase(kind, name, attributes))
+        return _Handle(self, _phase(kind, name, attributes, self.quiet))
 
     def add_event(self, name: str, attributes: Mapping[str, Any]) -> None:
         pass
@@ -174,12 +175,13 @@ def wanted(stream: IO[str]) -> bool:
 
 
 @contextlib.contextmanager
-def status_line(stream: IO[str]) -> Iterator[StatusLine | None]:
-    """Show the agent's progress on `stream` for the `with` block, if it is a terminal."""
+def status_line(stream: IO[str], quiet: bool = False) -> Iterator[StatusLine | None]:
+    """Show the agent's progress on `stream` for the `with` block, if it is a terminal. `quiet`: the
+    agent logs nothing between its phases (verbosity 0 or -1)."""
     if not wanted(stream):
         yield None
         return
-    line = StatusLine(stream)
+    line = StatusLine(stream, quiet)
     instrumentation.add_instrumentor(line)  # type: ignore[arg-type]
     line.thread.start()
     try:

@@ -312,7 +312,7 @@ def _run(args: argparse.Namespace) -> int:
         from smol_core.cli.progress import status_line
 
         # on a terminal, a status line says what the step is doing (nothing extra in a pipe or file)
-        with agent, status_line(sys.stderr):
+        with agent, status_line(sys.stderr, quiet=args.verbosity_level <= 0):
             answer = _run_or_resume(agent, args)
     # A model that cannot answer at all (a task longer than its context, a server that refuses) ends
     # the run: the user gets its reason in one line, not the agent loop's traceback.
