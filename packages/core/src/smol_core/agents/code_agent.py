@@ -431,6 +431,7 @@ class CodeAgent(MultiStepAgent):
         answer at all, None (the step then runs one reply the usual way, so the error is recorded).
         """
         drafts: list[_Draft] = []
+        dropped: dict[int, str] = {}  # draft number -> why it did not vote, said in the vote's line
         input_tokens = output_tokens = 0
         for index in range(self._drafts_per_step):
             self._example_set = index
@@ -444,21 +445,34 @@ class CodeAgent(MultiStepAgent):
             try:
                 code = self._parse_code(self._reply_text(message))
                 if self._calls_a_tool(code):
-                    continue  # drafts run for nothing but their answer: a tool's effects would repeat
+                    dropped[index + 1] = (
+                        "calls a tool"  # drafts run for their answer alone: a tool's effects would repeat
+                    )
+                    continue
                 output = self._execute(code)
-            except (AgentParsingError, InterpreterError):
+            except AgentParsingError:
+                dropped[index + 1] = "no code"
+                continue
+            except InterpreterError as error:
+                dropped[index + 1] = _first_line(error)
                 continue
             if output.is_final_answer:
                 rank = draft_rank(output.output, code, self.task or "")
-                drafts.append(_Draft(message, output, memory_step.model_input_messages, rank))
+                drafts.append(_Draft(message, output, memory_step.model_input_messages, rank, index + 1))
+            else:
+                dropped[index + 1] = "no final_answer"
         if not drafts:
             return None
         best = max(draft.rank for draft in drafts)
         voters = [draft for draft in drafts if draft.rank == best]  # see `agents/draft_checks.py`
+        for draft in drafts:
+            if draft.rank != best:
+                dropped[draft.number] = f"{draft.key}: {_ranked_lower(draft.rank, best)}"
         votes = Counter(draft.key for draft in voters)
         winner = max(voters, key=lambda draft: votes[draft.key])  # ties: the first drafted wins
+        why = "".join(f"; dropped draft {number} ({reason})" for number, reason in sorted(dropped.items()))
         self.logger.print(
-            f"Drafted {self._drafts_per_step} answers: {', '.join(d.key for d in drafts)}; kept {winner.key}",
+            f"Drafted {self._drafts_per_step} answers: {', '.join(d.key for d in voters)}; kept {winner.key}{why}",
             level=LogLevel.INFO,
         )
         winner.message.token_usage = TokenUsage(input_tokens, output_tokens)
@@ -546,12 +560,33 @@ def _record_code_output(scope: Any, output: CodeOutput) -> None:
     scope.set("output", output.output)
 
 
+def _first_line(error: BaseException) -> str:
+    """An error as a few words for the vote's line: the code's own error (a traceback's last line),
+    or the error's type and the first line of its message."""
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    if not lines:
+        return type(error).__name__
+    if lines[0].startswith("Traceback"):
+        return lines[-1][:100]
+    return f"{type(error).__name__}: {lines[0][:80]}"
+
+
+def _ranked_lower(rank: tuple[int, ...], best: tuple[int, ...]) -> str:
+    """Why the checks put a draft below the best (`agents/draft_checks.draft_rank`'s order)."""
+    reasons = ("it repeats the task", "not the kind of answer asked", "does fewer of the task's operations")
+    for position, reason in enumerate(reasons):
+        if position < len(rank) and rank[position] != best[position]:
+            return reason
+    return "ranked lower"
+
+
 @dataclass
 class _Draft:
     message: ChatMessage
     output: CodeOutput
     prompt: list[ChatMessage] | None  # what this draft was generated from
     rank: tuple[int, ...]  # how well it fits the task, before any vote (`agents/draft_checks.py`)
+    number: int = 0  # its place among the step's drafts, from 1, as the vote's line names it
 
     @property
     def key(self) -> str:
