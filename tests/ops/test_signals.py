@@ -1,7 +1,7 @@
 """The signal matrix: however a smol command ends, nothing it started is left behind.
 
 Each cell starts a real command (a single run, a team over the local transport, `smol mcp serve`,
-`smol ui`) either directly or under a launcher that forwards nothing (a Python parent standing for
+`smol ui`, and a team over redis where redis-server is installed) either directly or under a launcher that forwards nothing (a Python parent standing for
 `hatch run`), waits until the command is busy (its action spinning in the sandbox, its port open),
 sends one signal, and then checks that:
 
@@ -140,7 +140,45 @@ def _describe(pids: set[int]) -> str:
     return "\n".join(lines)
 
 
-def _command(kind: str, port: int) -> list[str]:
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A redis-server of this module's own on a free port (the team-over-redis cells skip without one)."""
+    import shutil
+
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed (scripts/setup.d/50-redis.sh)")
+    port = _free_port()
+    folder = tmp_path_factory.mktemp("redis")
+    server = subprocess.Popen(
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(folder),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not _port_open(port):
+            assert server.poll() is None and time.monotonic() < deadline, "redis-server did not start"
+            time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def _command(kind: str, port: int, redis: str | None = None) -> list[str]:
     bin_dir = Path(sys.executable).parent
     smolagent, smol = str(bin_dir / "smolagent"), str(bin_dir / "smol")
     run = [smolagent, "Count for ever", "--model-type", "spinning", "--max-steps", "50"]
@@ -148,6 +186,10 @@ def _command(kind: str, port: int) -> list[str]:
         return [*run, "--verbosity-level", "-1"]
     if kind == "team":
         return [*run, "--num-agents", "3", "--deadline", "300", "--verbosity-level", "-1"]
+    if kind == "team-redis":
+        assert redis is not None
+        team = ["--num-agents", "3", "--deadline", "300", "--verbosity-level", "-1"]
+        return [*run, *team, "--transport", "redis", "--transport-url", redis]
     if kind == "mcp":
         return [
             smol,
@@ -168,7 +210,9 @@ def _command(kind: str, port: int) -> list[str]:
 class Cell:
     """One command of the matrix, started directly or under the launcher, in a session of its own."""
 
-    def __init__(self, kind: str, launched: bool, plugin_path: Path, tmp: Path) -> None:
+    def __init__(
+        self, kind: str, launched: bool, plugin_path: Path, tmp: Path, redis: str | None = None
+    ) -> None:
         self.kind, self.launched = kind, launched
         self.marker = uuid.uuid4().hex
         self.port = _free_port()
@@ -185,7 +229,7 @@ class Cell:
             "GRADIO_TEMP_DIR": str(tmp / "gradio-cache"),
             "GRADIO_ANALYTICS_ENABLED": "False",
         }
-        command = _command(kind, self.port)
+        command = _command(kind, self.port, redis)
         if launched:
             command = [sys.executable, "-c", LAUNCHER, *command]
         # its own session, as a terminal gives it: the test's group signals reach no one else
@@ -254,11 +298,12 @@ class Cell:
 
 
 @pytest.fixture
-def start(plugin_path: Path, tmp_path: Path) -> Iterator[object]:
+def start(plugin_path: Path, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[object]:
     cells: list[Cell] = []
 
     def make(kind: str, launched: bool) -> Cell:
-        cell = Cell(kind, launched, plugin_path, tmp_path / f"cell{len(cells)}")
+        redis = request.getfixturevalue("redis_url") if kind == "team-redis" else None
+        cell = Cell(kind, launched, plugin_path, tmp_path / f"cell{len(cells)}", redis)
         cells.append(cell)
         return cell
 
@@ -267,15 +312,15 @@ def start(plugin_path: Path, tmp_path: Path) -> Iterator[object]:
         cell.clean_up()
 
 
-KINDS = ["single", "team", "mcp", "ui"]
+KINDS = ["single", "team", "team-redis", "mcp", "ui"]
 SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL]
-PROGRAM = {"single": "smolagent", "team": "smolagent", "mcp": "smol", "ui": "smol"}
+PROGRAM = {"single": "smolagent", "team": "smolagent", "team-redis": "smolagent", "mcp": "smol", "ui": "smol"}
 
 
 def _available(kind: str) -> None:
     import importlib.util
 
-    needs = {"mcp": "smol_tool_mcp", "ui": "smol_ui_gradio"}.get(kind)
+    needs = {"mcp": "smol_tool_mcp", "ui": "smol_ui_gradio", "team-redis": "smol_transport_redis"}.get(kind)
     if needs and importlib.util.find_spec(needs) is None:
         pytest.skip(f"{needs} is not installed")
 
