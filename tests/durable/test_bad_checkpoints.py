@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 import smol_core
-from smol_core import CodeAgent
+from smol_core import CodeAgent, ToolCallingAgent
 from smol_core.durable import (
+    CheckpointError,
     CheckpointFormatError,
     RunFinishedError,
     RunNotFoundError,
@@ -94,6 +95,24 @@ def test_checkpoint_of_another_smol_version(tmp_path: Path) -> None:
     with _agent(store, []) as agent, pytest.raises(CheckpointFormatError) as raised:
         agent.resume("r1")
     assert "format 99" in _one_line(raised.value)
+
+
+def test_oversized_checkpoint_is_refused_before_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = _unfinished_run(tmp_path)
+    monkeypatch.setattr("smol_core.durable.sqlite_store.MAX_CHECKPOINT_BYTES", 100)
+    with _agent(store, []) as agent, pytest.raises(CheckpointFormatError) as raised:
+        agent.resume("r1")
+    assert "over the 100" in _one_line(raised.value)
+
+
+def test_resume_with_another_kind_of_agent(tmp_path: Path) -> None:
+    store = _unfinished_run(tmp_path)
+    agent = ToolCallingAgent(tools=[], model=ScriptedModel([]), verbosity_level=0, checkpoint_store=store)
+    with pytest.raises(CheckpointError) as raised:
+        agent.resume("r1")
+    assert "started by a CodeAgent, not a ToolCallingAgent" in _one_line(raised.value)
 
 
 def test_unwritable_store_fails_before_the_run_starts(tmp_path: Path) -> None:

@@ -263,6 +263,11 @@ def resume_run(
             raise RunNotFoundError(f"no run {run_id!r} in {store!r}: `smol runs list` shows the runs there")
         if state.status == "finished":
             raise RunFinishedError(f"run {run_id!r} already finished: there is nothing to resume")
+        if state.agent.split(" ")[0] != type(agent).__name__:
+            raise CheckpointError(
+                f"run {run_id!r} was started by a {state.agent.split(' ')[0][:60]}, not a {type(agent).__name__}: "
+                "resume it with an agent configured as the one that started it"
+            )
     max_steps = max_steps or state.max_steps or agent.max_steps
     state.max_steps = max_steps
     run = agent._start_run(True)

@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from smol_core.durable.errors import RunLockedError, StoreUnavailableError
+from smol_core.durable.checkpoint import MAX_CHECKPOINT_BYTES
+from smol_core.durable.errors import CheckpointFormatError, RunLockedError, StoreUnavailableError
 from smol_core.durable.leases import describe, new_owner, owner_alive
 from smol_core.durable.store import Lease, RunRecord, StoredCheckpoint
 
@@ -162,6 +163,15 @@ class SQLiteStore:
             )
 
     def load(self, run_id: str) -> StoredCheckpoint | None:
+        """The run's latest checkpoint; one past `MAX_CHECKPOINT_BYTES` is refused before it is read."""
+        sizes = self._read("SELECT length(data) FROM runs WHERE run_id = ?", (run_id,))
+        if not sizes:
+            return None
+        if sizes[0][0] > MAX_CHECKPOINT_BYTES:
+            raise CheckpointFormatError(
+                f"the checkpoint of run {run_id!r} is {sizes[0][0]:,} bytes, over the {MAX_CHECKPOINT_BYTES:,} "
+                "a checkpoint may be"
+            )
         rows = self._read("SELECT step, status, data FROM runs WHERE run_id = ?", (run_id,))
         if not rows:
             return None
