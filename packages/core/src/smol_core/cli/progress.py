@@ -182,10 +182,10 @@ def status_line(stream: IO[str], quiet: bool = False) -> Iterator[StatusLine | N
         yield None
         return
     line = StatusLine(stream, quiet)
-    instrumentation.add_instrumentor(line)  # type: ignore[arg-type]
+    instrumentation.add_instrumentor(line)
     line.thread.start()
     try:
         yield line
     finally:
-        instrumentation.remove_instrumentor(line)  # type: ignore[arg-type]
+        instrumentation.remove_instrumentor(line)
         line.close()
