@@ -152,3 +152,16 @@ def test_a_lost_lease_stops_writing(tmp_path: Path) -> None:
     assert store.load("job").data == b"two"  # type: ignore[union-attr]
     store.release(other)
     store.acquire("job")  # released: free again
+
+
+def test_a_model_that_cannot_be_copied_is_journaled_through_a_proxy(tmp_path: Path) -> None:
+    class SlottedModel(ScriptedModel):
+        def __copy__(self) -> SlottedModel:
+            raise TypeError("not copyable")
+
+    store = SQLiteStore(tmp_path / "runs.sqlite3")
+    model = SlottedModel(["<code>\nfinal_answer(7)\n</code>"])
+    with CodeAgent(tools=[], model=model, verbosity_level=0, checkpoint_store=store) as agent:
+        assert agent.run("x", run_id="proxy") == 7
+        assert agent.model is model  # the user's model is back once the run ended
+    assert store.load("proxy").status == "finished"  # type: ignore[union-attr]

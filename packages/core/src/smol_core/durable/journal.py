@@ -85,11 +85,30 @@ def install(agent: Any) -> None:
     if installed is not None:
         installed[1] += 1
         return
-    journaled = copy.copy(model)
-    journaled.generate = functools.partial(_generate, agent, model.generate)
-    journaled.generate_stream = functools.partial(_generate_stream, agent, model.generate_stream)
-    setattr(journaled, _INSTALLED, [model, 1])
+    try:
+        journaled: Any = copy.copy(model)
+        journaled.generate = functools.partial(_generate, agent, model.generate)
+        journaled.generate_stream = functools.partial(_generate_stream, agent, model.generate_stream)
+        setattr(journaled, _INSTALLED, [model, 1])
+    except Exception:  # a model that cannot be copied or takes no attributes (slots): a plain proxy
+        journaled = _Proxy(model, agent)
     agent.model = journaled
+
+
+class _Proxy:
+    """The journaled model for a model `install` cannot copy: every other attribute is the model's."""
+
+    def __init__(self, model: Any, agent: Any) -> None:
+        self.generate = functools.partial(_generate, agent, model.generate)
+        self.generate_stream = functools.partial(_generate_stream, agent, model.generate_stream)
+        setattr(self, _INSTALLED, [model, 1])
+        self._model = model
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> ChatMessage:
+        return self.generate(*args, **kwargs)
 
 
 def uninstall(agent: Any) -> None:
