@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -153,3 +154,34 @@ def test_default_store_lives_under_the_user_data_folder(
     assert [record.run_id for record in store.list()] == ["default"]
     with sqlite3.connect(store.path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_store_failing_mid_run_stops_it_and_loses_nothing(tmp_path: Path) -> None:
+    class FailingStore(SQLiteStore):
+        fail = False
+
+        def save(self, *args: Any, **kwargs: Any) -> None:
+            if self.fail:
+                raise StoreUnavailableError("the run store is full (test)")
+            super().save(*args, **kwargs)
+
+    store = FailingStore(tmp_path / "runs.sqlite3")
+    seen: list[int] = []
+
+    def step_callback(step: Any) -> None:
+        seen.append(step.step_number)
+        store.fail = True  # the store breaks during step 1: its checkpoint cannot be written
+
+    agent = CodeAgent(
+        tools=[],
+        model=ScriptedModel(REPLIES),
+        verbosity_level=0,
+        checkpoint_store=store,
+        step_callbacks=[step_callback],
+    )
+    with agent, pytest.raises(StoreUnavailableError):
+        agent.run("add", run_id="r1")
+    store.fail = False
+    assert store.load("r1").step == 0  # type: ignore[union-attr]  # the run as saved before step 1
+    with _agent(store, REPLIES) as agent:
+        assert agent.resume("r1") == 42
