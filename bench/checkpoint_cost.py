@@ -62,6 +62,7 @@ def _run(steps: int, durable: bool, folder: Path) -> dict[str, Any]:
     step_times: list[float] = []
     capture_times: list[float] = []
     checkpoint_times: list[float] = []
+    step_sizes: list[int] = []
     original_capture = durable_runner.capture_namespace
     original_done = durable_runner.DurableRun.step_done
 
@@ -78,6 +79,7 @@ def _run(steps: int, durable: bool, folder: Path) -> dict[str, Any]:
             original_done(self, next_step)
         finally:
             checkpoint_times.append(time.perf_counter() - start)
+            step_sizes.append(store.saves[-1][1])
 
     durable_runner.capture_namespace = timed_capture  # type: ignore[assignment]
     durable_runner.DurableRun.step_done = timed_done  # type: ignore[method-assign]
@@ -101,6 +103,7 @@ def _run(steps: int, durable: bool, folder: Path) -> dict[str, Any]:
         "capture": capture_times[1:],
         "checkpoint": checkpoint_times[1:],
         "saves": store.saves,
+        "sizes": step_sizes,  # the checkpoint before step 1, then after each step
     }
 
 
@@ -126,7 +129,7 @@ def main() -> None:
         capture += result["capture"]
         checkpoint += result["checkpoint"]
         saves += result["saves"]
-    sizes = [size for _, size in result["saves"]][1::2]  # the step checkpoints (each after its journal entry)
+    sizes = result["sizes"][1:]
     writes = [seconds for seconds, _ in saves]
     print(
         f"{args.steps} steps x {args.rounds} rounds, namespace of 100 small values, SQLite (WAL, synchronous=NORMAL)"
