@@ -165,3 +165,15 @@ def test_a_model_that_cannot_be_copied_is_journaled_through_a_proxy(tmp_path: Pa
         assert agent.run("x", run_id="proxy") == 7
         assert agent.model is model  # the user's model is back once the run ended
     assert store.load("proxy").status == "finished"  # type: ignore[union-attr]
+
+
+def test_run_resumes_from_its_start_with_its_additional_args(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "runs.sqlite3")
+    first = ScriptedModel([RuntimeError("down at the first call")])
+    with CodeAgent(tools=[], model=first, verbosity_level=0, checkpoint_store=store) as agent:
+        with pytest.raises(Exception, match="down at the first call"):
+            agent.run("sum the data", run_id="args", additional_args={"data": [1, 2, 3]})
+    later = ScriptedModel(["<code>\nfinal_answer(sum(data))\n</code>"])
+    with CodeAgent(tools=[], model=later, verbosity_level=0, checkpoint_store=store) as agent:
+        assert agent.resume("args") == 6
+        assert "data" in agent.memory.steps[0].task  # the task as the run worded it
