@@ -129,6 +129,13 @@ def _descendants(root: int, table: dict[int, tuple[int, str]]) -> set[int]:
     return found
 
 
+def _is_sandbox_worker(pid: int) -> bool:
+    try:
+        return b"executors.local.worker" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
 def _describe(pids: set[int]) -> str:
     lines = []
     for pid in sorted(pids):
@@ -184,11 +191,12 @@ def _command(kind: str, port: int, redis: str | None = None) -> list[str]:
     run = [smolagent, "Count for ever", "--model-type", "spinning", "--max-steps", "50"]
     if kind == "single":
         return [*run, "--verbosity-level", "-1"]
+    # a team logs its errors (verbosity 0): an agent that printed its traceback on Ctrl-C is caught
+    team = ["--num-agents", "3", "--deadline", "300", "--verbosity-level", "0"]
     if kind == "team":
-        return [*run, "--num-agents", "3", "--deadline", "300", "--verbosity-level", "-1"]
+        return [*run, *team]
     if kind == "team-redis":
         assert redis is not None
-        team = ["--num-agents", "3", "--deadline", "300", "--verbosity-level", "-1"]
         return [*run, *team, "--transport", "redis", "--transport-url", redis]
     if kind == "mcp":
         return [
@@ -260,7 +268,8 @@ class Cell:
         self.watch()
         if self.kind in ("mcp", "ui"):
             return _port_open(self.port)
-        return any(cpu_seconds(pid) >= 1.0 for pid in self.seen if pid != self.process.pid)
+        # a sandbox worker that has burnt a second of CPU is in the spinning action (its start takes less)
+        return any(cpu_seconds(pid) >= 1.0 for pid in self.seen if _is_sandbox_worker(pid))
 
     def wait_busy(self) -> None:
         deadline = time.monotonic() + 120.0
