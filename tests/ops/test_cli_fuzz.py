@@ -110,3 +110,19 @@ def test_a_team_deadline_that_is_not_a_positive_number_is_a_usage_error(capsys, 
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("smolagent: --deadline"), err
+
+
+@pytest.mark.parametrize(
+    ("entry", "words"),
+    [("mcp:", "needs an argument"), ("mcp", "needs an argument"), ("final_answer:x", "takes no ':argument'")],
+)
+def test_a_tool_entry_of_the_wrong_shape_is_a_one_line_error(
+    entry: str, words: str, capsys, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """`--tools mcp:` (no server) used to end in a TypeError traceback; `final_answer:x` in exit status 1."""
+    from smol_core.testing import ScriptedModel
+
+    monkeypatch.setattr(smolagent, "build_model", lambda args: ScriptedModel(["final_answer(1)"]))
+    assert smolagent.main(["a task", "--tools", entry, "--verbosity-level", "-1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("smolagent: ") and words in err, err

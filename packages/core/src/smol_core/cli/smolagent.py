@@ -181,16 +181,20 @@ def build_model(args: argparse.Namespace) -> Any:
 
 
 def build_tools(names: Sequence[str]) -> list[Any]:
+    from smol_core.errors import SmolError
     from smol_core.loading import load_tools
     from smol_core.plugins.registry import get_registry
 
     tools: list[Any] = []
     for entry in names:
-        name, _, argument = entry.partition(":")
+        name, colon, argument = entry.partition(":")
         spec = get_registry().tool(name)
+        # a one-line error (exit 2), like any other mistake in the command
         if argument and not spec.parametrized:
-            raise SystemExit(f"smolagent: the tool {name!r} takes no ':argument'.")
-        tools.extend(load_tools(name, argument) if argument else load_tools(name))
+            raise SmolError(f"the tool {name!r} takes no ':argument': give it as --tools {name}")
+        if spec.parametrized and not argument.strip():
+            raise SmolError(f"the tool {name!r} needs an argument: --tools {name}:ARGUMENT")
+        tools.extend(load_tools(name, argument) if colon else load_tools(name))
     return tools
 
 
