@@ -126,3 +126,48 @@ def test_a_tool_entry_of_the_wrong_shape_is_a_one_line_error(
     assert smolagent.main(["a task", "--tools", entry, "--verbosity-level", "-1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("smolagent: ") and words in err, err
+
+
+RUN_FLAGS = st.lists(
+    st.sampled_from(
+        [
+            ["--tools", "final_answer"],
+            ["--tools", "python_interpreter"],
+            ["--tools", "mcp:"],
+            ["--tools", "final_answer:x"],
+            ["--tools", "nope"],
+            ["--imports", "math"],
+            ["--imports", "*"],
+            ["--action-type", "tool_calling"],
+            ["--max-steps", "1"],
+            ["--structured"],
+            ["--no-structured"],
+            ["--executor", "local"],
+            ["--run-id", "fuzz-run"],
+            ["--run-id", ""],
+            ["--verbosity-level", "0"],
+        ]
+    ),
+    max_size=4,
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(flags=RUN_FLAGS)
+def test_real_runs_never_give_a_traceback(flags, capsys, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The same, through a whole run (a scripted model, the real executor): what the flags build."""
+    from smol_core.testing import ScriptedModel
+
+    reply = "Thought: done.\n<code>\nfinal_answer(7)\n</code>"
+    monkeypatch.setattr(smolagent, "build_model", lambda args: ScriptedModel([reply], repeat_last=True))
+    monkeypatch.chdir(tmp_path)
+    argv = ["a task", "--verbosity-level", "-1", *(word for flag in flags for word in flag)]
+    try:
+        status = smolagent.main(argv)
+    except SystemExit as stop:
+        status = stop.code
+    err = capsys.readouterr().err
+    assert status in (0, 1, 2), (argv, status, err)
+    assert "Traceback" not in err, (argv, err)
+    if status == 2:
+        assert err.strip().count("\n") == 0 and err.startswith("smolagent: "), (argv, err)
