@@ -123,3 +123,18 @@ def test_two_processes_never_drive_one_run(tmp_path: Path, uninterrupted: dict[s
     # the holder died: its lease is stale, and the run resumes and finishes
     _finish(_start(tmp_path, "resume", "resumed.json"))
     assert _result(tmp_path, "resumed.json") == uninterrupted
+
+
+def test_killed_again_after_replaying_saved_replies(tmp_path: Path, uninterrupted: dict[str, Any]) -> None:
+    # killed in step 3's model call: step 3's plan is saved as a reply, not yet as a step
+    first = _start(tmp_path, "run", "first.json", 4)
+    _wait_for(tmp_path / "calls.log.paused", first)
+    _kill(first)
+    # resumed: the plan comes from the checkpoint, step 3's reply from the model; killed in its tool
+    second = _start(tmp_path, "resume", "second.json", -2)
+    _wait_for(tmp_path / "calls.log.tool-started", second)
+    _kill(second)
+    # resumed again: both replies come from the checkpoint, each once and in order
+    _finish(_start(tmp_path, "resume", "resumed.json", -2))
+    assert _result(tmp_path, "resumed.json") == uninterrupted
+    assert _calls(tmp_path) == [str(i) for i in range(CALLS)]

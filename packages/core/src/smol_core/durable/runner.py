@@ -63,7 +63,10 @@ class DurableRun:
         self.store = store
         self.lease = lease
         self.state = state
-        self.replay = list(state.pending_replies)  # replies a resumed run takes instead of calling
+        # replies a resumed run takes instead of calling the model; each goes back into the journal
+        # as it is taken, so the journal always holds this step's replies once each, in order
+        self.replay = list(state.pending_replies)
+        state.pending_replies = []
         self._encoded: list[tuple[MemoryStep, dict[str, Any]]] = []  # steps never change once in memory
         self.released = False
         self.resumed = bool(state.steps)
@@ -116,6 +119,7 @@ class DurableRun:
         must not go on to another step when resumed."""
         self.state.step_number = next_step
         self.state.pending_replies = []
+        self.replay = []  # replies saved for the step just done, if it made fewer calls (it diverged)
         last = self.agent.memory.steps[-1] if self.agent.memory.steps else None
         if isinstance(last, ActionStep) and last.is_final_answer:
             self.state.status = "finished"
