@@ -50,7 +50,7 @@ SMOL = """
 def test_only_tests_passing_on_smolagents_count_and_missing_ones_fail(tmp_path: Path) -> None:
     seed = run.read_report(_report(tmp_path, "seed", SEED))
     smol = run.read_report(_report(tmp_path, "smol", SMOL))
-    assert "test_tools.py::test_skipped" not in seed  # skipped on both sides: not counted
+    assert "test_tools.py::test_skipped#0" not in seed  # skipped on both sides: not counted
     total, passing, failures = run.table(seed, smol)
     assert (total, passing) == (4, 2)
     assert sorted(f.test for f in failures) == [
@@ -59,6 +59,22 @@ def test_only_tests_passing_on_smolagents_count_and_missing_ones_fail(tmp_path: 
     ]
     broken = next(f for f in failures if "broken" in f.test)
     assert broken.message == "AssertionError: x"  # the first line only
+
+
+def test_parametrized_cases_are_matched_by_position_not_by_their_printed_values(tmp_path: Path) -> None:
+    seed = run.read_report(
+        _report(
+            tmp_path, "seed", '<testcase classname="tests.test_models" name="test_flat[OpenAIModel-0]" />'
+        )
+    )
+    smol = run.read_report(
+        _report(
+            tmp_path,
+            "smol",
+            '<testcase classname="tests.test_models" name="test_flat[OpenAIServerModel-0]" />',
+        )
+    )
+    assert run.table(seed, smol)[:2] == (1, 1)
 
 
 def test_a_failure_is_explained_by_its_test_id_or_a_prefix_of_it(
