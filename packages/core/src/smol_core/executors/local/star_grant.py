@@ -19,46 +19,17 @@ from __future__ import annotations
 
 import sys
 
+from .policy import SAFE_PRIVATE_MODULES
+
 __all__ = ["STAR_REFUSED_PACKAGES", "STAR_REFUSED_STDLIB_MODULES", "STAR_STDLIB_MODULES", "star_refusal"]
 
 # Reviewed and granted by "*": computation, data formats, text; file access (if any) only through
 # Python's `open`, which the audit hook and the OS layer both see.
-STAR_STDLIB_MODULES = frozenset(
+STAR_STDLIB_MODULES = (SAFE_PRIVATE_MODULES - {"_uuid"}) | frozenset(
     {
-        # C accelerators that public modules import themselves, and that only compute
-        "_abc",
-        "_bisect",
-        "_blake2",
-        "_bz2",
-        "_collections",
-        "_collections_abc",
-        "_compression",
-        "_contextvars",
-        "_csv",
-        "_datetime",
-        "_decimal",
-        "_functools",
-        "_heapq",
-        "_json",
-        "_lzma",
-        "_md5",
-        "_operator",
-        "_pydatetime",
-        "_pydecimal",
-        "_queue",
-        "_random",
-        "_sha1",
-        "_sha2",
-        "_sha256",
-        "_sha3",
-        "_sha512",
-        "_statistics",
-        "_string",
-        "_strptime",
-        "_struct",
-        "_typing",
-        "_weakrefset",
-        "_zoneinfo",
+        # the private C accelerators public modules import themselves and that only compute come from
+        # policy.SAFE_PRIVATE_MODULES; `_uuid` passes the private-module rule (uuid imports it) but
+        # calls libuuid, which opens its clock file and a socket in C: "*" does not give it
         # public modules
         "__future__",
         "asyncio",  # always a reduced view (specials.py), granted or not
