@@ -170,9 +170,11 @@ if _TYPE_CHECKING:
         handle_agent_input_types,
         handle_agent_output_types,
     )
-    from smol_core.agents.code_agent import CodeAgent
+    from smol_core.agents.app_template import create_agent_gradio_app_template
+    from smol_core.agents.code_agent import CODEAGENT_RESPONSE_FORMAT, CodeAgent
     from smol_core.agents.events import ActionOutput, ToolOutput
     from smol_core.agents.multi_step import MultiStepAgent
+    from smol_core.agents.parsing import extract_code_from_text, parse_code_blobs, truncate_content
     from smol_core.agents.prompts import (
         EMPTY_PROMPT_TEMPLATES,
         FinalAnswerPromptTemplate,
@@ -183,6 +185,7 @@ if _TYPE_CHECKING:
     )
     from smol_core.agents.result import RunResult
     from smol_core.agents.tool_calling_agent import ToolCallingAgent
+    from smol_core.cli.seed_cli import run_smolagent
     from smol_core.errors import (
         AgentError,
         AgentExecutionError,
@@ -224,10 +227,6 @@ if _TYPE_CHECKING:
         get_safe_module,
         timeout,
     )
-    from smol_core.agents.app_template import create_agent_gradio_app_template
-    from smol_core.agents.code_agent import CODEAGENT_RESPONSE_FORMAT
-    from smol_core.agents.parsing import extract_code_from_text, parse_code_blobs, truncate_content
-    from smol_core.cli.seed_cli import run_smolagent
     from smol_core.loading import load_executor, load_model, load_tool, load_tools, load_transport
     from smol_core.memory import (
         ActionStep,
@@ -255,12 +254,12 @@ if _TYPE_CHECKING:
     from smol_core.models.options import REMOVE_PARAMETER
     from smol_core.models.request import ModelRequest
     from smol_core.models.tool_calls import parse_json_if_needed
-    from smol_core.source_code import make_init_file
     from smol_core.monitoring import AgentLogger, LogLevel, Monitor
     from smol_core.plugins.hookspecs import hookimpl
     from smol_core.plugins.registry import get_registry
     from smol_core.plugins.specs import CommandSpec, ExecutorSpec, ModelSpec, ToolSpec, TransportSpec, lazy
     from smol_core.serialization import SafeSerializer, SerializationError
+    from smol_core.source_code import make_init_file
     from smol_core.teams.message import Message
     from smol_core.teams.settings import AgentSettings
     from smol_core.teams.team import Team, TeamResult, run_agents
@@ -270,6 +269,6 @@ if _TYPE_CHECKING:
     from smol_core.tools.collection import ToolCollection
     from smol_core.tools.decorator import tool
     from smol_core.tools.schema import AUTHORIZED_TYPES
-    from smol_core.tools.validation import is_valid_name
     from smol_core.tools.speech_to_text import SpeechToTextTool
     from smol_core.tools.tool import Tool
+    from smol_core.tools.validation import is_valid_name
