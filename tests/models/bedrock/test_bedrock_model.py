@@ -264,3 +264,14 @@ def test_a_500_is_a_model_api_error_naming_status_model_and_provider(bedrock, cl
         True,
     )
     assert "status 500" in str(error) and "nova-lite" in str(error)
+
+
+def test_no_region_is_one_error_that_says_what_to_set(monkeypatch, tmp_path):
+    """boto3 without a region raised NoRegionError from deep inside botocore (a 63-line traceback)."""
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    with pytest.raises(BedrockError) as caught:
+        AmazonBedrockServerModel("us.amazon.nova-lite-v1:0")
+    message = str(caught.value)
+    assert "AWS_REGION" in message and "region_name" in message and "\n" not in message

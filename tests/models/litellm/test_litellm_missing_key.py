@@ -20,3 +20,12 @@ def test_missing_key_is_named_first_and_not_retried(monkeypatch):
         message.startswith("Missing API Key for 'cerebras/llama-3.3-70b'") and "CEREBRAS_API_KEY" in message
     )
     assert caught.value.__cause__ is not None and getattr(caught.value.__cause__, "smol_attempts", 1) == 1
+
+
+def test_litellm_prints_nothing_on_stdout_when_a_call_fails(monkeypatch, capfd):
+    """LiteLLM's "Give Feedback / Get Help" banner went to stdout, into `answer=$(smolagent ...)`."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    model = LiteLLMModel(model_id="openai/gpt-4o-mini")
+    with pytest.raises(ModelAPIError):
+        model.generate([ChatMessage(role=MessageRole.USER, content="hi")])
+    assert capfd.readouterr().out == ""

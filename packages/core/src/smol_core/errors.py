@@ -9,7 +9,7 @@ with a message that says what to do.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 
 class SmolError(Exception):
@@ -34,13 +34,19 @@ class PluginConflictError(SmolError):
 class AgentError(Exception):
     """An error in a step that the model can see and recover from."""
 
+    # Whether this error ends the run (raised to the caller) rather than being shown to the model.
+    ends_run: ClassVar[bool] = False
+
     def __init__(self, message: str, logger: Any = None) -> None:
         super().__init__(message)
         self.message = message
         # As in the seed system, an error given the agent's logger shows itself when raised; the
         # agent loop shows the others, so that each error is printed once.
         self.logged = logger is not None and hasattr(logger, "log_error")
-        if self.logged:
+        # An error that ends the run is said by a caller that reports it itself (the `smolagent`
+        # command's last line), not a second time here.
+        said_by_caller = self.ends_run and getattr(logger, "caller_reports_run_end", False)
+        if self.logged and not said_by_caller:
             logger.log_error(message)
 
     def dict(self) -> dict[str, str]:
@@ -73,6 +79,8 @@ class AgentToolExecutionError(AgentExecutionError):
 
 class AgentGenerationError(AgentError):
     """The model failed to produce a reply (after retries). Raised to the caller: the run stops."""
+
+    ends_run: ClassVar[bool] = True
 
 
 class ModelAPIError(SmolError, AgentGenerationError):

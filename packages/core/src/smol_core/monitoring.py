@@ -103,6 +103,9 @@ class AgentLogger:
         # the named levels, and a rich `Console` to print to: both are accepted, the console by
         # writing plain text through it (so `Console(record=True).export_text()` sees the log).
         self.level: LogLevel | int = _as_level(level)
+        # Set by a caller that reports the error ending a run itself (the `smolagent` command prints
+        # it as its last line), so that the log does not say it first: one error, said once.
+        self.caller_reports_run_end = False
         self._console = console
         if stream is None and console is not None:
             stream = cast("IO[str]", _ConsoleStream(console))  # only write/flush/isatty are used

@@ -7,6 +7,7 @@ stderr and the final answer alone to stdout, so `answer=$(smolagent "...")` work
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -310,14 +311,19 @@ def _run(args: argparse.Namespace) -> int:
     if args.num_agents > 1:
         return run_team(args)
     try:
-        model = build_model(args)
-        tools = build_tools(_split(args.tools))
-        agent = _make_agent(args, model, tools)
-        from smol_core.cli.progress import status_line
+        # stdout is the answer's alone: whatever a plugin or its SDK prints while the model is built
+        # and the run goes (LiteLLM's banners, a library's notices) goes to stderr with the log
+        with contextlib.redirect_stdout(sys.stderr):
+            model = build_model(args)
+            tools = build_tools(_split(args.tools))
+            agent = _make_agent(args, model, tools)
+            # the error that ends the run is this command's last line: the log does not say it first
+            agent.logger.caller_reports_run_end = True
+            from smol_core.cli.progress import status_line
 
-        # on a terminal, a status line says what the step is doing (nothing extra in a pipe or file)
-        with agent, status_line(sys.stderr, quiet=args.verbosity_level <= 0):
-            answer = _run_or_resume(agent, args)
+            # on a terminal, a status line says what the step is doing (nothing extra in a pipe or file)
+            with agent, status_line(sys.stderr, quiet=args.verbosity_level <= 0):
+                answer = _run_or_resume(agent, args)
     # A model that cannot answer at all (a task longer than its context, a server that refuses) ends
     # the run: the user gets its reason in one line, not the agent loop's traceback.
     except (SmolError, AgentGenerationError) as error:
@@ -378,14 +384,15 @@ def run_team(args: argparse.Namespace) -> int:
 
     transport_kwargs = {"url": args.transport_url} if args.transport_url else {}
     try:
-        result = run_agents(
-            args.prompt,
-            num_agents=args.num_agents,
-            settings=_team_settings(args, args.num_agents),
-            transport=args.transport,
-            transport_kwargs=transport_kwargs,
-            deadline_seconds=args.deadline,
-        )
+        with contextlib.redirect_stdout(sys.stderr):  # stdout is agent 0's answer alone
+            result = run_agents(
+                args.prompt,
+                num_agents=args.num_agents,
+                settings=_team_settings(args, args.num_agents),
+                transport=args.transport,
+                transport_kwargs=transport_kwargs,
+                deadline_seconds=args.deadline,
+            )
     except SmolError as error:
         print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)
         return 2

@@ -90,6 +90,7 @@ class AmazonBedrockServerModel(ApiModel):
         try:
             import boto3
             from botocore.config import Config
+            from botocore.exceptions import BotoCoreError, NoRegionError
         except ModuleNotFoundError as error:
             raise ModuleNotFoundError(
                 "AmazonBedrockServerModel needs boto3: pip install smol-model-bedrock"
@@ -103,7 +104,23 @@ class AmazonBedrockServerModel(ApiModel):
                 read_timeout=DEFAULT_TIMEOUT,
             ),
         )
-        return boto3.client("bedrock-runtime", **client_kwargs)
+        # boto3 reports a missing region or profile as a deep traceback: one line that says what to set
+        try:
+            return boto3.client("bedrock-runtime", **client_kwargs)
+        except NoRegionError as error:
+            raise BedrockError(
+                "Amazon Bedrock needs an AWS region: set AWS_REGION (e.g. AWS_REGION=us-east-1) or pass "
+                "client_kwargs={'region_name': 'us-east-1'}",
+                model_id=self.model_id,
+                provider=self.provider_name,
+            ) from error
+        except BotoCoreError as error:
+            raise BedrockError(
+                f"Could not make the Amazon Bedrock client: {error} (check the AWS settings: AWS_REGION, "
+                "AWS_PROFILE, credentials)",
+                model_id=self.model_id,
+                provider=self.provider_name,
+            ) from error
 
     @property
     def endpoint(self) -> str:

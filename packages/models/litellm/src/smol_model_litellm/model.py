@@ -41,6 +41,9 @@ def import_litellm() -> Any:
         import litellm
     except ModuleNotFoundError as error:
         raise ModuleNotFoundError("LiteLLMModel needs litellm: pip install smol-model-litellm") from error
+    # LiteLLM prints a "Give Feedback / Get Help" banner to stdout before raising each error: stdout
+    # is the answer's (`answer=$(smolagent ...)`), and the error itself says what went wrong.
+    litellm.suppress_debug_info = True
     return litellm
 
 
