@@ -96,3 +96,12 @@ def test_bedrock_without_a_region_is_one_line_naming_the_setting(tmp_path: Path)
         },
     )
     _one_line(result, "AWS_REGION", "region_name")
+
+
+def test_a_model_file_that_is_not_gguf_is_one_line_saying_so(tmp_path: Path) -> None:
+    pytest.importorskip("smol_model_llamacpp")
+    weights = tmp_path / "model.safetensors"
+    weights.write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{}" + bytes(100))
+    result = _smolagent("What is 3 + 4?", "--model-id", str(weights))
+    _one_line(result, "not a GGUF model file", ".gguf")
+    assert "Failed to init" not in result.stderr and "MB GGUF file" not in result.stderr

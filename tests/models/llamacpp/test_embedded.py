@@ -12,6 +12,7 @@ pytest.importorskip("smol_model_llamacpp")
 
 from smol_model_llamacpp.embedded import (
     ModelFileNotFoundError,
+    NotAGGUFFileError,
     default_model_path,
     resolve_model_path,
 )
@@ -65,3 +66,15 @@ def test_hf_cache_lookup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     assert resolve_model_path("org/Tiny-GGUF", gguf_file="tiny-Q4_K_M.gguf").name == "tiny-Q4_K_M.gguf"
     with pytest.raises(ModelFileNotFoundError, match="never downloads"):
         resolve_model_path("org/Not-Cached")
+
+
+def test_a_file_that_is_not_gguf_is_refused_before_llama_cpp_loads_it(tmp_path: Path) -> None:
+    """A safetensors file given as model_id: llama.cpp said "Failed to init server" twice, no cause."""
+    weights = tmp_path / "model.safetensors"
+    weights.write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{}" + bytes(100))
+    with pytest.raises(NotAGGUFFileError, match="is not a GGUF model file") as caught:
+        resolve_model_path(weights)
+    assert "pass the path of a .gguf file" in str(caught.value)
+    (tmp_path / "renamed.gguf").write_bytes(b"PK\x03\x04")
+    with pytest.raises(NotAGGUFFileError):
+        resolve_model_path(str(tmp_path / "renamed.gguf"))

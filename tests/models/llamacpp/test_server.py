@@ -12,6 +12,7 @@ import pytest
 
 pytest.importorskip("xllamacpp")
 
+from smol_model_llamacpp.embedded import NotAGGUFFileError
 from smol_model_llamacpp.server import LlamaServer, LlamaServerError
 
 pytestmark = [pytest.mark.llama, pytest.mark.slow]
@@ -64,8 +65,8 @@ def test_server_with_key_starts_and_stops_cleanly(embedded_gguf: Path) -> None:
         _ = server.base_url
 
 
-def test_bad_model_file_is_a_clear_start_error(tmp_path: Path) -> None:
+def test_bad_model_file_is_a_clear_error_before_the_server_starts(tmp_path: Path) -> None:
     bogus = tmp_path / "bogus.gguf"
     bogus.write_bytes(b"not a gguf file at all")
-    with pytest.raises(LlamaServerError, match="failed to start|exited"):
+    with pytest.raises(NotAGGUFFileError, match="is not a GGUF model file"):
         LlamaServer(bogus, startup_timeout=30).start()

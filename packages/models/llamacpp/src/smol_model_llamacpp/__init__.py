@@ -9,6 +9,7 @@ from smol_core.plugin_api import code_action_grammar, tool_call_schema
 from smol_model_llamacpp.embedded import (
     EMBEDDED_MODEL_ID,
     ModelFileNotFoundError,
+    NotAGGUFFileError,
     default_model_path,
     resolve_model_path,
 )
@@ -21,6 +22,7 @@ __all__ = [
     "LlamaCppModel",
     "LlamaServer",
     "ModelFileNotFoundError",
+    "NotAGGUFFileError",
     "code_action_grammar",
     "complete_truncated_json",
     "default_model_path",

