@@ -46,7 +46,9 @@ __all__ = [
     "SpanKind",
     "active",
     "add_instrumentor",
+    "apply_child_environment",
     "capture",
+    "child_environment",
     "discover",
     "event",
     "extract",
@@ -92,7 +94,10 @@ class SpanHandle(Protocol):
 
 
 class Instrumentor(Protocol):
-    """What a telemetry plugin implements. Must never raise into the agent loop."""
+    """What a telemetry plugin implements. Must never raise into the agent loop.
+
+    Optional, looked up by name: `child_environment() -> dict[str, str]`, the variables with which
+    a process this one starts (a team's agent) traces as this one does (see `child_environment`)."""
 
     def start_span(self, kind: SpanKind, name: str, attributes: Mapping[str, Any], parent: Any) -> SpanHandle:
         """Start a span, child of `parent` (this instrumentor's captured context) or of the current span."""
@@ -328,6 +333,41 @@ def extract(carrier: Mapping[str, str] | None) -> Captured | None:
     if not _instrumentors or not carrier:
         return None
     return {id(i): _safely(i.extract, carrier) for i in _instrumentors}
+
+
+def child_environment() -> dict[str, str]:
+    """The variables a team hands each agent process so that it traces as this process does, what
+    every active instrumentor says through its optional `child_environment()` (an empty value:
+    unset that variable there).
+
+    Why: tracing switched on in code (`smol_telemetry_otel.instrument()`) lives in this process
+    only, and an agent process inherits the environment, not the call; without these, a team traced
+    by a call alone had untraced agents."""
+    merged: dict[str, str] = {}
+    for instrumentor in _instrumentors:
+        method = getattr(instrumentor, "child_environment", None)
+        if method is None:
+            continue
+        made = _safely(method)
+        if isinstance(made, dict):
+            merged.update({str(key): str(value) for key, value in made.items()})
+    return merged
+
+
+def apply_child_environment(environment: Mapping[str, str]) -> None:
+    """In an agent process, before its first run: take the host's tracing variables
+    (`child_environment`), so that discovery switches on what the host had switched on."""
+    global _discovered
+    import os
+
+    for key, value in environment.items():
+        if value:
+            os.environ[key] = value
+        else:
+            os.environ.pop(key, None)
+    if environment:
+        with _lock:
+            _discovered = False
 
 
 def flush(timeout_seconds: float = 5.0) -> None:

@@ -16,6 +16,7 @@ model's plans and is not trusted to report well-formed data.
 
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import queue as queue_module
@@ -24,18 +25,19 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from smol_core import instrumentation
 from smol_core.janitor import remove_when_gone
 from smol_core.messages import Timing
 from smol_core.teams.identity import for_agent, issue_keys
 from smol_core.teams.launcher import AgentLauncher, AgentProcess, LocalLauncher
 from smol_core.teams.settings import AgentSettings
 from smol_core.teams.status import Activity, PeerStatus
-from smol_core.teams.worker import MAX_RESULT_BYTES, agent_main
+from smol_core.teams.worker import MAX_RESULT_BYTES, agent_main, traced_agent_main
 
 TeamState = Literal["success", "max_steps_error", "error", "deadline", "idle", "no_answer"]
 STOP_GRACE_SECONDS = 2.0
@@ -156,9 +158,10 @@ class Team:
         with tempfile.TemporaryDirectory(prefix="smol-team-") as folder:
             remove_when_gone(folder)  # even if the host is killed outright
             reports = [Path(folder) / f"agent-{agent_id}.json" for agent_id in range(self.num_agents)]
+            target = _agent_target()
             self.processes = [
                 launcher.process(
-                    agent_main,
+                    target,
                     (
                         agent_id,
                         task if agent_id == 0 else None,
@@ -260,6 +263,16 @@ class Team:
             if process.pid is not None and process.is_alive():
                 process.kill()
                 process.join()
+
+
+def _agent_target() -> Callable[..., None]:
+    """What each agent process runs: `agent_main`, after taking the host's tracing settings when
+    something traces here (`instrumentation.child_environment`); a module-level function and a
+    `partial` of one, so that it pickles to any launcher's process."""
+    environment = instrumentation.child_environment()
+    if not environment:
+        return agent_main
+    return functools.partial(traced_agent_main, environment)
 
 
 def _start_resource_tracker() -> None:

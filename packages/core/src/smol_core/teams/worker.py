@@ -80,6 +80,16 @@ def agent_main(
     sys.stderr.flush()
 
 
+def traced_agent_main(environment: dict[str, str], *args: Any) -> None:
+    """`agent_main(*args)` in a process that first takes the host's tracing variables: what the host
+    switched on in code (`instrument()`) reaches the agent, whatever launcher started it (a
+    multiprocessing child, a Ray actor's subprocess) and whatever environment it inherited."""
+    from smol_core import instrumentation
+
+    instrumentation.apply_child_environment(environment)
+    agent_main(*args)
+
+
 def _flush_traces() -> None:
     """Export this agent's spans now: a multiprocessing child runs no exit handlers, so whatever an
     instrumentor still buffers would be lost with the process."""

@@ -29,6 +29,7 @@ from smol_telemetry_otel.attributes import (
     opening_attributes,
     span_name,
 )
+from smol_telemetry_otel.resolved import Resolved
 
 _PROPAGATOR = TraceContextTextMapPropagator()
 # the conventions' bucket boundaries for token counts and for durations in seconds
@@ -130,7 +131,9 @@ class _Current:
 
 
 class OtelInstrumentor:
-    """Spans through `tracer`, metrics through `meter` (None: no metrics)."""
+    """Spans through `tracer`, metrics through `meter` (None: no metrics). `resolved`: the settings
+    `instrument()` made it from (None for one built by hand), which say whether a later call is the
+    same tracing and what a team's agents inherit."""
 
     def __init__(
         self,
@@ -139,8 +142,10 @@ class OtelInstrumentor:
         capture_content: bool = False,
         max_chars: int = DEFAULT_MAX_CHARS,
         flush: Any = None,
+        resolved: Resolved | None = None,
     ) -> None:
         self.tracer = tracer
+        self.resolved = resolved
         self.capture_content = capture_content
         self.max_chars = max_chars
         self.metrics = _Metrics(meter) if meter is not None else None
@@ -184,6 +189,10 @@ class OtelInstrumentor:
     def flush(self, timeout_seconds: float) -> None:
         if self._flush is not None:
             self._flush(int(timeout_seconds * 1000))
+
+    def child_environment(self) -> dict[str, str]:
+        """What a team's agent process needs to trace as this one does (see `Resolved`)."""
+        return {} if self.resolved is None else self.resolved.child_environment()
 
     # --- helpers --------------------------------------------------------------------------------
 

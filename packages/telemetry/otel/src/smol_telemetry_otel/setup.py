@@ -20,8 +20,9 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
 from smol_core.plugin_api import add_instrumentor, remove_instrumentor
-from smol_telemetry_otel.attributes import DEFAULT_MAX_CHARS, capture_from_environment
+from smol_telemetry_otel.attributes import DEFAULT_MAX_CHARS
 from smol_telemetry_otel.instrumentor import OtelInstrumentor
+from smol_telemetry_otel.resolved import TRACE_FILE_ENV, Resolved, environment_url, resolve
 
 logger = logging.getLogger("smol_telemetry_otel")
 
@@ -35,7 +36,7 @@ _EXPORTER_LOGGERS = (
     "opentelemetry.sdk.trace.export",
 )
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # from_environment() checks and switches on in one hold
 _active: list[tuple[OtelInstrumentor, TracerProvider | None]] = []
 
 
@@ -78,22 +79,13 @@ class _WarningOnce(SpanExporter):
         return self.inner.force_flush(timeout_millis)
 
 
-def _traces_url(endpoint: str) -> str:
-    """OTEL_EXPORTER_OTLP_ENDPOINT is a base URL; the traces go to its /v1/traces."""
-    endpoint = endpoint.rstrip("/")
-    return endpoint if endpoint.endswith("/v1/traces") else f"{endpoint}/v1/traces"
-
-
-def _otlp_exporter(endpoint: str | None, timeout: float) -> tuple[SpanExporter, str]:
+def _otlp_exporter(url: str, timeout: float) -> tuple[SpanExporter, str]:
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
     for name in _EXPORTER_LOGGERS:  # ours is the one warning users see about a dead collector
         logging.getLogger(name).setLevel(logging.CRITICAL)
-    if endpoint is not None:
-        url = _traces_url(endpoint)
-        return OTLPSpanExporter(endpoint=url, timeout=timeout), url
-    exporter = OTLPSpanExporter(timeout=timeout)  # reads the standard OTEL_EXPORTER_OTLP_* variables
-    return exporter, str(getattr(exporter, "_endpoint", "the OTLP endpoint"))
+    # the other OTEL_EXPORTER_OTLP_* variables (headers, certificates) still apply
+    return OTLPSpanExporter(endpoint=url, timeout=timeout), url
 
 
 def instrument(
@@ -110,59 +102,90 @@ def instrument(
 ) -> OtelInstrumentor | None:
     """Trace every agent run of this process; returns the instrumentor (None if `OTEL_SDK_DISABLED`).
 
-    Where spans go: OTLP/HTTP to `endpoint` (a base URL such as http://localhost:6006, or the
-    standard `OTEL_EXPORTER_OTLP_ENDPOINT` when neither this nor a file nor `exporters` is given),
-    OTLP JSON lines appended to `trace_file`, and any `exporters` of your own. `tracer_provider`: use
-    yours (already set up with exporters) instead. Content (prompts, replies, code, tool arguments
-    and results) is recorded only with `capture_content=True` or
+    Where spans go: OTLP/HTTP to `endpoint` (a base URL such as http://localhost:6006), OTLP JSON
+    lines appended to `trace_file`, and any `exporters` of your own. With none of these (nor a
+    `tracer_provider`), where the environment says: `SMOL_TRACE_FILE` and/or the standard
+    `OTEL_EXPORTER_OTLP_ENDPOINT` (the OTLP default, localhost:4318, if it says nowhere).
+    `tracer_provider`: use yours (already set up with exporters) instead. Content (prompts, replies,
+    code, tool arguments and results) is recorded only with `capture_content=True` or
     `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`. Metrics go to `meter_provider`, or to
     the global one (a no-op unless your application set one up).
 
-    Agents of a team run in processes of their own: they trace when the environment says so
-    (`OTEL_EXPORTER_OTLP_ENDPOINT` or `SMOL_TRACE_FILE`), which they inherit.
+    Idempotent: a process has one tracing at a time. A call that resolves to the settings already
+    active (the environment's, switched on at a first run, or an earlier call's) returns the active
+    instrumentor and changes nothing; a call with other settings replaces it (the latest call wins:
+    the previous one's buffered spans are exported and its provider shut down). Once a call has
+    switched tracing on, the environment no longer switches anything at the first run.
+
+    Agents of a team run in processes of their own: the team hands them this call's file, endpoint,
+    content switch and service name (your own exporters and tracer provider cannot travel; with a
+    tracer provider, the agents trace as their environment says).
     """
     env = os.environ if environ is None else environ
     if env.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
         logger.info("OTEL_SDK_DISABLED=true: smol's traces stay off")
         return None
+    wanted = resolve(
+        env,
+        endpoint,
+        trace_file,
+        exporters,
+        capture_content,
+        service_name,
+        tracer_provider,
+        meter_provider,
+        max_attribute_chars,
+        export_timeout,
+    )
+    with _lock:
+        replaced = list(_active)
+        if len(replaced) == 1 and replaced[0][0].resolved == wanted:
+            return replaced[0][0]
+        instrumentor, owned = _build(wanted, exporters, tracer_provider, meter_provider)
+        _active[:] = [(instrumentor, owned)]
+        for previous, _ in replaced:
+            remove_instrumentor(previous)
+        add_instrumentor(instrumentor)
+    for _, previous_owned in replaced:  # outside the lock: shutting down exports what is buffered
+        if previous_owned is not None:
+            previous_owned.shutdown()
+    return instrumentor
+
+
+def _build(
+    wanted: Resolved, exporters: Sequence[SpanExporter], tracer_provider: Any, meter_provider: Any
+) -> tuple[OtelInstrumentor, TracerProvider | None]:
+    """The instrumentor for `wanted`, and the tracer provider made for it (None: the caller's)."""
     owned: TracerProvider | None = None
     provider = tracer_provider
     if provider is None:
         chosen: list[SpanExporter] = list(exporters)
-        if trace_file is not None:
+        if wanted.trace_file is not None:
             from smol_telemetry_otel.file_exporter import JsonLinesSpanExporter
 
-            chosen.append(_WarningOnce(JsonLinesSpanExporter(trace_file), os.fspath(trace_file)))
-        if endpoint is not None or not chosen:
-            exporter, where = _otlp_exporter(endpoint, export_timeout)
+            chosen.append(_WarningOnce(JsonLinesSpanExporter(wanted.trace_file), wanted.trace_file))
+        if wanted.otlp_url is not None:
+            exporter, where = _otlp_exporter(wanted.otlp_url, wanted.export_timeout)
             chosen.append(_WarningOnce(exporter, where))
-        resource = Resource.create(
-            {
-                "service.name": service_name or env.get("OTEL_SERVICE_NAME") or "smol",
-                "process.pid": os.getpid(),
-            }
-        )
+        resource = Resource.create({"service.name": wanted.service_name, "process.pid": os.getpid()})
         owned = TracerProvider(
-            resource=resource, span_limits=SpanLimits(max_attribute_length=max_attribute_chars)
+            resource=resource, span_limits=SpanLimits(max_attribute_length=wanted.max_attribute_chars)
         )
         for exporter in chosen:
             owned.add_span_processor(
-                BatchSpanProcessor(exporter, export_timeout_millis=int(export_timeout * 1000))
+                BatchSpanProcessor(exporter, export_timeout_millis=int(wanted.export_timeout * 1000))
             )
         provider = owned
-    capture = capture_from_environment(env) if capture_content is None else capture_content
     meter = (meter_provider or metrics.get_meter_provider()).get_meter(SCOPE)
     instrumentor = OtelInstrumentor(
         provider.get_tracer(SCOPE),
         meter=meter,
-        capture_content=capture,
-        max_chars=max_attribute_chars,
+        capture_content=wanted.capture_content,
+        max_chars=wanted.max_attribute_chars,
         flush=getattr(provider, "force_flush", None),
+        resolved=wanted,
     )
-    with _lock:
-        _active.append((instrumentor, owned))
-    add_instrumentor(instrumentor)
-    return instrumentor
+    return instrumentor, owned
 
 
 def uninstrument(instrumentor: OtelInstrumentor | None = None) -> None:
@@ -180,14 +203,14 @@ def uninstrument(instrumentor: OtelInstrumentor | None = None) -> None:
 
 def from_environment() -> OtelInstrumentor | None:
     """What the plugin's hook builds at the first run when the environment asks for traces:
-    `SMOL_TRACE_FILE` (a JSON-lines file) and/or the standard `OTEL_EXPORTER_OTLP_*` endpoint."""
-    env = os.environ
-    trace_file = env.get("SMOL_TRACE_FILE") or None
-    wants_otlp = bool(env.get("OTEL_EXPORTER_OTLP_ENDPOINT") or env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
-    if trace_file is None and not wants_otlp:
-        return None
-    exporters: list[SpanExporter] = []
-    if wants_otlp:
-        exporter, where = _otlp_exporter(None, DEFAULT_EXPORT_TIMEOUT)
-        exporters.append(_WarningOnce(exporter, where))
-    return instrument(trace_file=trace_file, exporters=exporters)
+    `SMOL_TRACE_FILE` (a JSON-lines file) and/or the standard `OTEL_EXPORTER_OTLP_*` endpoint.
+
+    Tracing already switched on (an `instrument()` call before the first run) wins: its instrumentor
+    is returned as it is, so the environment never adds a second one."""
+    with _lock:
+        if _active:
+            return _active[-1][0]
+        env = os.environ
+        if not (env.get(TRACE_FILE_ENV) or environment_url(env)):
+            return None
+        return instrument()
