@@ -18,6 +18,8 @@ from browser_kit import free_port, screenshot, wait_for
 
 from smol_core import CodeAgent, ToolCallingAgent, tool
 from smol_core.agent_types import AgentAudio
+from smol_core.messages import ChatMessageStreamDelta
+from smol_core.models.request import ModelRequest
 from smol_core.testing import FunctionModel, ScriptedModel
 
 pytest.importorskip("gradio")
@@ -102,6 +104,64 @@ def test_a_task_streams_its_steps_then_the_answer(browser: Any, serve: Callable[
         assert re.search(r"Input tokens: [\d,]+ \| Output tokens: [\d,]+ \| Duration: [\d.]+s", text)
         shot = screenshot(browser, "gradio_chat_answer")
         assert shot.stat().st_size > 0
+
+
+class HeldStreamModel(ScriptedModel):
+    """Streams its first reply in parts, each when the test sets the part's gate; later replies at once."""
+
+    def __init__(self, parts: list[str], gates: list[threading.Event], later: list[str]) -> None:
+        super().__init__(["".join(parts), *later])
+        self.parts, self.gates = parts, gates
+
+    def request_stream(self, request: ModelRequest) -> Iterator[ChatMessageStreamDelta]:
+        if self.position > 0:
+            yield from super().request_stream(request)
+            return
+        reply = self.request(request)  # the first reply, recorded as any call is
+        for part, gate in zip(self.parts, self.gates, strict=True):
+            gate.wait(60)
+            yield ChatMessageStreamDelta(content=part)
+        yield ChatMessageStreamDelta(token_usage=reply.token_usage)
+
+
+def test_a_step_in_progress_says_what_it_does_and_streams_the_models_text(
+    browser: Any, serve: Callable[[GradioUI], str]
+) -> None:
+    speak, go_on, release = threading.Event(), threading.Event(), threading.Event()
+
+    @tool
+    def checkpoint() -> str:
+        """Waits until the test lets the run go on."""
+        release.wait(60)
+        return "released"
+
+    parts = ["Thought: I will count the sheep", " one by one.\n```python\ncheckpoint()\n```"]
+    model = HeldStreamModel(parts, [speak, go_on], [code("final_answer('counted')")])
+    agent = CodeAgent(tools=[checkpoint], model=model, stream_outputs=True, verbosity_level=-1)
+    try:
+        with agent:
+            open_page(browser, serve(GradioUI(agent)))
+            submit(browser, "Count the sheep")
+            wait_for(lambda: "Step 1 — waiting for the model…" in chat_text(browser), what="the wait")
+            speak.set()
+            wait_for(lambda: "I will count the sheep" in chat_text(browser), what="the first words")
+            text = chat_text(browser)
+            assert "Step 1 — the model is writing…" in text
+            assert "one by one" not in text  # the rest is not written yet: this is the text streaming
+            go_on.set()
+            wait_for(lambda: "Step 1 — running code…" in chat_text(browser), what="the code running")
+            text = chat_text(browser)
+            assert "one by one" in text and "Running python_interpreter" in text
+            screenshot(browser, "gradio_step_in_progress")
+            release.set()
+            wait_for(lambda: "Final answer: counted" in chat_text(browser), what="the final answer")
+            text = chat_text(browser)
+            assert "Used tool python_interpreter" in text and "Step 1 | Input tokens" in text
+            for gone in ("waiting for the model", "the model is writing", "running code"):
+                assert gone not in text  # the finished steps replaced the line
+    finally:
+        for gate in (speak, go_on, release):
+            gate.set()
 
 
 def test_an_uploaded_file_reaches_the_agent_and_a_bad_one_is_refused(

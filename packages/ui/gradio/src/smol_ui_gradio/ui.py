@@ -139,16 +139,21 @@ class GradioUI:
     def stream_run(
         self, task: str, files: list[str] | None = None, session: Session | None = None
     ) -> Generator[list[UIMessage]]:
-        """Run the agent (the session's, or `self.agent`) on `task`; yield this turn's messages as they grow."""
+        """Run the agent (the session's, or `self.agent`) on `task`; yield this turn's messages as they grow.
+
+        While a step runs, the last message says what it is doing (`ChatStream`'s progress line):
+        the first one comes before the agent starts, so the chat is never blank while it works."""
         agent = session.agent if session is not None else self.agent
         lock = session.run_lock if session is not None else self._run_lock
-        stream = ChatStream(skip_model_outputs=bool(getattr(agent, "stream_outputs", False)))
+        skip = bool(getattr(agent, "stream_outputs", False))
+        stream = ChatStream(skip_model_outputs=skip, progress=True)
         text, images = self.task_with_files(task, files or [])
         if not lock.acquire(blocking=False):
             stream.fail(RuntimeError("The agent is busy with another task: wait for it, or press Stop."))
             yield stream.messages
             return
         try:  # a generator closed early (a tab closed mid-run) releases the lock here too
+            yield stream.messages  # "Step 1 — waiting for the model…"
             for event in agent.run(text, stream=True, reset=self.reset_agent_memory, images=images):
                 if stream.feed(event):
                     yield stream.messages
