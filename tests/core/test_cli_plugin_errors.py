@@ -105,3 +105,69 @@ def test_a_model_file_that_is_not_gguf_is_one_line_saying_so(tmp_path: Path) -> 
     result = _smolagent("What is 3 + 4?", "--model-id", str(weights))
     _one_line(result, "not a GGUF model file", ".gguf")
     assert "Failed to init" not in result.stderr and "MB GGUF file" not in result.stderr
+
+
+def test_a_long_task_is_echoed_cut_with_a_note(registry, capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A 240,000-character task was echoed whole, on one line, before the run's one-line error."""
+    registry.register(RefusingPlugin(), name="refusing-plugin")
+    task = tmp_path / "task.txt"
+    task.write_text("Summarise this: " + "word " * 48_000)
+    assert smolagent.main(["--task-file", str(task), "--model-type", "refusing"]) == 2
+    err = capsys.readouterr().err
+    assert len(err) < 10_000, len(err)
+    assert "the task is cut here in the log: 240,01" in err, err[-600:]
+    assert err.strip().splitlines()[-1].startswith("smolagent: ")
+
+
+def test_the_task_heading_keeps_a_short_task_whole_and_shows_a_long_one_at_debug() -> None:
+    import io
+
+    from smol_core.monitoring import AgentLogger, LogLevel
+
+    for level, long_shown in ((LogLevel.INFO, False), (LogLevel.DEBUG, True)):
+        stream = io.StringIO()
+        logger = AgentLogger(level, stream=stream)
+        logger.log_task("line one\nline two", subtitle="m")
+        logger.log_task("\n".join(f"line {n}" for n in range(100)), subtitle="m")
+        text = stream.getvalue()
+        assert "line one" in text and "line two" in text
+        assert ("line 99" in text) is long_shown and ("cut here" in text) is not long_shown
+
+
+class KeywordsPlugin:
+    """A model plugin that answers with the keyword arguments it was built with."""
+
+    @hookimpl
+    def smol_models(self):  # type: ignore[no-untyped-def]
+        from smol_core.testing import ScriptedModel
+
+        def factory(model_id: str | None = None, **kwargs):  # type: ignore[no-untyped-def]
+            answer = ",".join(f"{k}={v}" for k, v in sorted(kwargs.items()))
+            return ScriptedModel([f"Thought: go.\n<code>\nfinal_answer({answer!r})\n</code>"])
+
+        return [ModelSpec("keywords", factory, "Tells its keywords.")]
+
+
+def test_model_kwargs_reach_the_model_and_a_dedicated_flag_wins(registry, capsys) -> None:  # type: ignore[no-untyped-def]
+    """`--model-kwargs` is how a user gives llamacpp's n_ctx (or a slow server's timeout) from the CLI."""
+    registry.register(KeywordsPlugin(), name="keywords-plugin")
+    argv = [
+        "x",
+        "--model-type",
+        "keywords",
+        "--model-kwargs",
+        '{"n_ctx": 16384, "api_base": "a"}',
+        "--api-base",
+        "b",
+    ]
+    assert smolagent.main(argv) == 0
+    assert capsys.readouterr().out == "api_base=b,n_ctx=16384\n"
+
+
+@pytest.mark.parametrize("value", ["{n_ctx: 1}", "[1, 2]", '{"model_id": "m"}'])
+def test_bad_model_kwargs_are_one_line_before_anything_loads(registry, capsys, value) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(SystemExit) as exited:  # argparse's usage error, as for every other flag
+        smolagent.main(["x", "--model-kwargs", value, "--model-type", "no-model-is-built"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "--model-kwargs" in err and "Traceback" not in err

@@ -175,10 +175,14 @@ def test_engines_are_shared(model: LlamaCppModel) -> None:
 def test_context_overflow_is_a_generation_error(embedded_gguf: Path) -> None:
     small = LlamaCppModel(n_ctx=256, n_threads=2, max_tokens=8)
     try:
-        with pytest.raises(AgentGenerationError, match="llama.cpp"):
+        with pytest.raises(AgentGenerationError, match="llama.cpp") as caught:
             small.generate(user("word " * 600))
     finally:
         small.close()
+    # the advice names what a user can do, from Python and from the command line (smolagent has no n_ctx flag)
+    message = str(caught.value)
+    assert "256 tokens" in message and "n_ctx=512" in message
+    assert """--model-kwargs '{"n_ctx": 512}'""" in message
 
 
 def test_to_dict_and_plugin_registration() -> None:

@@ -42,6 +42,33 @@ def shown(value: object) -> str:
     return escape_controls(text)
 
 
+# How much of a task the run's heading shows below DEBUG: a task read from a file may be a whole
+# document (240,000 characters on one line), which buried the run's log and its error.
+TASK_SHOWN_CHARS = 2000
+TASK_SHOWN_LINES = 40
+
+
+def task_lines(text: str) -> list[str]:
+    """The lines of a task to show in the run's heading: at most `TASK_SHOWN_LINES` lines and
+    `TASK_SHOWN_CHARS` characters, then one line that says how much was left out."""
+    lines = text.splitlines() or [""]
+    kept: list[str] = []
+    used = 0
+    for line in lines[:TASK_SHOWN_LINES]:
+        room = TASK_SHOWN_CHARS - used
+        if room <= 0:
+            break
+        kept.append(line[:room])
+        used += len(line)
+    if len(kept) == len(lines) and used <= TASK_SHOWN_CHARS:  # nothing left out
+        return kept
+    kept.append(
+        f"… (the task is cut here in the log: {len(text):,} characters, {len(lines):,} line(s) in all; "
+        "--verbosity-level 2 shows it whole)"
+    )
+    return kept
+
+
 class LogLevel(IntEnum):
     OFF = -1
     ERROR = 0
@@ -171,7 +198,9 @@ class AgentLogger:
         self._emit(
             self._style(f"╭─ {heading} ", "bold", "magenta") + (self._style(f"({sub})", "dim") if sub else "")
         )
-        for line in shown(content).splitlines() or [""]:
+        text = shown(content)
+        lines = (text.splitlines() or [""]) if self.level >= LogLevel.DEBUG else task_lines(text)
+        for line in lines:
             self._emit(self._style("│ ", "magenta") + self._style(line, "bold"))
         self._emit(self._style("╰─", "magenta"))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -64,6 +65,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--api-key", default=None, help="API key (better: the provider's environment variable)."
     )
     parser.add_argument("--provider", default=None, help="Inference provider (for the Hugging Face client).")
+    parser.add_argument(
+        "--model-kwargs",
+        default=None,
+        metavar="JSON",
+        help="More arguments for the model, as a JSON object: e.g. '{\"n_ctx\": 16384}' (the llamacpp "
+        "model's context window) or '{\"timeout\": 300}' (seconds to wait for a slow server's reply).",
+    )
     parser.add_argument(
         "--small",
         action=argparse.BooleanOptionalAction,
@@ -166,10 +174,29 @@ def resolve_model_type(model_type: str) -> str:
     return model_type  # the registry's error will list what is installed
 
 
+def parse_model_kwargs(text: str | None) -> dict[str, Any]:
+    """`--model-kwargs`: a JSON object of keyword arguments for the model; ValueError says what is wrong."""
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(
+            f"--model-kwargs is not JSON ({error}): give an object, e.g. '{{\"n_ctx\": 16384}}'"
+        ) from error
+    if not isinstance(value, dict):
+        raise ValueError("--model-kwargs must be a JSON object, e.g. '{\"n_ctx\": 16384}'")
+    if "model_id" in value:
+        raise ValueError("--model-kwargs cannot set model_id: use --model-id")
+    return value
+
+
 def model_keywords(args: argparse.Namespace) -> dict[str, Any]:
-    """The model options the flags set (endpoint, key, provider), for one model or a team's."""
+    """The model options the flags set (endpoint, key, provider, --model-kwargs), for one model or a
+    team's. A dedicated flag wins over the same name in --model-kwargs."""
     options = {"api_base": args.api_base, "api_key": args.api_key, "provider": args.provider}
-    chosen: dict[str, Any] = {name: value for name, value in options.items() if value}
+    chosen: dict[str, Any] = dict(parse_model_kwargs(getattr(args, "model_kwargs", None)))
+    chosen.update({name: value for name, value in options.items() if value})
     if getattr(args, "small", None) is not None:  # the user's word beats what is detected
         chosen["small"] = args.small
     return chosen
@@ -232,6 +259,10 @@ def check_arguments(args: argparse.Namespace, parser: argparse.ArgumentParser) -
     from smol_core.errors import SmolError
     from smol_core.plugins.registry import get_registry
 
+    try:
+        parse_model_kwargs(args.model_kwargs)
+    except ValueError as error:
+        parser.error(str(error))
     if args.max_steps is not None and args.max_steps < 1:
         parser.error(f"--max-steps must be at least 1, got {args.max_steps}")
     if not 1 <= args.num_agents <= MAX_AGENTS:

@@ -204,7 +204,7 @@ class LlamaCppModel(Model):
             else (server.handle_chat_completions(request, callback))
         )
         if isinstance(result, dict) and "error" in result:
-            raise _error(result["error"], self.model_path)
+            raise _error(result["error"], self.model_path, self.n_ctx)
         return result
 
     def request(self, call: ModelRequest) -> ChatMessage:
@@ -266,7 +266,7 @@ class LlamaCppModel(Model):
                 if isinstance(chunk, BaseException):
                     raise chunk
                 if isinstance(chunk, dict) and "error" in chunk:
-                    raise _error(chunk["error"], self.model_path)
+                    raise _error(chunk["error"], self.model_path, self.n_ctx)
                 if chunk.get("usage"):
                     usage = _usage(chunk["usage"])
                 for choice in chunk.get("choices") or []:
@@ -326,7 +326,7 @@ def _usage(raw: dict[str, Any] | None) -> TokenUsage:
     return TokenUsage(int(raw.get("prompt_tokens") or 0), int(raw.get("completion_tokens") or 0))
 
 
-def _error(error: Any, model_path: Path) -> Exception:
+def _error(error: Any, model_path: Path, n_ctx: int | None = None) -> Exception:
     if isinstance(error, dict):
         message = str(error.get("message") or error)
         code = error.get("code")
@@ -336,7 +336,13 @@ def _error(error: Any, model_path: Path) -> Exception:
     if code == 400 and "grammar" in message.lower():
         return ValueError(text + " (check the grammar= you passed: it must be valid GBNF)")
     if "context" in message.lower() and ("exceed" in message.lower() or "size" in message.lower()):
-        text += " (the conversation is longer than n_ctx: build the model with a larger n_ctx)"
+        window = f"{n_ctx:,} tokens" if n_ctx else "its n_ctx"
+        bigger = (n_ctx or 8192) * 2
+        text += (
+            f" (the conversation is longer than the model's context window, {window}: shorten the task, or "
+            f"give a larger window: LlamaCppModel(..., n_ctx={bigger}) in Python, "
+            f"smolagent --model-kwargs '{{\"n_ctx\": {bigger}}}' on the command line)"
+        )
     return ModelAPIError(
         text, status=code if isinstance(code, int) else None, model_id=model_path.name, provider=PROVIDER
     )
