@@ -202,3 +202,27 @@ def test_what_is_worth_a_retry() -> None:
     assert is_retryable_error(ModelAPIError("x", status=503, retryable=True))
     assert not is_retryable_error(ModelAPIError("x", status=401))
     assert not is_retryable_error(ValueError("the reply has no choices"))
+
+
+def test_a_slow_server_is_not_asked_again_and_the_error_says_how_to_wait_longer(stub: Stub) -> None:
+    """A local server slower than the time-out: the time-out spends the call's deadline (as the default
+    60 s time-out spends the default 60 s deadline), so the reply is not asked for again (the server is
+    still busy with it); the error says how to give a longer time-out, from Python and the CLI."""
+    from smol_model_openai import OpenAIServerModel
+
+    stub.replies += [Silent(), Silent()]
+    # `timeout` as a model keyword, as `smolagent --model-kwargs '{"timeout": ...}'` gives it
+    model = OpenAIServerModel("m", api_base=stub.url, retry_policy=fast(deadline=0.2), timeout=0.3)
+    with pytest.raises(ModelAPIError) as caught:
+        model.generate(HI)
+    assert len(stub.wait_for_requests(1)) == 1
+    message = str(caught.value)
+    assert "did not answer in time" in message and "(1 attempt(s))" in message
+    assert "timeout=300" in message and """--model-kwargs '{"timeout": 300}'""" in message
+
+
+def test_the_default_time_out_spends_the_default_deadline() -> None:
+    """What the READMEs say: with the defaults, a reply that runs past the read time-out is not retried."""
+    from smol_core.models.base import DEFAULT_TIMEOUT
+
+    assert RetryPolicy().deadline is not None and DEFAULT_TIMEOUT >= RetryPolicy().deadline

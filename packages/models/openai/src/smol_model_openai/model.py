@@ -216,7 +216,15 @@ class OpenAIServerModel(DetectedCapabilities, ChatCompletionsModel):
         if during_stream:
             return f"{where} broke off the streamed reply of {self.model_id!r}: {name}: {detail}"
         if name == "APITimeoutError":
-            return f"{where} did not answer in time for {self.model_id!r} ({attempts} attempt(s)): {detail}"
+            # Not tried again once the time-out has used up the call's deadline (the default): the
+            # server, a local one above all, is still working on the reply, and a second request
+            # would wait behind it. What helps a slow model is a longer time-out.
+            return (
+                f"{where} did not answer in time for {self.model_id!r} ({attempts} attempt(s)): {detail}. "
+                "A slow model (a large one on a CPU, a busy server) needs a longer time-out: "
+                "timeout=300 (seconds) in Python, smolagent --model-kwargs '{\"timeout\": 300}' on the "
+                "command line."
+            )
         if name == "APIConnectionError":
             return (
                 f"Could not reach {where} ({attempts} attempt(s)): {detail}. Is the server running, and is "
