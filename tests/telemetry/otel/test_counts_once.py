@@ -8,10 +8,12 @@ Each case runs in a fresh interpreter: the environment is read once per process 
 
 from __future__ import annotations
 
+import http.server
 import os
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -138,3 +140,43 @@ def test_a_team_traced_by_instrument_alone_is_one_trace(tmp_path, monkeypatch):
     assert result.state == "success" and result.output == "8"
     assert "SMOL_TRACE_FILE" not in os.environ  # the host's own environment is left as it was
     check_one_trace_across_two_processes(path)
+
+
+class _Receiver(http.server.BaseHTTPRequestHandler):
+    """An outside OTLP/HTTP receiver: it decodes each export and keeps its spans."""
+
+    spans: list[tuple[str, str]] = []  # (trace id, span name), of every request received
+
+    def do_POST(self) -> None:
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        request = ExportTraceServiceRequest()
+        request.ParseFromString(body)
+        for resource in request.resource_spans:
+            for scope in resource.scope_spans:
+                type(self).spans.extend((span.trace_id.hex(), span.name) for span in scope.spans)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("steps", [("instrument", "run"), ("run", "instrument", "run")])
+def test_an_outside_otlp_receiver_counts_each_span_once(one_run, steps):
+    """`OTEL_EXPORTER_OTLP_ENDPOINT` and `instrument()` together: one trace per run, each span once."""
+    _Receiver.spans = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Receiver)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        endpoint = f"http://127.0.0.1:{server.server_address[1]}"
+        assert traced_run(*steps, OTEL_EXPORTER_OTLP_ENDPOINT=endpoint) == "active: 1"
+    finally:
+        server.shutdown()
+        server.server_close()
+    runs = steps.count("run")
+    assert len({trace for trace, _ in _Receiver.spans}) == runs
+    assert sorted(name for _, name in _Receiver.spans) == sorted(one_run * runs)
