@@ -26,13 +26,13 @@ SMOLAGENT_FLAGS = [
     "--no-small", "--action-type", "--imports", "--tools", "--executor", "--max-steps",
     "--verbosity-level", "--structured", "--no-structured", "--num-agents", "--transport",
     "--transport-url", "--deadline", "--save-run", "--trace-file", "--run-id", "--resume", "--store",
-    "--bogus", "-", "--",
+    "--model-kwargs", "--bogus", "-", "--",
 ]  # fmt: skip
 VALUES = [
     "0", "-1", "1", "2", "3", "65", "nan", "inf", "-inf", "1e309", "abc", "", " ", "code", "tool_calling",
     "local", "redis", "nope", "scripted", "openai", "litellm", "LiteLLMModel", "web_search", "mcp:",
     "final_answer:x", "os", "os.*", "*", "..", "/", "/nonexistent/file", "\x1b[31mred", "ü", "a,b",
-    "http://127.0.0.1:1", "redis://127.0.0.1:1/0",
+    "http://127.0.0.1:1", "redis://127.0.0.1:1/0", '{"n_ctx": 16384}', '{"model_id": 1}', "[]", "{",
 ]  # fmt: skip
 SMOL_COMMANDS = ["plugins", "doctor", "team", "trace", "mcp", "ui", "runs", "executor", "bogus", "--json", ""]
 ENV_NAMES = ["SMOL_MODEL_TYPE", "SMOL_MODEL_ID", "SMOL_TRACE_FILE", "SMOL_MCP_TOKEN", "COLUMNS"]
