@@ -226,3 +226,12 @@ def test_the_default_time_out_spends_the_default_deadline() -> None:
     from smol_core.models.base import DEFAULT_TIMEOUT
 
     assert RetryPolicy().deadline is not None and DEFAULT_TIMEOUT >= RetryPolicy().deadline
+
+
+def test_a_slow_server_behind_litellm_says_how_to_wait_longer(stub: Stub) -> None:
+    stub.replies += [Silent(), Silent()]
+    model = litellm_model(stub, fast(deadline=0.2), timeout=0.3)
+    with pytest.raises(ModelAPIError) as caught:
+        model.generate(HI)
+    assert len(stub.wait_for_requests(1)) == 1
+    assert """--model-kwargs '{"timeout": 300}'""" in str(caught.value)

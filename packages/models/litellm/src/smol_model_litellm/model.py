@@ -152,6 +152,11 @@ class LiteLLMModel(DetectedCapabilities, ChatCompletionsModel):
         hint = ""
         if status == 401:
             hint = " Check api_key or the provider's key variable."
+        elif "timeout" in type(error).__name__.lower():  # not asked again: the server is still busy with it
+            hint = (
+                " A slow model needs a longer time-out: timeout=300 (seconds) in Python, "
+                "smolagent --model-kwargs '{\"timeout\": 300}' on the command line."
+            )
         elif "connect" in f"{type(error).__name__} {error}".lower():
             hint = " Is the server running, and is api_base right?"
         return (
