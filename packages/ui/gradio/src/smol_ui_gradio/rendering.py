@@ -146,8 +146,10 @@ def action_step_messages(
     if step.observations and step.observations.strip():
         logs = re.sub(r"^Execution logs:\s*", "", step.observations.strip())
         out.append(message(f"```text\n{logs}\n```", title="📝 Execution logs"))
+    # a final answer's image is shown once, by the final answer that follows the step
+    answer_image = image_identity(step.action_output) if step.is_final_answer else None
     for image in step.observations_images or []:
-        if id(image) not in shown_images:
+        if id(image) not in shown_images and id(image) != answer_image:
             out.append(image_file(image))
     if step.error is not None:
         out.append(message(str(step.error), title="💥 Error"))
@@ -167,16 +169,16 @@ def planning_step_messages(step: PlanningStep, skip_model_outputs: bool = False)
 
 
 def final_answer_messages(output: Any) -> list[UIMessage]:
-    """The answer: text in bold, an image or a sound as a file the page shows or plays.
+    """The answer: text in bold, an image or a sound as the file the page shows or plays.
 
     An `AgentText` answer goes on a line of its own under the heading, as the seed system shows it."""
     if isinstance(output, AgentText):
         return [message(f"**Final answer:**\n{output.to_string()}\n")]
     answer = handle_agent_output_types(output)
-    if isinstance(answer, AgentImage):
-        return [message("**Final answer:**"), image_file(answer)]
+    if isinstance(answer, AgentImage):  # the file alone, last in the chat, as smolagents shows it
+        return [image_file(answer)]
     if isinstance(answer, AgentAudio):
-        return [message("**Final answer:**"), audio_file(answer)]
+        return [audio_file(answer)]
     text = answer.to_string() if isinstance(answer, AgentText) else str(answer)
     return [message(f"**Final answer:** {text}")]
 
