@@ -235,20 +235,43 @@ def test_clone_agent_builds_a_fresh_agent_with_the_same_setup() -> None:
     assert copy.managed_agents["worker"].tools["double"] is double
 
 
-def test_clone_agent_refuses_an_agent_holding_an_executor() -> None:
-    agent = CodeAgent(tools=[], model=ScriptedModel([]), verbosity_level=LogLevel.OFF)
-    agent._executor = object()  # type: ignore[assignment]
-    with pytest.raises(SmolError, match="Pass agent_factory="):
-        clone_agent(agent)
+def test_clone_agent_refuses_an_agent_given_an_executor_object() -> None:
+    from smol_core import LocalPythonExecutor
+
+    executor = LocalPythonExecutor([])
+    try:
+        agent = CodeAgent(tools=[], model=ScriptedModel([]), executor=executor, verbosity_level=LogLevel.OFF)
+        with pytest.raises(SmolError, match="pass agent_factory="):
+            clone_agent(agent)
+    finally:
+        executor.close()
+
+
+def test_an_agent_that_has_run_is_cloned_without_its_memory_or_sandbox() -> None:
+    agent = CodeAgent(
+        tools=[],
+        model=ScriptedModel(["<code>\nx = 4\nfinal_answer(x)\n</code>"]),
+        verbosity_level=LogLevel.OFF,
+    )
+    with agent:
+        assert agent.run("four") == 4
+        copy = clone_agent(agent)
+        with copy:
+            assert copy.memory.steps == [] and copy._executor is None and copy.return_full_result is False
 
 
 def test_serve_agent_refuses_an_agent_it_cannot_clone_before_serving() -> None:
     from smol_tool_mcp import serve_agent
 
-    agent = CodeAgent(tools=[], model=ScriptedModel([]), verbosity_level=LogLevel.OFF)
-    agent._executor = object()  # type: ignore[assignment]
-    with pytest.raises(SmolError, match="Pass agent_factory="):
-        serve_agent(agent, transport="http", port=1)
+    from smol_core import LocalPythonExecutor
+
+    executor = LocalPythonExecutor([])
+    try:
+        agent = CodeAgent(tools=[], model=ScriptedModel([]), executor=executor, verbosity_level=LogLevel.OFF)
+        with pytest.raises(SmolError, match="pass agent_factory="):
+            serve_agent(agent, transport="http", port=1)
+    finally:
+        executor.close()
     with pytest.raises(ValueError, match="needs an agent or an agent_factory"):
         serve_agent(transport="http", port=1)
 

@@ -67,34 +67,22 @@ class SessionGoneError(SmolError):
 
 
 def clone_agent(agent: Any) -> Any:
-    """A fresh agent built like `agent`: same model, tools, prompts and security settings, with
-    empty memory and its own executor (managed agents are cloned too).
+    """A fresh agent built like `agent` for one MCP client: `agent.fresh_copy()` (the same model,
+    tools, prompts and security settings; an empty memory, managed agents copied, a sandbox of its
+    own), answering with the answer alone.
 
-    The model and the tools are shared, not copied: they are what the host built the agent with.
-    An agent that already holds an executor object cannot be cloned faithfully (the executor may
-    be a sandbox built by hand), so it is refused: pass `agent_factory=` instead.
+    An agent given an executor object cannot be copied (one sandbox would serve two clients), so it
+    is refused: pass `agent_factory=` instead.
     """
-    if getattr(agent, "_executor", None) is not None:
+    try:
+        twin = agent.fresh_copy()
+    except ValueError as refused:
         raise SmolError(
-            f"Cannot give each MCP client its own copy of the agent {getattr(agent, 'name', None)!r}: it "
-            "holds an executor object (it has run already, or was given executor=...). Pass "
-            "agent_factory=<a function that builds a new agent> to serve_agent instead."
-        )
-    overrides: dict[str, Any] = {
-        "model": agent.model,
-        "tools": [tool for name, tool in agent.tools.items() if name != "final_answer"],
-        "managed_agents": [clone_agent(managed) for managed in agent.managed_agents.values()] or None,
-        "final_answer_checks": list(getattr(agent, "final_answer_checks", []) or []),
-        "return_full_result": False,
-    }
-    if hasattr(agent, "executor_type"):  # a CodeAgent: its security settings come from code, not data
-        overrides.update(
-            additional_authorized_imports=list(agent.additional_authorized_imports),
-            executor_type=agent.executor_type,
-            executor_kwargs=dict(agent.executor_kwargs),
-            max_print_outputs_length=agent.max_print_outputs_length,
-        )
-    return type(agent).from_dict(agent.to_dict(), **overrides)
+            f"Cannot give each MCP client its own copy of the agent {getattr(agent, 'name', None)!r}: "
+            f"{refused} Or pass agent_factory=<a function that builds a new agent> to serve_agent."
+        ) from None
+    twin.return_full_result = False
+    return twin
 
 
 def release(agent: Any) -> None:
