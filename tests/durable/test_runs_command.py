@@ -65,3 +65,13 @@ def test_resume_takes_no_task(store: str, capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit):
         smolagent.main(["a task", "--resume", "job", "--model-type", "durable-script", "--store", store])
     assert "--resume continues a run" in capsys.readouterr().err
+
+
+def test_a_store_without_a_durable_run_is_a_usage_error(
+    store: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--store alone would run the task without checkpoints and keep nothing: say so instead."""
+    with pytest.raises(SystemExit) as ended:
+        smolagent.main(["a task", "--model-type", "durable-script", "--store", store])
+    assert ended.value.code == 2
+    assert "--store keeps durable runs: use it with --run-id" in capsys.readouterr().err

@@ -269,6 +269,8 @@ def check_arguments(args: argparse.Namespace, parser: argparse.ArgumentParser) -
         parser.error(f"--num-agents must be from 1 to {MAX_AGENTS}, got {args.num_agents}")
     if args.save_run and args.num_agents < 2:
         parser.error("--save-run saves a team run: use it with --num-agents 2 or more")
+    if args.store is not None and args.run_id is None and args.resume is None:
+        parser.error("--store keeps durable runs: use it with --run-id ID (or --resume ID)")
     if args.num_agents > 1:
         if not args.deadline > 0:  # NaN too: a deadline that never compares would never stop the team
             parser.error(f"--deadline must be positive, got {args.deadline}")
