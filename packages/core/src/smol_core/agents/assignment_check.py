@@ -12,6 +12,7 @@ code, so every executor refuses alike.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Iterator
 
 from smol_core.executors.base import InterpreterError
@@ -22,7 +23,7 @@ __all__ = ["check_no_tool_rebinding"]
 def check_no_tool_rebinding(code: str, names: Iterable[str]) -> None:
     """Raise `InterpreterError` if `code` binds any of `names` (assignment, loop or `with` target,
     `def`, `class`, `import ... as`, walrus); code that does not parse is left to the executor."""
-    protected = set(names)
+    protected = {name for name in names if _may_bind(code, name)}
     if not protected:
         return
     try:
@@ -38,6 +39,21 @@ def check_no_tool_rebinding(code: str, names: Iterable[str]) -> None:
                 f"Code execution failed at line '{segment}' due to: InterpreterError: "
                 f"Cannot assign to name '{name}': doing this would erase the existing tool!"
             )
+
+
+def _may_bind(code: str, name: str) -> bool:
+    """Whether `code` names `name` other than as a call or an attribute: only then can it bind it,
+    and only then is the code parsed (most actions merely call their tools, on every step)."""
+    return any(
+        match.group(1) or not code.startswith("(", _skip_spaces(code, match.end()))
+        for match in re.finditer(rf"(\b(?:def|class)\s+)?(?<![\w.]){re.escape(name)}(?!\w)", code)
+    )
+
+
+def _skip_spaces(code: str, position: int) -> int:
+    while position < len(code) and code[position] in " \t":
+        position += 1
+    return position
 
 
 def _bound_names(tree: ast.AST) -> Iterator[tuple[str, ast.AST]]:
