@@ -31,6 +31,9 @@ import time
 from typing import Any
 
 BURST = 20_000
+# a burst measures the transport, not the per-sender quota (1,000 unread by default): a sender that
+# outruns its reader would be refused, so the quota is raised above the burst here
+BURST_LIMITS = {"max_pending_per_sender": 2 * BURST, "max_pending_bytes_per_sender": 64 * 1024 * 1024}
 PACED = 2_000
 WARM_UP = 100  # the first messages also pay for starting the queue's feeder thread, the connection
 
@@ -165,7 +168,7 @@ def bench_ray() -> None:
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
     ray.init(include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING, namespace="smol")
     try:
-        report("ray", lambda: RayTransport(num_agents=2))
+        report("ray", lambda: RayTransport(num_agents=2, max_inbox=4 * BURST, **BURST_LIMITS))
         team_runs(1, 5, "ray")
         team_runs(8, 3, "ray")
     finally:
@@ -176,7 +179,7 @@ def main() -> None:
     from smol_core.teams import LocalTransport
 
     print(f"{multiprocessing.cpu_count()} CPUs")
-    report("local", lambda: LocalTransport(num_agents=2))
+    report("local", lambda: LocalTransport(num_agents=2, **BURST_LIMITS))
     started = start_redis()
     if started is None:
         print("redis  (redis-server not installed: scripts/setup.d/50-redis.sh)")
@@ -185,7 +188,7 @@ def main() -> None:
         try:
             from smol_transport_redis.transport import RedisTransport
 
-            report("redis", lambda: RedisTransport(url, num_agents=2))
+            report("redis", lambda: RedisTransport(url, num_agents=2, max_inbox=4 * BURST, **BURST_LIMITS))
         finally:
             server.terminate()
             server.wait()

@@ -134,7 +134,7 @@ class LocalTransport:
         if slot is None:
             raise sender_quota_error(recipient, 0, 0)
         with self._pending.get_lock():
-            counts = self._pending
+            counts = self._pending.get_obj()  # the raw array: the lock is held already
             if (
                 counts[slot] >= self.max_pending_per_sender
                 or counts[slot + 1] + size > self.max_pending_bytes_per_sender
@@ -149,7 +149,7 @@ class LocalTransport:
         if slot is None:
             return
         with self._pending.get_lock():
-            counts = self._pending
+            counts = self._pending.get_obj()
             counts[slot] = max(0, counts[slot] - 1)
             counts[slot + 1] = max(0, counts[slot + 1] - size)
 
