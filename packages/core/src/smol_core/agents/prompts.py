@@ -175,13 +175,8 @@ You can also give tasks to team members. Call them like functions, with a task i
 {{managed_agents_list}}
 """
 
-INITIAL_PLAN = """\
-Make a short plan for this task. List first the facts given, the facts to look up or compute, then \
-the steps. Do not solve it yet; end the plan with <end_plan>.
-
-Task:
-{{task}}
-
+# the planning prompts end with what the plan may use
+_TOOLS_AND_TEAM = """\
 Tools you can use:
 {%- for tool in tools.values() %}
 - {{ tool.name }}: {{ tool.description }}
@@ -192,6 +187,19 @@ Team members you can give tasks to:
 - {{ agent.name }}: {{ agent.description }}
 {%- endfor %}
 {%- endif %}"""
+
+
+INITIAL_PLAN = (
+    """\
+Make a short plan for this task. List first the facts given, the facts to look up or compute, then \
+the steps. Do not solve it yet; end the plan with <end_plan>.
+
+Task:
+{{task}}
+
+"""
+    + _TOOLS_AND_TEAM
+)
 
 UPDATE_PLAN_PRE = """\
 You are working on this task:
@@ -199,20 +207,14 @@ You are working on this task:
 
 Below is what was done so far. Then you will update the plan."""
 
-UPDATE_PLAN_POST = """\
+UPDATE_PLAN_POST = (
+    """\
 Update the plan: what is known now, what is left, the next steps. \
 You have {{remaining_steps}} steps left. End the plan with <end_plan>.
 
-Tools you can use:
-{%- for tool in tools.values() %}
-- {{ tool.name }}: {{ tool.description }}
-{%- endfor %}
-{%- if managed_agents %}
-Team members you can give tasks to:
-{%- for agent in managed_agents.values() %}
-- {{ agent.name }}: {{ agent.description }}
-{%- endfor %}
-{%- endif %}"""
+"""
+    + _TOOLS_AND_TEAM
+)
 
 MANAGED_AGENT_TASK = """\
 You are '{{name}}', a member of a team. Your manager gives you this task:
