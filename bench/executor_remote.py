@@ -1,6 +1,6 @@
 """Benchmark: remote executors (Docker now; E2B, WASM, ... register below) against the local one.
 
-Run: `hatch run python bench/executor_remote.py [names...]` (default: every registered executor whose
+Run: `hatch run dev:python bench/executor_remote.py [names...]` (default: every registered executor whose
 backend is available here; unavailable ones print why). Per executor it prints:
   - cold: construct + first trivial action (container / sandbox start included), median of a few;
   - round trip: a warm trivial 3-line action, median and p90;

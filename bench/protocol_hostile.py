@@ -1,6 +1,6 @@
 """Benchmark: what a hostile worker costs the host, and what the checks cost an ordinary action.
 
-Run: `hatch run python bench/protocol_hostile.py`. Prints three tables:
+Run: `hatch run dev:python bench/protocol_hostile.py`. Prints three tables:
 1. every hostile case of the kit (smol_core.testing.hostile_standin) run through a local executor
    whose worker is the stand-in: wall time of the failing call, the host's RSS after it minus before
    it, and the rise of the host's peak RSS (each case runs in a freshly spawned interpreter, so its
