@@ -7,7 +7,7 @@ a command-line tool that only lists plugins never loads the agent loop.
 import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING, Any as _Any
 
-__version__ = "0.1.0"
+from smol_core.version import __version__ as __version__
 
 _EXPORTS: dict[str, str] = {
     # agents

@@ -130,8 +130,10 @@ def instance_to_source(instance: Any, base_cls: type | None = None) -> str:
 
 def _public_module(cls: type) -> str:
     """Where to import `cls` from: `smol_core` when it is one of smol's public names (its defining
-    module is an implementation detail), else the module that defines it."""
-    import smol_core
+    module is an implementation detail), else the module that defines it. The package is read from
+    `sys.modules`: it is always loaded before any of its modules, and importing it here would make
+    this floor depend on the front door above it."""
+    smol_core = sys.modules["smol_core"]
 
     if cls.__name__ in smol_core.__all__ and getattr(smol_core, cls.__name__, None) is cls:
         return "smol_core"

@@ -154,3 +154,16 @@ def _describe(value: Any) -> str:
         kinds = sorted({type(item).__name__ for item in value[:20]})
         return f"a list of {', '.join(kinds) or 'nothing'}"
     return f"a value of type {type(value).__name__}"
+
+
+def split_action(model_output: str, split_token: str, logger: Any = None) -> tuple[str, str]:
+    """The rationale and the action of a reply written as `<thought><split_token><action>`
+    (smolagents' helper for agents that parse their replies themselves); the last split wins."""
+    parts = model_output.split(split_token)
+    if len(parts) < 2:
+        raise AgentParsingError(
+            f"No '{split_token}' token provided in your output.\nYour output:\n{model_output}\n. "
+            f"Be sure to include an action, prefaced with '{split_token}'!",
+            logger,
+        )
+    return parts[-2].strip(), parts[-1].strip()

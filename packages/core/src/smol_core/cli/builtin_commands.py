@@ -79,15 +79,15 @@ def run_team(args: argparse.Namespace) -> int:
 
 
 def _configure_runs(parser: argparse.ArgumentParser) -> None:
-    from smol_core.durable import cli
+    from smol_core.cli import runs_command
 
-    cli.configure(parser)
+    runs_command.configure(parser)
 
 
 def _run_runs(args: argparse.Namespace) -> int:
-    from smol_core.durable import cli
+    from smol_core.cli import runs_command
 
-    return cli.run(args)
+    return runs_command.run(args)
 
 
 def commands() -> list[CommandSpec]:

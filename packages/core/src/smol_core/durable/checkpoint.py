@@ -25,6 +25,7 @@ from smol_core.executors.protocol import ProtocolError, encode
 from smol_core.executors.untrusted import decode_untrusted
 from smol_core.memory import MemoryStep
 from smol_core.messages import ChatMessage
+from smol_core.version import __version__
 
 FORMAT = "smol.checkpoint"
 FORMAT_VERSION = 1
@@ -33,8 +34,6 @@ _LIMITS = ProtocolLimits(max_frame_bytes=MAX_CHECKPOINT_BYTES)
 
 
 def smol_version() -> str:
-    from smol_core import __version__
-
     return __version__
 
 

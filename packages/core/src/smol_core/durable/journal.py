@@ -21,7 +21,6 @@ import functools
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from smol_core.agents.run_state import current_run
 from smol_core.messages import (
     ChatMessage,
     ChatMessageStreamDelta,
@@ -36,7 +35,7 @@ _INSTALLED = "_smol_durable_model"
 
 
 def _durable(agent: Any) -> DurableRun | None:
-    run = current_run(agent)
+    run = agent._current_run()  # the agent's run executing in this context (agents/run_state.py)
     return getattr(run, "durable", None) if run is not None else None
 
 

@@ -1,9 +1,11 @@
 """How a run becomes durable: the few calls the agent loop makes, and `resume`.
 
-The loop (agents/multi_step.py) calls `start` when `run(..., run_id=...)` begins, `first_step` for
-its step counter, `after_step` when a step is in memory, `finished` with the final answer and `end`
-when the run stops for any reason; each is a no-op for a run without `run_id`. `resume_run` rebuilds a
-run from its latest checkpoint and drives the same loop from the next step.
+The run (agents/run.py) calls `start` when `run(..., run_id=...)` begins and `end` when it stops for
+any reason; the loop (agents/multi_step.py) calls `first_step` for its step counter, `after_step`
+when a step is in memory and `finished` with the final answer; each is a no-op for a run without
+`run_id`. `attach_resumed` links a resumed run to its latest checkpoint, from which the run rebuilds
+its memory (and `restore_namespace` its sandbox) and drives the same loop from the next step. This
+floor sits below the agent loop: it reaches the agent and its run through their attributes only.
 
 What a checkpoint captures (`durable/checkpoint.py`): the task, the memory steps, the step counter
 (planning follows from it and from the memory, as in an uninterrupted run), model replies received
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Generator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from smol_core.durable import checkpoint as checkpoint_format, journal
@@ -28,7 +30,7 @@ from smol_core.durable.sqlite_store import SQLiteStore
 from smol_core.durable.steps import step_to_data
 from smol_core.durable.store import CheckpointStore, Lease
 from smol_core.executors.protocol import UnserializableValue, encode
-from smol_core.memory import ActionStep, FinalAnswerStep, MemoryStep, SystemPromptStep
+from smol_core.memory import ActionStep, FinalAnswerStep, MemoryStep
 from smol_core.messages import ChatMessage
 
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")
@@ -253,12 +255,9 @@ def _agent_label(agent: Any) -> str:
 
 
 # --- resume -------------------------------------------------------------------------------------
-def resume_run(
-    agent: Any, run_id: str, stream: bool, max_steps: int | None, return_full_result: bool | None
-) -> Any:
-    """`agent.resume(run_id)`: the run goes on from its latest checkpoint (see the module docstring)."""
-    from smol_core.agents.run_state import _Binding, bound_to
-
+def attach_resumed(agent: Any, run: Any, run_id: str, max_steps: int | None) -> Checkpoint:
+    """`agent.resume(run_id)`: the checkpoint the run goes on from, its lease taken and the run
+    linked to the store (see the module docstring); the run (agents/run.py) restores the rest."""
     store = store_of(agent)
     check_run_id(run_id)
     with _leased(store, run_id) as lease:
@@ -272,36 +271,12 @@ def resume_run(
                 f"run {run_id!r} was started by a {state.agent.split(' ')[0][:60]}, not a {type(agent).__name__}: "
                 "resume it with an agent configured as the one that started it"
             )
-    max_steps = max_steps or state.max_steps or agent.max_steps
-    state.max_steps = max_steps
-    run = agent._start_run(True)
-    binding = _Binding(agent, run)
-    try:
-        _attach(agent, run, DurableRun(agent, store, lease, state))
-        run.state = {}
-        agent.task = state.task
-        agent.memory.system_prompt = SystemPromptStep(system_prompt=agent.system_prompt)
-        agent.memory.steps = list(state.steps)
-        agent.monitor.reset()
-        agent.logger.log_task(
-            content=f"(resumed at step {state.step_number}) {state.task.strip()}",
-            subtitle=run_id,
-            title=agent.name,
-        )
-        agent._prepare_run()
-        _restore_namespace(agent, state)
-        events: Generator[Any] = bound_to(
-            agent, run, agent._ending(run, agent._traced_run(state.task, max_steps, None, None))
-        )
-        return agent._deliver(run, events, stream, return_full_result)
-    except BaseException:
-        agent._end_run(run)
-        raise
-    finally:
-        binding.close()
+    state.max_steps = max_steps or state.max_steps or agent.max_steps
+    _attach(agent, run, DurableRun(agent, store, lease, state))
+    return state
 
 
-def _restore_namespace(agent: Any, state: Checkpoint) -> None:
+def restore_namespace(agent: Any, state: Checkpoint) -> None:
     """Put the captured variables into the fresh sandbox, import its modules again (through the
     sandbox's own import checks), and name what is gone in the memory."""
     gone_values = list(state.uncaptured)

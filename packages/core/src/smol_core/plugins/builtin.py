@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from smol_core.plugins.hookspecs import hookimpl
-from smol_core.plugins.specs import CommandSpec, ExecutorSpec, ModelSpec, ToolSpec, TransportSpec, lazy
+from smol_core.plugins.specs import ExecutorSpec, ModelSpec, ToolSpec, TransportSpec, lazy
 
 
 @hookimpl
@@ -63,10 +63,3 @@ def smol_transports() -> Iterable[TransportSpec]:
             aliases=("multiprocessing",),
         )
     ]
-
-
-@hookimpl
-def smol_commands() -> Iterable[CommandSpec]:
-    from smol_core.cli import builtin_commands
-
-    return builtin_commands.commands()

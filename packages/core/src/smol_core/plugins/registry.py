@@ -38,7 +38,12 @@ from smol_core.plugins.specs import (
 
 Kind = Literal["models", "executors", "tools", "commands", "transports", "instrumentors"]
 KINDS: tuple[Kind, ...] = ("models", "executors", "tools", "commands", "transports", "instrumentors")
-BUILTIN_PLUGIN = "smol_core.plugins.builtin"
+# smol-core's own parts, registered as plugins are: each floor registers what it provides (the
+# CLI its commands), so the registry below never imports a floor above it
+BUILTIN_PLUGINS: dict[str, str] = {
+    "smol-core": "smol_core.plugins.builtin",
+    "smol-core.cli": "smol_core.cli.plugin",
+}
 
 Spec = ModelSpec | ExecutorSpec | ToolSpec | CommandSpec | TransportSpec | InstrumentorSpec
 S = TypeVar("S", ModelSpec, ExecutorSpec, ToolSpec, CommandSpec, TransportSpec, InstrumentorSpec)
@@ -81,7 +86,8 @@ class PluginRegistry:
         self._lock = threading.RLock()
         self._specs: dict[Kind, dict[str, tuple[Spec, str]]] | None = None
         self._conflicts: dict[Kind, dict[str, str]] = {kind: {} for kind in KINDS}
-        self._register_module(importlib.import_module(BUILTIN_PLUGIN), "smol-core", "smol-core", builtin=True)
+        for name, module in BUILTIN_PLUGINS.items():
+            self._register_module(importlib.import_module(module), name, "smol-core", builtin=True)
 
     # --- loading ---------------------------------------------------------------------------------
 
@@ -126,7 +132,7 @@ class PluginRegistry:
             if not self._autoload:
                 return
             for ep in sorted(entry_points(group=hookspecs.ENTRY_POINT_GROUP), key=lambda e: e.name):
-                if ep.value == BUILTIN_PLUGIN or ep.name in self._plugins:
+                if ep.value in BUILTIN_PLUGINS.values() or ep.name in self._plugins:
                     continue
                 dist = ep.dist.name if ep.dist is not None else "?"
                 if self._only and ep.name not in self._only and dist not in self._only:
