@@ -7,7 +7,7 @@ import argparse
 import pytest
 
 from smol_core.cli.smolagent import model_keywords
-from smol_core.models.base import ModelCapabilities
+from smol_core.models.capabilities import ModelCapabilities
 from smol_core.models.detection import (
     ServerInfo,
     capabilities_for,

@@ -17,7 +17,7 @@ from openai_stub import Dropped, Error, Silent, Stub, Truncated, completion, sta
 
 from smol_core.errors import AgentGenerationError, ModelAPIError, SmolError
 from smol_core.messages import ChatMessage
-from smol_core.models.base import ApiModel
+from smol_core.models.api_model import ApiModel
 from smol_core.models.retry import RetryPolicy, is_retryable_error, retry_after
 
 HI = [ChatMessage(role="user", content="hi")]
@@ -223,7 +223,7 @@ def test_a_slow_server_is_not_asked_again_and_the_error_says_how_to_wait_longer(
 
 def test_the_default_time_out_spends_the_default_deadline() -> None:
     """What the READMEs say: with the defaults, a reply that runs past the read time-out is not retried."""
-    from smol_core.models.base import DEFAULT_TIMEOUT
+    from smol_core.models.api_model import DEFAULT_TIMEOUT
 
     assert RetryPolicy().deadline is not None and DEFAULT_TIMEOUT >= RetryPolicy().deadline
 

@@ -9,7 +9,8 @@ from openai_stub import Stub, completion, start_stub
 
 from smol_core import CodeAgent
 from smol_core.messages import ChatMessage, ChatMessageStreamDelta, MessageRole, TokenUsage
-from smol_core.models.base import Model, ModelRequest
+from smol_core.models.base import Model
+from smol_core.models.request import ModelRequest
 from smol_core.testing import ScriptedModel
 from smol_core.tools.decorator import tool
 

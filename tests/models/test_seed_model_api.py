@@ -12,9 +12,11 @@ import pytest
 from smol_core import MODEL_REGISTRY, REMOVE_PARAMETER, CodeAgent, Model
 from smol_core.json_limits import JSONLimitError
 from smol_core.messages import ChatMessage, MessageRole
-from smol_core.models.base import get_clean_message_list, get_tool_call_from_text, supports_stop_parameter
+from smol_core.models.message_list import get_clean_message_list
+from smol_core.models.options import supports_stop_parameter
 from smol_core.models.request import ModelRequest
 from smol_core.models.retry import RetryPolicy, is_retryable_error
+from smol_core.models.tool_calls import get_tool_call_from_text
 from smol_core.tools.decorator import tool
 
 HELLO = [ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "Hello"}])]

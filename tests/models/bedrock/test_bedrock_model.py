@@ -10,7 +10,7 @@ from bedrock_standin import Failure, event, exception_event, text_reply
 from smol_model_bedrock import AmazonBedrockModel, AmazonBedrockServerModel, BedrockError
 
 from smol_core.messages import ChatMessage, MessageRole, TokenUsage, agglomerate_stream_deltas
-from smol_core.models.base import RetryPolicy
+from smol_core.models.retry import RetryPolicy
 from smol_core.tools.decorator import tool
 
 PNG = base64.b64decode(

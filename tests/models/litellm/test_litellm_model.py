@@ -11,7 +11,7 @@ from openai_stub import Error, chunk, completion, start_stub, tool_call
 from smol_model_litellm import LiteLLMError, LiteLLMModel, LiteLLMRouterModel
 
 from smol_core.messages import ChatMessage, MessageRole, agglomerate_stream_deltas
-from smol_core.models.base import RetryPolicy
+from smol_core.models.retry import RetryPolicy
 from smol_core.tools.decorator import tool
 
 FAST = RetryPolicy(max_attempts=2, base_delay=0.01, jitter=False)

@@ -10,7 +10,6 @@ from types import SimpleNamespace as NS
 import pytest
 
 from smol_core.messages import ChatMessage, MessageRole, TokenUsage, agglomerate_stream_deltas
-from smol_core.models.base import StopSequenceFilter, tool_calls_in
 from smol_core.models.openai_format import (
     chat_request,
     delta_from_chunk,
@@ -18,6 +17,8 @@ from smol_core.models.openai_format import (
     model_supports_stop,
     stream_deltas,
 )
+from smol_core.models.stop_filter import StopSequenceFilter
+from smol_core.models.tool_calls import tool_calls_in
 from smol_core.tools.decorator import tool
 
 

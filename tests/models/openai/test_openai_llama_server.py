@@ -16,7 +16,7 @@ from smol_model_openai import OpenAIModel, OpenAIServerModel
 
 from smol_core.errors import AgentGenerationError
 from smol_core.messages import ChatMessage, MessageRole, agglomerate_stream_deltas
-from smol_core.models.base import RetryPolicy
+from smol_core.models.retry import RetryPolicy
 
 pytestmark = [pytest.mark.llama, pytest.mark.slow]
 

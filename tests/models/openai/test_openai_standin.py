@@ -15,7 +15,7 @@ from smol_model_openai import AzureOpenAIModel, AzureOpenAIServerModel, OpenAISe
 from smol_core import tool
 from smol_core.errors import AgentGenerationError, SmolError
 from smol_core.messages import ChatMessage, MessageRole, agglomerate_stream_deltas
-from smol_core.models.base import RetryPolicy
+from smol_core.models.retry import RetryPolicy
 
 FAST = RetryPolicy(max_attempts=3, base_delay=0.01, jitter=False)
 API_VERSION = "2024-10-21"

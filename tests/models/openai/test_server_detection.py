@@ -20,10 +20,10 @@ from openai_standin import StandIn
 from smol_model_openai import OpenAIServerModel
 
 from smol_core import CodeAgent
-from smol_core.agents.model_mode import describe_mode
 from smol_core.memory import ActionStep
 from smol_core.messages import ChatMessage, MessageRole
-from smol_core.models.base import ModelCapabilities, RetryPolicy
+from smol_core.models.capabilities import ModelCapabilities
+from smol_core.models.retry import RetryPolicy
 
 FAST = RetryPolicy(max_attempts=2, base_delay=0.01, jitter=False)
 
@@ -121,7 +121,7 @@ def test_agent_on_the_server_route_gets_the_small_model_mode_and_answers(llama_s
         retry_policy=FAST,
     )
     agent = CodeAgent(tools=[], model=model, max_steps=4, verbosity_level=-1)
-    mode = describe_mode(agent)
+    mode = agent.prompting_mode()
     assert "small-model prompt" in mode and "GBNF" in mode and "llama.cpp" in mode
     with agent:
         answer = agent.run("What is 17 times 23?")

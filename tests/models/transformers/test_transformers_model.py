@@ -9,7 +9,7 @@ from smol_model_transformers import TransformersModel
 from smol_model_transformers.model import TransformersModelError, tool_calls_in
 
 from smol_core.messages import ChatMessage, MessageRole, agglomerate_stream_deltas
-from smol_core.models.base import StopSequenceFilter
+from smol_core.models.stop_filter import StopSequenceFilter
 from smol_core.tools.decorator import tool
 
 QUESTION = [ChatMessage(role=MessageRole.USER, content="What is 2 + 2?")]

@@ -8,7 +8,8 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from smol_core import CodeAgent, ToolCallingAgent
 from smol_core.messages import ChatMessage, MessageRole, TokenUsage
-from smol_core.models.base import ApiModel, RetryPolicy
+from smol_core.models.api_model import ApiModel
+from smol_core.models.retry import RetryPolicy
 from smol_core.testing import ScriptedModel
 from smol_core.testing.models import tool_call
 

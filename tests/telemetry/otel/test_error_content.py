@@ -14,7 +14,8 @@ from opentelemetry.sdk.trace import ReadableSpan
 
 from smol_core import CodeAgent, ToolCallingAgent
 from smol_core.messages import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction, MessageRole
-from smol_core.models.base import ApiModel, RetryPolicy
+from smol_core.models.api_model import ApiModel
+from smol_core.models.retry import RetryPolicy
 from smol_core.testing import ScriptedModel
 
 SECRET = "SECRET-4f1c9b"

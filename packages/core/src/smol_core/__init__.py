@@ -49,10 +49,10 @@ _EXPORTS: dict[str, str] = {
     "TokenUsage": "smol_core.messages",
     "Timing": "smol_core.messages",
     "agglomerate_stream_deltas": "smol_core.messages",
-    "get_clean_message_list": "smol_core.models.base",
+    "get_clean_message_list": "smol_core.models.message_list",
     "Model": "smol_core.models.base",
-    "ApiModel": "smol_core.models.base",
-    "ModelCapabilities": "smol_core.models.base",
+    "ApiModel": "smol_core.models.api_model",
+    "ModelCapabilities": "smol_core.models.capabilities",
     "ModelRequest": "smol_core.models.request",
     "load_model": "smol_core.loading",
     "REMOVE_PARAMETER": "smol_core.models.options",
@@ -249,7 +249,10 @@ if _TYPE_CHECKING:
         TokenUsage,
         agglomerate_stream_deltas,
     )
-    from smol_core.models.base import ApiModel, Model, ModelCapabilities, get_clean_message_list
+    from smol_core.models.api_model import ApiModel
+    from smol_core.models.base import Model
+    from smol_core.models.capabilities import ModelCapabilities
+    from smol_core.models.message_list import get_clean_message_list
     from smol_core.models.model_registry import MODEL_REGISTRY
     from smol_core.models.options import REMOVE_PARAMETER
     from smol_core.models.request import ModelRequest

@@ -63,17 +63,17 @@ _EXPORTS: dict[str, str] = {
     "MessageTooLargeError": "smol_core.teams.errors",
     # models
     "Model": "smol_core.models.base",
-    "ApiModel": "smol_core.models.base",
-    "ModelCapabilities": "smol_core.models.base",
-    "RetryPolicy": "smol_core.models.base",
-    "StopSequenceFilter": "smol_core.models.base",
-    "DEFAULT_TIMEOUT": "smol_core.models.base",
-    "CONNECT_TIMEOUT": "smol_core.models.base",
-    "TOOL_ROLE_CONVERSIONS": "smol_core.models.base",
-    "get_clean_message_list": "smol_core.models.base",
-    "get_tool_json_schema": "smol_core.models.base",
-    "get_tool_json_schemas": "smol_core.models.base",
-    "tool_calls_in": "smol_core.models.base",
+    "ApiModel": "smol_core.models.api_model",
+    "ModelCapabilities": "smol_core.models.capabilities",
+    "RetryPolicy": "smol_core.models.retry",
+    "StopSequenceFilter": "smol_core.models.stop_filter",
+    "DEFAULT_TIMEOUT": "smol_core.models.api_model",
+    "CONNECT_TIMEOUT": "smol_core.models.api_model",
+    "TOOL_ROLE_CONVERSIONS": "smol_core.models.message_list",
+    "get_clean_message_list": "smol_core.models.message_list",
+    "get_tool_json_schema": "smol_core.models.tool_calls",
+    "get_tool_json_schemas": "smol_core.models.tool_calls",
+    "tool_calls_in": "smol_core.models.tool_calls",
     "ChatCompletionsModel": "smol_core.models.chat_completions",
     "CapabilityDetector": "smol_core.models.detection",
     "DetectedCapabilities": "smol_core.models.detection",
@@ -312,19 +312,16 @@ if _TYPE_CHECKING:
         agglomerate_stream_deltas as agglomerate_stream_deltas,
         remove_content_after_stop_sequences as remove_content_after_stop_sequences,
     )
-    from smol_core.models.base import (
+    from smol_core.models.api_model import (
         CONNECT_TIMEOUT as CONNECT_TIMEOUT,
         DEFAULT_TIMEOUT as DEFAULT_TIMEOUT,
-        TOOL_ROLE_CONVERSIONS as TOOL_ROLE_CONVERSIONS,
         ApiModel as ApiModel,
+    )
+    from smol_core.models.base import (
         Model as Model,
+    )
+    from smol_core.models.capabilities import (
         ModelCapabilities as ModelCapabilities,
-        RetryPolicy as RetryPolicy,
-        StopSequenceFilter as StopSequenceFilter,
-        get_clean_message_list as get_clean_message_list,
-        get_tool_json_schema as get_tool_json_schema,
-        get_tool_json_schemas as get_tool_json_schemas,
-        tool_calls_in as tool_calls_in,
     )
     from smol_core.models.chat_completions import (
         ChatCompletionsModel as ChatCompletionsModel,
@@ -333,11 +330,18 @@ if _TYPE_CHECKING:
         CapabilityDetector as CapabilityDetector,
         DetectedCapabilities as DetectedCapabilities,
     )
+    from smol_core.models.message_list import (
+        TOOL_ROLE_CONVERSIONS as TOOL_ROLE_CONVERSIONS,
+        get_clean_message_list as get_clean_message_list,
+    )
     from smol_core.models.openai_format import (
         model_supports_stop as model_supports_stop,
     )
     from smol_core.models.request import (
         ModelRequest as ModelRequest,
+    )
+    from smol_core.models.retry import (
+        RetryPolicy as RetryPolicy,
     )
     from smol_core.models.schema_tool_calls import (
         sanitize_schema as sanitize_schema,
@@ -347,6 +351,14 @@ if _TYPE_CHECKING:
         tool_call_schema as tool_call_schema,
         tools_prompt as tools_prompt,
         with_system_note as with_system_note,
+    )
+    from smol_core.models.stop_filter import (
+        StopSequenceFilter as StopSequenceFilter,
+    )
+    from smol_core.models.tool_calls import (
+        get_tool_json_schema as get_tool_json_schema,
+        get_tool_json_schemas as get_tool_json_schemas,
+        tool_calls_in as tool_calls_in,
     )
     from smol_core.network.address_policy import (
         ADDRESS_POLICY_ENV as ADDRESS_POLICY_ENV,

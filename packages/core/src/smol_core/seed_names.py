@@ -18,7 +18,7 @@ from smol_core.plugins.lazy import MissingPluginError, plugin_attribute
 
 # the seed's name -> (module, smol's name) where smol spells the same object differently
 ALIASES: dict[str, tuple[str, str]] = {
-    "tool_role_conversions": ("smol_core.models.base", "TOOL_ROLE_CONVERSIONS"),
+    "tool_role_conversions": ("smol_core.models.message_list", "TOOL_ROLE_CONVERSIONS"),
 }
 
 # name -> (module, distribution)

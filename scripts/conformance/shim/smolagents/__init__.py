@@ -33,6 +33,9 @@ HOMES: dict[str, tuple[str, ...]] = {
     "smolagents.memory": ("smol_core.memory", "smol_core.messages"),
     "smolagents.models": (
         "smol_core.models.base",
+        "smol_core.models.api_model",
+        "smol_core.models.callable_model",
+        "smol_core.models.capabilities",
         "smol_core.models.message_list",
         "smol_core.models.tool_calls",
         "smol_core.models.options",

@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from smol_core.messages import ChatMessage, MessageRole
-from smol_core.models.base import Model, as_model
+from smol_core.models.base import Model
+from smol_core.models.callable_model import as_model
 
 __all__ = ["GenerateMethodModel", "as_agent_model"]
 

@@ -5,7 +5,9 @@ one `ModelRequest`); `ApiModel` is the request/retry/parse skeleton of models be
 `ChatCompletionsModel` its OpenAI-shaped form; every API failure is a `smol_core.errors.ModelAPIError`.
 """
 
-from smol_core.models.base import ApiModel, Model, ModelCapabilities
+from smol_core.models.api_model import ApiModel
+from smol_core.models.base import Model
+from smol_core.models.capabilities import ModelCapabilities
 from smol_core.models.chat_completions import ChatCompletionsModel
 from smol_core.models.request import ModelRequest
 from smol_core.models.retry import RetryPolicy

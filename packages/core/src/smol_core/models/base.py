@@ -1,93 +1,27 @@
 """`Model`: what the agent loop asks of every language model.
 
 A model takes provider-neutral `ChatMessage`s and returns one, with token usage. Plugins subclass
-`Model` (or `ApiModel` for remote services, which holds the request/retry/parse skeleton they share)
-and translate a `ModelRequest` to their provider. Capabilities are
-declared, not guessed, so the agent adapts: a model without `stop` support gets its reply cut
-client-side; one without native tools gets tool calls parsed from text.
+`Model` (or `ApiModel` in `smol_core.models.api_model`, for remote services) and translate a
+`ModelRequest` to their provider. Capabilities (`ModelCapabilities`) are declared, not guessed, so the
+agent adapts: a model without `stop` support gets its reply cut client-side; one without native tools
+gets tool calls parsed from text.
 """
 
 from __future__ import annotations
 
-import logging
-import time
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any
 
 from smol_core import instrumentation
-from smol_core.errors import ModelAPIError
-from smol_core.messages import (
-    ChatMessage,
-    ChatMessageStreamDelta,
-    MessageRole,
-    TokenUsage,
-    remove_content_after_stop_sequences,
-)
-from smol_core.models.message_list import (
-    TOOL_ROLE_CONVERSIONS,
-    encode_image_base64,
-    get_clean_message_list,
-    make_image_url,
-)
+from smol_core.messages import ChatMessage, ChatMessageStreamDelta, MessageRole
+from smol_core.models.capabilities import ModelCapabilities
+from smol_core.models.message_list import TOOL_ROLE_CONVERSIONS, get_clean_message_list
 from smol_core.models.options import REMOVE_PARAMETER, layer_options, supports_stop_parameter
 from smol_core.models.request import ModelRequest
-from smol_core.models.retry import RetryPolicy, attempts_made, error_status, is_retryable_error
-from smol_core.models.tool_calls import (
-    get_tool_call_from_text,
-    get_tool_json_schema,
-    get_tool_json_schemas,
-    parse_json_if_needed,
-    tool_call_from_text,
-    tool_calls_in,
-)
+from smol_core.models.tool_calls import get_tool_json_schema, parse_json_if_needed, tool_call_from_text
 
-__all__ = [
-    "REMOVE_PARAMETER",
-    "TOOL_ROLE_CONVERSIONS",
-    "ApiModel",
-    "CallableModel",
-    "Model",
-    "ModelCapabilities",
-    "ModelRequest",
-    "RetryPolicy",
-    "StopSequenceFilter",
-    "as_model",
-    "encode_image_base64",
-    "error_status",
-    "get_clean_message_list",
-    "get_tool_call_from_text",
-    "get_tool_json_schema",
-    "get_tool_json_schemas",
-    "is_retryable_error",
-    "layer_options",
-    "make_image_url",
-    "parse_json_if_needed",
-    "supports_stop_parameter",
-    "tool_call_from_text",
-    "tool_calls_in",
-]
-
-logger = logging.getLogger("smol_core.models")
-
-
-@dataclass(frozen=True)
-class ModelCapabilities:
-    """What a backend can do natively. The agent and the base class work around what it cannot."""
-
-    stop_sequences: bool = True
-    tool_calling: bool = True
-    structured_output: bool = False
-    vision: bool = False
-    streaming: bool = True
-    grammar: bool = False
-    """Takes `grammar=` (a GBNF grammar, as llama.cpp does): then constrained decoding can keep the
-    plain-text action format that small models copy best, instead of JSON."""
-    small: bool = False
-    """A small model (some hundred million parameters) that copies patterns rather than following
-    instructions: agents give it a compact prompt, worked examples picked for the task and, under a
-    grammar, short code blocks that open with the task as a comment."""
+__all__ = ["EXPORTED_ATTRIBUTES", "SECRET_KEYS", "Model"]
 
 
 class Model:
@@ -268,23 +202,6 @@ EXPORTED_ATTRIBUTES = [
 ]
 
 
-class CallableModel(Model):
-    """Wrap a plain function `f(messages) -> str | ChatMessage` as a model."""
-
-    capabilities = ModelCapabilities(stop_sequences=False, tool_calling=False)
-
-    def __init__(self, func: Callable[..., str | ChatMessage], model_id: str | None = None) -> None:
-        super().__init__(model_id=model_id or getattr(func, "__name__", "callable"))
-        self.func = func
-
-    def request(self, request: ModelRequest) -> ChatMessage:
-        reply = self.func(request.messages)
-        if isinstance(reply, ChatMessage):
-            return reply
-        text = remove_content_after_stop_sequences(str(reply), request.stop_sequences)
-        return ChatMessage(role=MessageRole.ASSISTANT, content=text, token_usage=TokenUsage(0, 0))
-
-
 def _recording_usage(
     scope: Any, deltas: Iterator[ChatMessageStreamDelta]
 ) -> Iterator[ChatMessageStreamDelta]:
@@ -300,230 +217,3 @@ def _recording_usage(
     if seen:
         scope.set("usage.input_tokens", input_tokens)
         scope.set("usage.output_tokens", output_tokens)
-
-
-def as_model(obj: Any) -> Model:
-    """Accept a `Model` or a plain callable wherever a model is expected."""
-    if isinstance(obj, Model):
-        return obj
-    if callable(obj):
-        return CallableModel(obj)
-    raise TypeError(
-        f"Expected a Model or a callable taking messages, got {type(obj).__name__}. "
-        "Build one with e.g. smol_core.load_model('openai', model_id=...)."
-    )
-
-
-# --- models behind an API -------------------------------------------------------------------------
-
-DEFAULT_TIMEOUT = 60.0
-"""Seconds to wait for a server's answer. With `RetryPolicy.deadline`, a dead server surfaces in about
-a minute; a backend that takes longer to write a long reply without streaming needs `timeout=`."""
-CONNECT_TIMEOUT = 10.0
-"""Seconds to wait for a connection: a server that is up accepts in milliseconds."""
-
-
-class ApiModel(Model):
-    """Base of models behind an API: one client, and the request/retry/parse skeleton every one shares.
-
-    `request` builds the provider's payload (`build_request`), sends it under the rate limit and the
-    retry policy (`call_api`, one attempt), and reads the reply (`parse_response`); `request_stream`
-    does the same for a stream (`parse_stream`), closing it and recording usage (unknown if the
-    server sent none). Every failure comes out as one `ModelAPIError` (`error_class`), with status,
-    model id and provider; `error_message` words it. A plugin implements the four hooks and
-    `create_client`; `retry_without` lets it ask again without an option the server refused.
-    """
-
-    provider_name: ClassVar[str] = "API"
-    error_class: ClassVar[type[ModelAPIError]] = ModelAPIError
-
-    def __init__(
-        self,
-        model_id: str,
-        custom_role_conversions: dict[str, str] | None = None,
-        client: Any | None = None,
-        requests_per_minute: float | None = None,
-        retry: bool = True,
-        retry_policy: RetryPolicy | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(model_id=model_id, **kwargs)
-        self.custom_role_conversions = custom_role_conversions or {}
-        if retry_policy is not None:
-            self.retry_policy = retry_policy
-        else:
-            self.retry_policy = RetryPolicy() if retry else RetryPolicy(max_attempts=1)
-        self.requests_per_minute = requests_per_minute
-        self._last_request = 0.0
-        self.client = client or self.create_client()
-
-    def create_client(self) -> Any:
-        raise NotImplementedError(f"{type(self).__name__} must implement create_client().")
-
-    @property
-    def endpoint(self) -> str:
-        """Where requests go, for error messages."""
-        return str(getattr(self, "api_base", None) or "the provider's API")
-
-    # --- the skeleton ------------------------------------------------------------------------------
-
-    def request(self, request: ModelRequest) -> ChatMessage:
-        response = self.send(self.build_request(request, stream=False), stream=False)
-        try:
-            message = self.parse_response(response, request)
-        except ValueError as error:
-            raise self.error_class(
-                f"{self.provider_name} at {self.endpoint} sent a malformed reply for {self.model_id!r}: {error}",
-                status=None,
-                model_id=self.model_id,
-                provider=self.provider_name,
-                retryable=False,
-            ) from error
-        message.token_usage = message.token_usage or TokenUsage(0, 0)
-        return message
-
-    def request_stream(self, request: ModelRequest) -> Iterator[ChatMessageStreamDelta]:
-        stream = self.send(self.build_request(request, stream=True), stream=True)
-        usage_seen = False
-        try:
-            for delta in self.parse_stream(stream, request):
-                usage_seen = usage_seen or delta.token_usage is not None
-                yield delta
-        except ModelAPIError:
-            raise
-        except Exception as error:  # not retried: the text so far is out already
-            raise self.describe_error(error, during_stream=True) from error
-        finally:
-            close = getattr(stream, "close", None)
-            if callable(close):
-                close()
-        if not usage_seen:  # every call records its usage, if only as unknown
-            yield ChatMessageStreamDelta(token_usage=TokenUsage(0, 0))
-
-    def send(self, payload: dict[str, Any], stream: bool) -> Any:
-        """One API call under the rate limit and the retry policy; a failure comes out as `ModelAPIError`."""
-        self._apply_rate_limit()
-        try:
-            return self.retry_policy.run(
-                lambda: self.call_api(payload, stream),
-                describe=f"{self.provider_name} {self.model_id} at {self.endpoint}",
-            )
-        except ModelAPIError:
-            raise
-        except Exception as error:
-            again = self.retry_without(error, payload)
-            if again is not None:
-                return self.send(again, stream)
-            raise self.describe_error(error) from error
-
-    def call_with_retries(self, call: Callable[[], Any], describe: str | None = None) -> Any:
-        """Run one API call under the rate limit and the retry policy (the last error propagates)."""
-        self._apply_rate_limit()
-        return self.retry_policy.run(call, describe=describe or f"{type(self).__name__} {self.model_id}")
-
-    # --- hooks a plugin implements -------------------------------------------------------------------
-
-    def build_request(self, request: ModelRequest, stream: bool) -> dict[str, Any]:
-        """The provider's payload for `request` (streamed or not)."""
-        raise NotImplementedError(f"{type(self).__name__} must implement build_request().")
-
-    def call_api(self, payload: dict[str, Any], stream: bool) -> Any:
-        """One attempt: send `payload` with the client and return its reply (or, if `stream`, its stream)."""
-        raise NotImplementedError(f"{type(self).__name__} must implement call_api().")
-
-    def parse_response(self, response: Any, request: ModelRequest) -> ChatMessage:
-        """The reply as a `ChatMessage` (a ValueError means the reply was malformed)."""
-        raise NotImplementedError(f"{type(self).__name__} must implement parse_response().")
-
-    def parse_stream(self, stream: Any, request: ModelRequest) -> Iterator[ChatMessageStreamDelta]:
-        """The streamed reply as deltas (errors propagate, for the skeleton to describe)."""
-        raise NotImplementedError(f"{type(self).__name__} must implement parse_stream().")
-
-    def retry_without(self, error: Exception, payload: dict[str, Any]) -> dict[str, Any] | None:
-        """A payload to send again after `error` (the server refused an option), or None to fail."""
-        return None
-
-    # --- errors ------------------------------------------------------------------------------------
-
-    def describe_error(self, error: Exception, during_stream: bool = False) -> ModelAPIError:
-        """`error` as this model's `ModelAPIError`: status, model id, provider, and what to do."""
-        if isinstance(error, ModelAPIError):
-            return error
-        status = error_status(error)
-        return self.error_class(
-            self.error_message(error, status, during_stream),
-            status=status,
-            model_id=self.model_id,
-            provider=self.provider_name,
-            retryable=is_retryable_error(error),
-        )
-
-    def error_message(self, error: Exception, status: int | None, during_stream: bool) -> str:
-        """The words of a failure; plugins override it to add their own hints."""
-        where = f"{self.provider_name} at {self.endpoint}"
-        if during_stream:
-            return (
-                f"{where} broke off the streamed reply of {self.model_id!r}: {type(error).__name__}: {error}"
-            )
-        return (
-            f"{where} failed for {self.model_id!r} (status {status}, {self.attempts(error)} attempt(s)): "
-            f"{type(error).__name__}: {error}"
-        )
-
-    def attempts(self, error: Exception) -> int:
-        """How many attempts were made before `error` (for messages)."""
-        return attempts_made(error, self.retry_policy.max_attempts)
-
-    def _apply_rate_limit(self) -> None:
-        if not self.requests_per_minute:
-            return
-        interval = 60.0 / self.requests_per_minute
-        wait = self._last_request + interval - time.monotonic()
-        if wait > 0:
-            time.sleep(wait)
-        self._last_request = time.monotonic()
-
-
-class StopSequenceFilter:
-    """Cut a streamed reply at the first stop sequence, across chunk boundaries.
-
-    For servers that ignore or refuse `stop`, and for local models whose streamers hand out text in
-    chunks that can split a stop string in two ("...Obs" + "ervation:"). `feed` returns the text safe
-    to show now, holding back only a tail that could still grow into a stop sequence; `finish` the
-    rest; `stopped` tells when to stop reading. No part of a stop sequence is ever emitted.
-    """
-
-    def __init__(self, stop_sequences: list[str] | None) -> None:
-        self.stops = [s for s in stop_sequences or [] if s]
-        self.buffer = ""
-        self.stopped = False
-
-    def feed(self, text: str) -> str:
-        if self.stopped or not text:
-            return ""
-        if not self.stops:
-            return text
-        self.buffer += text
-        cut = remove_content_after_stop_sequences(self.buffer, self.stops) or ""
-        if len(cut) < len(self.buffer):
-            self.stopped = True
-            self.buffer = ""
-            return cut
-        ready = len(self.buffer) - self._longest_stop_prefix_at_end()
-        out, self.buffer = self.buffer[:ready], self.buffer[ready:]
-        return out
-
-    def finish(self) -> str:
-        out, self.buffer = ("" if self.stopped else self.buffer), ""
-        return out
-
-    flush = finish
-
-    def _longest_stop_prefix_at_end(self) -> int:
-        best = 0
-        for stop in self.stops:
-            for size in range(min(len(stop) - 1, len(self.buffer)), best, -1):
-                if self.buffer.endswith(stop[:size]):
-                    best = size
-                    break
-        return best

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from smol_core.messages import ChatMessage, ChatMessageStreamDelta
-from smol_core.models.base import ApiModel
+from smol_core.models.api_model import ApiModel
 from smol_core.models.openai_format import chat_request, message_from_response, refuses_stop, stream_deltas
 from smol_core.models.request import ModelRequest
 

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from smol_core.models.base import ModelCapabilities
+from smol_core.models.capabilities import ModelCapabilities
 
 __all__ = [
     "SMALL_MODEL_BYTES",

@@ -21,14 +21,11 @@ from smol_core.messages import (
     TokenUsage,
     remove_content_after_stop_sequences,
 )
-from smol_core.models.base import (
-    TOOL_ROLE_CONVERSIONS,
-    StopSequenceFilter,
-    error_status,
-    get_clean_message_list,
-    get_tool_json_schema,
-)
+from smol_core.models.message_list import TOOL_ROLE_CONVERSIONS, get_clean_message_list
 from smol_core.models.options import supports_stop_parameter
+from smol_core.models.retry import error_status
+from smol_core.models.stop_filter import StopSequenceFilter
+from smol_core.models.tool_calls import get_tool_json_schema
 
 __all__ = [
     "chat_request",

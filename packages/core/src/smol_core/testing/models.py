@@ -22,7 +22,8 @@ from smol_core.messages import (
     TokenUsage,
     remove_content_after_stop_sequences,
 )
-from smol_core.models.base import Model, ModelCapabilities
+from smol_core.models.base import Model
+from smol_core.models.capabilities import ModelCapabilities
 from smol_core.models.request import ModelRequest
 
 Reply = str | ChatMessage | dict[str, Any] | Exception

@@ -1,0 +1,29 @@
+"""`ModelCapabilities`: what a backend can do natively, declared so the agent adapts instead of guessing.
+
+A model without `stop` support gets its reply cut client-side; one without native tools gets tool calls
+parsed from text (or held to a JSON schema); a small one gets the compact prompt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["ModelCapabilities"]
+
+
+@dataclass(frozen=True)
+class ModelCapabilities:
+    """What a backend can do natively. The agent and the base class work around what it cannot."""
+
+    stop_sequences: bool = True
+    tool_calling: bool = True
+    structured_output: bool = False
+    vision: bool = False
+    streaming: bool = True
+    grammar: bool = False
+    """Takes `grammar=` (a GBNF grammar, as llama.cpp does): then constrained decoding can keep the
+    plain-text action format that small models copy best, instead of JSON."""
+    small: bool = False
+    """A small model (some hundred million parameters) that copies patterns rather than following
+    instructions: agents give it a compact prompt, worked examples picked for the task and, under a
+    grammar, short code blocks that open with the task as a comment."""
