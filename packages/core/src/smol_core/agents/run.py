@@ -18,7 +18,7 @@ import time
 import weakref
 from collections.abc import Generator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from smol_core import instrumentation
 from smol_core.agents import team_membership
@@ -136,7 +136,9 @@ class AgentRun(RunState):
             self.state = {}
             self.task = checkpoint.task
             self.memory.system_prompt = SystemPromptStep(system_prompt=agent.system_prompt)
-            self.memory.steps = list(checkpoint.steps)
+            self.memory.steps = [
+                cast(TaskStep | ActionStep | PlanningStep, step) for step in checkpoint.steps
+            ]
             agent.monitor.reset()
             agent.logger.log_task(
                 content=f"(resumed at step {checkpoint.step_number}) {checkpoint.task.strip()}",
@@ -145,7 +147,9 @@ class AgentRun(RunState):
             )
             agent._prepare_run()
             durable.restore_namespace(agent, checkpoint)
-            return self.deliver(self.events(checkpoint.task, checkpoint.max_steps, None, None))
+            return self.deliver(
+                self.events(checkpoint.task, checkpoint.max_steps or agent.max_steps, None, None)
+            )
         except BaseException:
             self.end()
             raise
