@@ -119,11 +119,11 @@ def test_receive_waits_for_a_message_up_to_its_timeout(transport):
 def test_each_agents_prompt_says_who_it_is_and_whom_it_can_message(transport, action_type):
     from smol_core.monitoring import AgentLogger
     from smol_core.teams import AgentSettings
-    from smol_core.teams.settings import build_agent
+    from smol_core.teams.settings import build_team_agent
 
     tools = [SendMessageTool(transport, 1), ReceiveMessagesTool(transport, 1)]
     settings = AgentSettings(model=ScriptedModel([]), action_type=action_type, instructions="Be brief.")
-    agent = build_agent(1, 3, settings, tools, AgentLogger(level=LogLevel.OFF))
+    agent = build_team_agent(1, 3, settings, tools, AgentLogger(level=LogLevel.OFF))
     prompt = agent.system_prompt
     assert "You are agent 1 of a team of 3 agents (ids 0 to 2)" in prompt
     assert "You can message agents 0, 2 with send_message" in prompt

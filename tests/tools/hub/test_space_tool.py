@@ -115,7 +115,7 @@ def test_argument_check_names_the_argument(gradio_app: str) -> None:
 def test_space_and_hub_by_name_for_the_command_line(gradio_app: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from smol_tool_hub import RemoteCodeNotTrustedError
 
-    from smol_core.cli.smolagent import build_tools
+    from smol_core.agents.settings import tools_from_names as build_tools
 
     with pytest.warns(UserWarning, match="first endpoint"):
         (tool,) = build_tools([f"space:{gradio_app}"])

@@ -9,7 +9,8 @@ import pytest
 from web_standin import Reply, StandInWeb, page
 
 from smol_core import CodeAgent, ToolCallingAgent
-from smol_core.cli.smolagent import build_tools, main
+from smol_core.agents.settings import tools_from_names as build_tools
+from smol_core.cli.smolagent import main
 from smol_core.plugins.hookspecs import hookimpl
 from smol_core.plugins.registry import PluginRegistry, reset_registry
 from smol_core.plugins.specs import ModelSpec

@@ -87,7 +87,7 @@ _EXPORTS: dict[str, str] = {
     "ReceiveMessagesTool": "smol_core.teams.tools",
     "Message": "smol_core.teams.message",
     "Transport": "smol_core.teams.transport",
-    "AgentSettings": "smol_core.teams.settings",
+    "AgentSettings": "smol_core.agents.settings",
     "Team": "smol_core.teams.team",
     "TeamResult": "smol_core.teams.team",
     "run_agents": "smol_core.teams.team",
@@ -264,7 +264,7 @@ if _TYPE_CHECKING:
     from smol_core.serialization import SafeSerializer, SerializationError
     from smol_core.source_code import make_init_file
     from smol_core.teams.message import Message
-    from smol_core.teams.settings import AgentSettings
+    from smol_core.agents.settings import AgentSettings
     from smol_core.teams.team import Team, TeamResult, run_agents
     from smol_core.teams.tools import ReceiveMessagesTool, SendMessageTool
     from smol_core.teams.transport import Transport

@@ -208,24 +208,6 @@ def build_model(args: argparse.Namespace) -> Any:
     return load_model(resolve_model_type(args.model_type), args.model_id, **model_keywords(args))
 
 
-def build_tools(names: Sequence[str]) -> list[Any]:
-    from smol_core.errors import SmolError
-    from smol_core.loading import load_tools
-    from smol_core.plugins.registry import get_registry
-
-    tools: list[Any] = []
-    for entry in names:
-        name, colon, argument = entry.partition(":")
-        spec = get_registry().tool(name)
-        # a one-line error (exit 2), like any other mistake in the command
-        if argument and not spec.parametrized:
-            raise SmolError(f"the tool {name!r} takes no ':argument': give it as --tools {name}")
-        if spec.parametrized and not argument.strip():
-            raise SmolError(f"the tool {name!r} needs an argument: --tools {name}:ARGUMENT")
-        tools.extend(load_tools(name, argument) if colon else load_tools(name))
-    return tools
-
-
 def read_task(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
     """The task from the argument, `-` (standard input) or `--task-file`; an empty task is refused."""
     if args.resume is not None:  # the run being resumed has its task
@@ -347,9 +329,7 @@ def _run(args: argparse.Namespace) -> int:
         # stdout is the answer's alone: whatever a plugin or its SDK prints while the model is built
         # and the run goes (LiteLLM's banners, a library's notices) goes to stderr with the log
         with contextlib.redirect_stdout(sys.stderr):
-            model = build_model(args)
-            tools = build_tools(_split(args.tools))
-            agent = _make_agent(args, model, tools)
+            agent = agent_from_arguments(args)
             # the error that ends the run is this command's last line: the log does not say it first
             agent.logger.caller_reports_run_end = True
             from smol_core.cli.progress import status_line
@@ -390,15 +370,15 @@ def _trace_to_file(path: str | None) -> None:
     os.environ["SMOL_TRACE_FILE"] = os.path.abspath(path)
 
 
-def _team_settings(args: argparse.Namespace, num_agents: int) -> Any:
-    """One agent's settings from the flags, as data: each agent builds its model in its own process."""
-    from smol_core.teams.settings import AgentSettings
+def agent_settings(args: argparse.Namespace) -> Any:
+    """The agent the flags describe, as data (agents/settings.py): the one description the command,
+    `smol ui` and each agent of a team build their agent from."""
+    from smol_core.agents.settings import AgentSettings
 
-    kwargs = model_keywords(args)
     return AgentSettings(
         model_type=resolve_model_type(args.model_type),
         model_id=args.model_id,
-        model_kwargs=kwargs,
+        model_kwargs=model_keywords(args),
         action_type=args.action_type,
         tools=tuple(_split(args.tools)),
         additional_authorized_imports=tuple(_split(args.imports)),
@@ -407,6 +387,11 @@ def _team_settings(args: argparse.Namespace, num_agents: int) -> Any:
         verbosity_level=args.verbosity_level,
         structured=args.structured,
     )
+
+
+def _team_settings(args: argparse.Namespace, num_agents: int) -> Any:
+    """Each agent's settings: the flags' agent, its model built in the agent's own process."""
+    return agent_settings(args)
 
 
 def run_team(args: argparse.Namespace) -> int:
@@ -460,25 +445,11 @@ def smolagent_parser() -> argparse.ArgumentParser:
 
 def agent_from_arguments(args: argparse.Namespace) -> Any:
     """The agent that `smolagent` flags describe (after `check_arguments`): its model, tools, executor."""
-    return _make_agent(args, build_model(args), build_tools(_split(args.tools)))
+    import dataclasses
 
+    from smol_core.agents.settings import build_agent
 
-def _make_agent(args: argparse.Namespace, model: Any, tools: list[Any]) -> Any:
-    common: dict[str, Any] = {"tools": tools, "model": model, "verbosity_level": args.verbosity_level}
-    if args.max_steps is not None:
-        common["max_steps"] = args.max_steps
-    if args.action_type == "tool_calling":
-        from smol_core.agents.tool_calling_agent import ToolCallingAgent
-
-        return ToolCallingAgent(**common)
-    from smol_core.agents.code_agent import CodeAgent
-
-    return CodeAgent(
-        additional_authorized_imports=_split(args.imports),
-        executor_type=args.executor,
-        use_structured_outputs_internally=args.structured,
-        **common,
-    )
+    return build_agent(dataclasses.replace(agent_settings(args), model=build_model(args)))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import sys
 import traceback
 from typing import Any
 
-from smol_core.teams.settings import AgentSettings, build_agent
+from smol_core.teams.settings import AgentSettings, build_team_agent
 
 PR_SET_PDEATHSIG = 1
 MAX_RESULT_BYTES = 4 * 1024 * 1024
@@ -47,7 +47,7 @@ def agent_main(
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     _die_with_parent()
     try:
-        agent = build_agent(agent_id, len(transport.agent_ids()), settings, tools, logger)
+        agent = build_team_agent(agent_id, len(transport.agent_ids()), settings, tools, logger)
         with agent:
             try:
                 result = agent.run(task, max_steps=settings.max_steps, return_full_result=True)
