@@ -6,7 +6,7 @@
 - HELDOUT2_*: a held-out set of each kind, written before the last prompt change and run once.
 
 TWO_STEP_TASKS and TOOL_TASKS were written before any tuning for them, then tuned on; the held-out
-sets were not looked at while tuning. None of these tasks is a worked example of `agents/examples.py`.
+sets were not looked at while tuning. None of these tasks is a worked example of `prompting/examples.py`.
 """
 
 from __future__ import annotations

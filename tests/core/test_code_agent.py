@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from smol_core import ActionStep, AgentGenerationError, CodeAgent, FinalAnswerStep, LogLevel, tool
@@ -254,7 +256,7 @@ def test_structured_outputs_use_a_grammar_when_the_model_decodes_under_one():
 
 
 def test_code_action_grammar_shape():
-    from smol_core.agents.grammar import code_action_grammar, task_comment
+    from smol_core.prompting.grammar import code_action_grammar, task_comment
 
     grammar = code_action_grammar("```py", "```", max_code_lines=5)
     assert grammar.startswith('root ::= "Thought: " thought "\\n" "```py\\n" line{1,5} "```"')
@@ -280,7 +282,7 @@ def test_code_action_grammar_shape():
 
 
 def test_task_comment_is_one_bounded_line():
-    from smol_core.agents.grammar import task_comment
+    from smol_core.prompting.grammar import task_comment
 
     assert task_comment("What is\n 2 + 2?") == "# What is 2 + 2?\n"
     long = task_comment("word " * 200, max_chars=50)
@@ -384,14 +386,20 @@ def test_drafts_that_fail_do_not_vote_and_all_failing_runs_one_reply_in_the_open
 def test_answer_drafts_setting():
     with pytest.raises(ValueError, match="at least 1"):
         CodeAgent(tools=[], model=ScriptedModel([]), answer_drafts=0)
-    assert CodeAgent(tools=[], model=_small(ScriptedModel([])))._drafts_per_step == 3
-    assert CodeAgent(tools=[population], model=_small(ScriptedModel([])))._drafts_per_step == 1
+    assert _drafts(CodeAgent(tools=[], model=_small(ScriptedModel([])))) == 3
+    assert _drafts(CodeAgent(tools=[population], model=_small(ScriptedModel([])))) == 1
     with_tools = CodeAgent(tools=[population], model=_small(ScriptedModel([])))
     with_tools.task = "What is 6 times 7?"  # names nothing a tool is about: computed, and drafted
-    assert with_tools._drafts_per_step == 3
-    assert CodeAgent(tools=[population], model=ScriptedModel([]), answer_drafts=3)._drafts_per_step == 1
-    assert CodeAgent(tools=[], model=ScriptedModel([]))._drafts_per_step == 1
-    assert CodeAgent(tools=[], model=ScriptedModel([]), answer_drafts=5)._drafts_per_step == 5
+    assert _drafts(with_tools) == 3
+    assert _drafts(CodeAgent(tools=[population], model=ScriptedModel([]), answer_drafts=3)) == 1
+    assert _drafts(CodeAgent(tools=[], model=ScriptedModel([]))) == 1
+    assert _drafts(CodeAgent(tools=[], model=ScriptedModel([]), answer_drafts=5)) == 5
+
+
+def _drafts(agent: CodeAgent) -> int:
+    """Answers drafted per step, as the verbose mode line says (none said: one)."""
+    match = re.search(r"(\d+) answer drafts per step", agent.prompting_mode())
+    return int(match.group(1)) if match else 1
 
 
 def test_small_models_with_tools_see_the_tools_and_examples_that_call_them():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from smol_core import CodeAgent, LogLevel
-from smol_core.agents.draft_checks import (
+from smol_core.prompting.draft_checks import (
     echoes_task,
     operations_done,
     task_literals,

@@ -6,10 +6,9 @@ from __future__ import annotations
 import dataclasses
 
 from smol_core import CodeAgent, LogLevel, tool
-from smol_core.agents.examples import rank_examples
-from smol_core.agents.grammar import code_action_grammar
-from smol_core.agents.model_mode import describe_mode
-from smol_core.agents.tool_examples import task_needs_tools, tool_examples
+from smol_core.prompting.examples import rank_examples
+from smol_core.prompting.grammar import code_action_grammar
+from smol_core.prompting.tool_examples import task_needs_tools, tool_examples
 from smol_core.testing import ScriptedModel
 
 
@@ -89,10 +88,10 @@ def test_operations_the_task_does_not_ask_for_move_down() -> None:
 def test_the_mode_and_its_reason_are_said() -> None:
     model = small(ScriptedModel([]))
     model.capabilities_reason = "a test said so"  # type: ignore[attr-defined]
-    line = describe_mode(CodeAgent(tools=[], model=model, verbosity_level=LogLevel.OFF))
+    line = CodeAgent(tools=[], model=model, verbosity_level=LogLevel.OFF).prompting_mode()
     assert line.startswith("Model mode: small-model prompt") and "GBNF" in line
     assert "3 answer drafts" in line and "because: a test said so" in line
-    generic = describe_mode(CodeAgent(tools=[], model=ScriptedModel([]), verbosity_level=LogLevel.OFF))
+    generic = CodeAgent(tools=[], model=ScriptedModel([]), verbosity_level=LogLevel.OFF).prompting_mode()
     assert "generic prompt" in generic and "unconstrained" in generic
 
 
@@ -205,6 +204,6 @@ def test_a_task_with_one_call_keeps_single_call_examples() -> None:
 def test_the_mode_line_says_whether_the_tools_are_used() -> None:
     agent = CodeAgent(tools=[get_price], model=small(ScriptedModel([])), verbosity_level=LogLevel.OFF)
     agent.task = "How much does a fig cost?"
-    assert "each block calling a tool first" in describe_mode(agent)
+    assert "each block calling a tool first" in agent.prompting_mode()
     agent.task = "What is 6 times 7?"
-    assert "no tool call (the task names nothing the tools are about)" in describe_mode(agent)
+    assert "no tool call (the task names nothing the tools are about)" in agent.prompting_mode()

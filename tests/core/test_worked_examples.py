@@ -5,8 +5,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from smol_core.agents.examples import WORKED_EXAMPLES, WorkedExample, select_examples
-from smol_core.agents.grammar import code_action_grammar
+from smol_core.prompting.examples import WORKED_EXAMPLES, WorkedExample, select_examples
+from smol_core.prompting.grammar import code_action_grammar
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "agent_default_model.py"
 

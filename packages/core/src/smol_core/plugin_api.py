@@ -86,7 +86,7 @@ _EXPORTS: dict[str, str] = {
     "tool_call_schema": "smol_core.models.schema_tool_calls",
     "tools_prompt": "smol_core.models.schema_tool_calls",
     "with_system_note": "smol_core.models.schema_tool_calls",
-    "code_action_grammar": "smol_core.agents.grammar",
+    "code_action_grammar": "smol_core.prompting.grammar",
     # messages
     "ChatMessage": "smol_core.messages",
     "ChatMessageStreamDelta": "smol_core.messages",
@@ -231,9 +231,6 @@ if _TYPE_CHECKING:
     from smol_core.agents.events import (
         ActionOutput as ActionOutput,
         ToolOutput as ToolOutput,
-    )
-    from smol_core.agents.grammar import (
-        code_action_grammar as code_action_grammar,
     )
     from smol_core.agents.multi_step import (
         MultiStepAgent as MultiStepAgent,
@@ -392,6 +389,9 @@ if _TYPE_CHECKING:
         ToolSpec as ToolSpec,
         TransportSpec as TransportSpec,
         lazy as lazy,
+    )
+    from smol_core.prompting.grammar import (
+        code_action_grammar as code_action_grammar,
     )
     from smol_core.teams.errors import (
         MessageRefusedError as MessageRefusedError,

@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-import ast
 import json
-from collections import Counter
 from collections.abc import Callable, Generator, Iterable
-from dataclasses import dataclass
 from typing import Any, cast
 
 from smol_core import instrumentation
 from smol_core.agent_types import AgentImage, handle_agent_output_types
 from smol_core.agents.assignment_check import check_no_tool_rebinding
-from smol_core.agents.draft_checks import draft_rank
 from smol_core.agents.error_heading import with_failing_line
 from smol_core.agents.events import ActionOutput
-from smol_core.agents.examples import WorkedExample, example_sets
-from smol_core.agents.grammar import code_action_grammar, task_comment
-from smol_core.agents.model_mode import describe_mode
 from smol_core.agents.multi_step import MultiStepAgent, StreamEvent
 from smol_core.agents.parsing import (
     as_text,
@@ -27,28 +20,23 @@ from smol_core.agents.parsing import (
     truncate_content,
 )
 from smol_core.agents.prompts import (
-    COMPACT_TOOLS_SECTION,
     PromptTemplates,
     code_agent_templates,
     compact_code_agent_templates,
     populate_template,
 )
 from smol_core.agents.run_state import RunState, current_run
-from smol_core.agents.tool_examples import task_needs_tools, tool_examples
 from smol_core.agents.tool_wrappers import managed_agent_callable, tool_callable
 from smol_core.errors import AgentExecutionError, AgentGenerationError, AgentParsingError
 from smol_core.executors.base import BASE_BUILTIN_MODULES, CodeOutput, InterpreterError, PythonExecutor
 from smol_core.executors.seed_support import fix_final_answer_code
-from smol_core.memory import ActionStep, TaskStep, ToolCall
-from smol_core.messages import (
-    ChatMessage,
-    ChatMessageStreamDelta,
-    MessageRole,
-    TokenUsage,
-    agglomerate_stream_deltas,
-)
+from smol_core.memory import ActionStep, ToolCall
+from smol_core.messages import ChatMessage, ChatMessageStreamDelta, agglomerate_stream_deltas
 from smol_core.models.base import Model
 from smol_core.monitoring import LogLevel
+from smol_core.prompting.drafts import Draft, DraftVote
+from smol_core.prompting.mode import ActionFormat
+from smol_core.prompting.strategy import PromptFacts, PromptingStrategy, strategy_for
 from smol_core.tools.tool import Tool
 
 CODEAGENT_RESPONSE_FORMAT: dict[str, Any] = {
@@ -81,6 +69,9 @@ class CodeAgent(MultiStepAgent):
     vote on (self-consistency). None: 3 for a small model without tools (`ModelCapabilities.small`),
     1 otherwise. It needs `stream_outputs=False` and applies only to agents without tools, whose
     code only computes.
+
+    How the model is prompted (compact prompt, worked examples, grammar, drafts) is the business of
+    its prompting strategy (`prompting`, from `smol_core.prompting`); the agent asks it.
     """
 
     def __init__(
@@ -103,7 +94,6 @@ class CodeAgent(MultiStepAgent):
         if answer_drafts is not None and answer_drafts < 1:
             raise ValueError(f"answer_drafts must be at least 1, got {answer_drafts}")
         self.answer_drafts = answer_drafts
-        self._example_set = 0
         self.additional_authorized_imports = list(additional_authorized_imports or [])
         self.authorized_imports = sorted(set(BASE_BUILTIN_MODULES) | set(self.additional_authorized_imports))
         self.max_print_outputs_length = max_print_outputs_length
@@ -152,46 +142,36 @@ class CodeAgent(MultiStepAgent):
     @property
     def _json_actions(self) -> bool:
         """Structured outputs as JSON `{thought, code}`, unless the model decodes under a grammar,
-        which keeps the plain-text format (see `agents/grammar.py`)."""
+        which keeps the plain-text format (see `prompting/grammar.py`)."""
         return self.use_structured_outputs_internally and not self.model.capabilities.grammar
 
     @property
-    def _small_model(self) -> bool:
-        """A small model with our own prompt: compact prompt, worked examples, short blocks."""
-        return self.model.capabilities.small and not self._custom_system_prompt
+    def prompting(self) -> PromptingStrategy:
+        """How this agent prompts its model (`smol_core.prompting`): chosen from the model's
+        capabilities as known now (a server may report them late), and the generic one whenever
+        the user gave their own system prompt, which was written for the generic format."""
+        return strategy_for(self.model, custom_system_prompt=self._custom_system_prompt)
 
-    @property
-    def _answers_directly(self) -> bool:
-        """Each block ends by answering: nothing to observe (no tools but final_answer, no team), or
-        a small model whose task names nothing its tools are about (`tool_examples.task_needs_tools`):
-        shown examples that call tools, a 135M model calls one for "What is 17 times 23?" too."""
-        if self.managed_agents:
-            return False
-        if set(self.tools) == {"final_answer"}:
-            return True
-        task = self.task  # no task yet: nothing to judge by, so the tools stay in view
-        return self._small_model and bool(task) and not task_needs_tools(task or "", self.tools.values())
+    def _prompt_facts(self) -> PromptFacts:
+        """What the prompting strategy is told of this agent, with each question."""
+        return PromptFacts(
+            tools=self.tools,
+            team=bool(self.managed_agents),
+            task=self.task,
+            code_block_tags=self.code_block_tags,
+            answer_drafts=self.answer_drafts,
+        )
 
-    @property
-    def _calls_tools_then_answers(self) -> bool:
-        """A small model with tools (no team): each block calls a tool first and ends by answering
-        with what it returned, after worked examples made from the tools (`agents/tool_examples.py`):
-        a 135M model rarely comes back to an observation in a later step."""
-        return self._small_model and not self._answers_directly and not self.managed_agents
-
-    @property
-    def _drafts_per_step(self) -> int:
-        """How many answers to draft per step (see `_best_draft`): only for agents that answer
-        directly (a draft that names a tool is not run: its effects would repeat); `answer_drafts`,
-        or by default 3 for a small model, where it was measured to help, and 1 (no drafting) else."""
-        if not self._answers_directly:
-            return 1
-        if self.answer_drafts is not None:
-            return self.answer_drafts
-        return DEFAULT_ANSWER_DRAFTS if self._small_model else 1
+    def prompting_mode(self) -> str:
+        """The line verbose output starts each run with: how the model is prompted, and why."""
+        actions: ActionFormat = (
+            "json" if self._json_actions else "grammar" if self.use_structured_outputs_internally else "free"
+        )
+        reason = getattr(self.model, "capabilities_reason", None)
+        return self.prompting.describe(self._prompt_facts(), actions, reason)
 
     def default_prompt_templates(self) -> PromptTemplates:
-        return compact_code_agent_templates() if self._small_model else code_agent_templates()
+        return compact_code_agent_templates() if self.prompting.compact_prompt else code_agent_templates()
 
     def _wants_python_interpreter_tool(self) -> bool:
         return False
@@ -232,16 +212,8 @@ class CodeAgent(MultiStepAgent):
 
     def initialize_system_prompt(self) -> str:
         tools = "\n\n".join(tool.to_code_prompt() for tool in self.tools.values())
+        tools = self.prompting.tools_section(self._prompt_facts(), tools)
         opening, closing = self.code_block_tags
-        if self._small_model:  # final_answer alone is in the prompt's one sentence already
-            tools = (
-                ""
-                if self._answers_directly
-                else populate_template(
-                    COMPACT_TOOLS_SECTION,
-                    {"tools": tools, "code_block_opening_tag": opening, "code_block_closing_tag": closing},
-                )
-            )
         imports = "any module" if "*" in self.authorized_imports else ", ".join(self.authorized_imports)
         instructions = self._custom_instructions()
         if self._json_actions:
@@ -265,7 +237,7 @@ class CodeAgent(MultiStepAgent):
         return populate_template(template, variables)
 
     def _prepare_run(self) -> None:
-        self.logger.print(describe_mode(self), level=LogLevel.INFO)
+        self.logger.print(self.prompting_mode(), level=LogLevel.INFO)
         executor = self.python_executor
         executor.send_variables(self.state)
         callables: dict[str, Any] = {
@@ -277,8 +249,11 @@ class CodeAgent(MultiStepAgent):
 
     # --- one step ----------------------------------------------------------------------------
 
-    def _generate(self, memory_step: ActionStep) -> Generator[StreamEvent, None, ChatMessage]:
-        messages = self.write_memory_to_messages()
+    def _generate(
+        self, memory_step: ActionStep, messages: list[ChatMessage] | None = None
+    ) -> Generator[StreamEvent, None, ChatMessage]:
+        """One reply of the model to `messages` (by default the memory as `write_memory_to_messages` gives it)."""
+        messages = self.write_memory_to_messages() if messages is None else messages
         memory_step.model_input_messages = messages
         stop_sequences = ["Observation:", "Calling tools:"]
         if self.code_block_tags[1] not in self.code_block_tags[0]:
@@ -288,7 +263,7 @@ class CodeAgent(MultiStepAgent):
             extra["response_format"] = CODEAGENT_RESPONSE_FORMAT
             stop_sequences = []
         elif self.use_structured_outputs_internally:
-            extra["grammar"] = self._action_grammar()
+            extra["grammar"] = self.prompting.action_grammar(self._prompt_facts())
         extra.update(self._grammar_keywords())  # the user's grammar= wins
         try:
             if self.stream_outputs:
@@ -303,53 +278,21 @@ class CodeAgent(MultiStepAgent):
                 f"The model failed to generate a reply: {error}", self.logger
             ) from error
 
-    def _action_grammar(self) -> str:
-        if not self._small_model:
-            return code_action_grammar(*self.code_block_tags, require_final_answer=self._answers_directly)
-        # Small models: no thought line (it mostly misreads the task), the task as the block's first
-        # line, and for tool-less agents at most one line before the answer (and a print): measured on
-        # SmolLM2-135M (bench/agent_default_model.py), every longer block drifted into wrong code.
-        if self._calls_tools_then_answers:
-            return code_action_grammar(
-                *self.code_block_tags,
-                thought_prefix=None,
-                require_final_answer=True,
-                max_code_lines=4,
-                preamble=task_comment(self.task or ""),
-                first_call=[name for name in self.tools if name != "final_answer"],
-            )
-        return code_action_grammar(
-            *self.code_block_tags,
-            thought_prefix=None,
-            require_final_answer=self._answers_directly,
-            max_code_lines=3 if self._answers_directly else 20,
-            preamble=task_comment(self.task or ""),
-        )
-
     def write_memory_to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
+        return self._messages(summary_mode)
+
+    def _messages(self, summary_mode: bool = False, example_set: int = 0) -> list[ChatMessage]:
+        """The memory as messages, with the strategy's worked examples (`example_set`: another
+        choice of them for each drafted answer) as earlier turns, right after the system prompt."""
         messages = super().write_memory_to_messages(summary_mode=summary_mode)
-        if self._small_model and self._answers_directly and not summary_mode and self.task:
-            messages[1:1] = self._worked_example_messages(self.task)
-        elif self._calls_tools_then_answers and not summary_mode and self.task:
-            messages[1:1] = self._example_turns(tool_examples(self.task, self.tools.values()))
-        return messages
-
-    def _worked_example_messages(self, task: str) -> list[ChatMessage]:
-        """Earlier turns showing how tasks like this one are solved (see `agents/examples.py`)."""
-        return self._example_turns(example_sets(task, sets=self._example_set + 1, count=3)[self._example_set])
-
-    def _example_turns(self, examples: Iterable[WorkedExample]) -> list[ChatMessage]:
-        opening, closing = self.code_block_tags
-        messages: list[ChatMessage] = []
-        for example in examples:
-            reply = f"{opening}\n{task_comment(example.task)}{example.code}\n{closing}"
-            messages += TaskStep(task=example.task).to_messages()  # worded as the real task will be
-            messages.append(ChatMessage(MessageRole.ASSISTANT, [{"type": "text", "text": reply}]))
+        if not summary_mode:
+            messages[1:1] = self.prompting.example_messages(self._prompt_facts(), example_set)
         return messages
 
     def _step_stream(self, memory_step: ActionStep) -> Generator[StreamEvent]:
-        if self._drafts_per_step > 1 and not self.stream_outputs:
-            draft = self._best_draft(memory_step)
+        drafts = self.prompting.drafts_per_step(self._prompt_facts())
+        if drafts > 1 and not self.stream_outputs:
+            draft = self._best_draft(memory_step, drafts)
             if draft is not None:
                 code = self._take_reply(memory_step, draft.message)
                 yield self._tool_call_for(memory_step, code)
@@ -420,73 +363,35 @@ class CodeAgent(MultiStepAgent):
         memory_step.action_output = output.output
         return ActionOutput(output=output.output, is_final_answer=output.is_final_answer)
 
-    def _best_draft(self, memory_step: ActionStep) -> _Draft | None:
-        """Draft several answers, each from other worked examples, and keep the one most reach.
-
-        Self-consistency for small models: one wrong operation (`%` for "divided by") decides a
-        greedy reply, and a different context often avoids it while a right answer tends to recur.
-        Only for agents that answer directly (no tools but final_answer): each draft is pure
-        computation ending in final_answer, so running the losing ones has no effect outside the
-        executor. Drafts that fail to parse or to run, or end without an answer, do not vote; with no
-        answer at all, None (the step then runs one reply the usual way, so the error is recorded).
-        """
-        drafts: list[_Draft] = []
-        dropped: dict[int, str] = {}  # draft number -> why it did not vote, said in the vote's line
-        input_tokens = output_tokens = 0
-        for index in range(self._drafts_per_step):
-            self._example_set = index
-            try:
-                message = self._generate_quietly(memory_step)
-            finally:
-                self._example_set = 0
-            if message.token_usage is not None:
-                input_tokens += message.token_usage.input_tokens
-                output_tokens += message.token_usage.output_tokens
+    def _best_draft(self, memory_step: ActionStep, count: int) -> Draft | None:
+        """Draft `count` answers, each from other worked examples, and keep the one most reach
+        (`prompting/drafts.py`). Only for agents that answer directly (no tools but final_answer):
+        each draft is pure computation ending in final_answer, so running the losing ones has no
+        effect outside the executor. With no answer at all, None (the step then runs one reply the
+        usual way, so the error is recorded)."""
+        vote = DraftVote(count, self.task or "", list(self.tools))
+        for number in range(1, count + 1):
+            message = self._generate_quietly(memory_step, self._messages(example_set=number - 1))
+            vote.count_tokens(message)
             try:
                 code = self._parse_code(self._reply_text(message))
-                if self._calls_a_tool(code):
-                    dropped[index + 1] = (
-                        "calls a tool"  # drafts run for their answer alone: a tool's effects would repeat
-                    )
+                if vote.calls_a_tool(code):
+                    vote.drop(number, "calls a tool")
                     continue
                 output = self._execute(code)
             except AgentParsingError:
-                dropped[index + 1] = "no code"
+                vote.drop(number, "no code")
                 continue
             except InterpreterError as error:
-                dropped[index + 1] = _first_line(error)
+                vote.drop_failed(number, error)
                 continue
-            if output.is_final_answer:
-                rank = draft_rank(output.output, code, self.task or "")
-                drafts.append(_Draft(message, output, memory_step.model_input_messages, rank, index + 1))
-            else:
-                dropped[index + 1] = "no final_answer"
-        if not drafts:
+            vote.add(number, message, code, output, memory_step.model_input_messages)
+        winner = vote.winner()
+        if winner is None:
             return None
-        best = max(draft.rank for draft in drafts)
-        voters = [draft for draft in drafts if draft.rank == best]  # see `agents/draft_checks.py`
-        for draft in drafts:
-            if draft.rank != best:
-                dropped[draft.number] = f"{draft.key}: {_ranked_lower(draft.rank, best)}"
-        votes = Counter(draft.key for draft in voters)
-        winner = max(voters, key=lambda draft: votes[draft.key])  # ties: the first drafted wins
-        why = "".join(f"; dropped draft {number} ({reason})" for number, reason in sorted(dropped.items()))
-        self.logger.print(
-            f"Drafted {self._drafts_per_step} answers: {', '.join(d.key for d in voters)}; kept {winner.key}{why}",
-            level=LogLevel.INFO,
-        )
-        winner.message.token_usage = TokenUsage(input_tokens, output_tokens)
+        self.logger.print(vote.line(winner), level=LogLevel.INFO)
         memory_step.model_input_messages = winner.prompt
         return winner
-
-    def _calls_a_tool(self, code: str) -> bool:
-        """Whether `code` names one of the agent's tools besides final_answer."""
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
-            return False  # the executor reports it
-        tools = set(self.tools) - {"final_answer"}
-        return any(isinstance(node, ast.Name) and node.id in tools for node in ast.walk(tree))
 
     def _execute(self, code: str) -> CodeOutput:
         """Run `code` in the executor, once it is checked not to rebind a tool's or a team member's
@@ -494,8 +399,8 @@ class CodeAgent(MultiStepAgent):
         check_no_tool_rebinding(code, [*self.tools, *self.managed_agents])
         return self.python_executor(code)
 
-    def _generate_quietly(self, memory_step: ActionStep) -> ChatMessage:
-        generation = self._generate(memory_step)
+    def _generate_quietly(self, memory_step: ActionStep, messages: list[ChatMessage]) -> ChatMessage:
+        generation = self._generate(memory_step, messages)
         try:
             while True:
                 next(generation)  # nothing streams here (drafting is off with stream_outputs)
@@ -548,9 +453,6 @@ class CodeAgent(MultiStepAgent):
         return self
 
 
-DEFAULT_ANSWER_DRAFTS = 3
-
-
 def _record_code_output(scope: Any, output: CodeOutput) -> None:
     """What the code did, on its span (content: recorded only if the user opted in)."""
     if scope is instrumentation.NO_SPAN:
@@ -558,44 +460,6 @@ def _record_code_output(scope: Any, output: CodeOutput) -> None:
     scope.set("code.final_answer", output.is_final_answer)
     scope.set("code.logs", output.logs)
     scope.set("output", output.output)
-
-
-def _first_line(error: BaseException) -> str:
-    """An error as a few words for the vote's line: the code's own error (a traceback's last line),
-    or the error's type and the first line of its message."""
-    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
-    if not lines:
-        return type(error).__name__
-    if lines[0].startswith("Traceback"):
-        return lines[-1][:100]
-    return f"{type(error).__name__}: {lines[0][:80]}"
-
-
-def _ranked_lower(rank: tuple[int, ...], best: tuple[int, ...]) -> str:
-    """Why the checks put a draft below the best (`agents/draft_checks.draft_rank`'s order)."""
-    reasons = ("it repeats the task", "not the kind of answer asked", "does fewer of the task's operations")
-    for position, reason in enumerate(reasons):
-        if position < len(rank) and rank[position] != best[position]:
-            return reason
-    return "ranked lower"
-
-
-@dataclass
-class _Draft:
-    message: ChatMessage
-    output: CodeOutput
-    prompt: list[ChatMessage] | None  # what this draft was generated from
-    rank: tuple[int, ...]  # how well it fits the task, before any vote (`agents/draft_checks.py`)
-    number: int = 0  # its place among the step's drafts, from 1, as the vote's line names it
-
-    @property
-    def key(self) -> str:
-        """What votes are counted on: the answer's repr, with 12.0 counted as 12 (a draft that
-        divides and one that multiplies back agree on the number)."""
-        value = self.output.output
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        return repr(value)
 
 
 def _code_block_tags(tags: tuple[str, str] | str | None) -> tuple[str, str]:

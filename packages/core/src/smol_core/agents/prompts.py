@@ -126,17 +126,11 @@ Rules:
 Now begin!"""
 
 # For small models (`ModelCapabilities.small`): a few hundred tokens of rules and examples drown a
-# model of 135M parameters; worked examples picked for the task (`agents/examples.py`) teach it more.
+# model of 135M parameters; worked examples picked for the task (`prompting/examples.py`) teach it more.
 COMPACT_CODE_SYSTEM_PROMPT = """\
 You solve tasks by writing Python code. Reply with the code in a block. End the code with \
 final_answer(result).{{tools}}{{managed_agents}}
 {{custom_instructions}}"""
-
-COMPACT_TOOLS_SECTION = """
-You can call these Python functions; print() what you need to see:
-{{code_block_opening_tag}}
-{{tools}}
-{{code_block_closing_tag}}"""
 
 TOOL_CALLING_SYSTEM_PROMPT = """\
 You solve tasks by calling tools, step by step. In each step write a short thought, then one tool call as JSON:

@@ -3,7 +3,7 @@
 With no `model_id` it runs the embedded default, SmolLM2-135M-Instruct, which needs no network and no
 key. Replies can be constrained three ways, all enforced while sampling (so they always hold):
 - `response_format` (OpenAI style, a JSON schema): what `use_structured_outputs_internally` sends;
-- `grammar=` a raw GBNF grammar (`smol_core.agents.grammar.code_action_grammar` gives the code-agent format);
+- `grammar=` a raw GBNF grammar (`smol_core.prompting.grammar.code_action_grammar` gives the code-agent format);
 - tools: a reply is constrained to `{"name": <one of the tools>, "arguments": <its schema>}`, which
   gives tool calling to every model whatever its chat template knows.
 """

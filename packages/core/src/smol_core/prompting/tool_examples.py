@@ -1,4 +1,4 @@
-"""Worked examples that call the agent's own tools, for small models (see `agents/examples.py`).
+"""Worked examples that call the agent's own tools, for small models (see `prompting/examples.py`).
 
 A model of a hundred million parameters copies the nearest pattern. Shown only arithmetic, it answers
 "What is the temperature in Oslo?" with a number it makes up; shown a fixed example that calls some
@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from smol_core.agents.examples import WorkedExample
+from smol_core.prompting.examples import WorkedExample
 
 _VERBS = re.compile(
     r"^(gets?|returns?|fetch(es)?|looks? up|finds?|retrieves?|gives?|tells?|computes?|calculates?)\s+",
@@ -40,7 +40,7 @@ def task_needs_tools(task: str, tools: Iterable[Any]) -> bool:
     """Whether `task` names something one of `tools` is about: a word of the task (synonyms folded)
     in a tool's name, description or argument names.
 
-    For small models only (`CodeAgent._answers_directly`): shown examples that call the tools, a
+    For small models only (`SmallModelPrompting.answers_directly`): shown examples that call the tools, a
     135M model calls one whatever the task ("What is 17 times 23?" became `get_population(23) * 17`).
     A task that shares no word with any tool is computed directly instead. A task worded unlike
     the tool it needs misses the tool; a capable model never goes through this guess.

@@ -1,4 +1,4 @@
-"""Which drafted answers fit the task: for the answer drafting of small models (`CodeAgent._best_draft`).
+"""Which drafted answers fit the task: for the answer drafting of small models (`prompting/drafts.py`).
 
 Drafting votes among several answers, but a 135M model's drafts often agree on the same mistake:
 one operation of the task left out ("Reverse 'abc' and convert it to upper case" answered with

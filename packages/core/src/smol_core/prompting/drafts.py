@@ -1,0 +1,137 @@
+"""The vote among a step's drafted answers, for small models (`SmallModelPrompting.drafts_per_step`).
+
+Self-consistency: one wrong operation (`%` for "divided by") decides a greedy reply, and a different
+context (other worked examples) often avoids it while a right answer tends to recur. The agent drafts
+and runs each answer; this module keeps the score: drafts that fail to parse or to run, call a tool
+(their effects would repeat), or end without an answer do not vote; the others are ranked by the
+checks of `prompting/draft_checks.py`, only the best-ranked vote, and the most common answer wins.
+The vote's line says which drafts were dropped, and why.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from smol_core.executors.base import CodeOutput
+from smol_core.messages import ChatMessage, TokenUsage
+from smol_core.prompting.draft_checks import draft_rank
+
+__all__ = ["Draft", "DraftVote"]
+
+
+@dataclass
+class Draft:
+    message: ChatMessage
+    output: CodeOutput
+    prompt: list[ChatMessage] | None  # what this draft was generated from
+    rank: tuple[int, ...]  # how well it fits the task, before any vote (`prompting/draft_checks.py`)
+    number: int = 0  # its place among the step's drafts, from 1, as the vote's line names it
+
+    @property
+    def key(self) -> str:
+        """What votes are counted on: the answer's repr, with 12.0 counted as 12 (a draft that
+        divides and one that multiplies back agree on the number)."""
+        value = self.output.output
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return repr(value)
+
+
+@dataclass
+class DraftVote:
+    """The drafts of one step, as they come: counted, dropped with a reason, or kept to vote."""
+
+    count: int  # how many answers the step drafts
+    task: str
+    tools: Iterable[str]  # the agent's tool names, final_answer included
+    drafts: list[Draft] = field(default_factory=list)
+    dropped: dict[int, str] = field(default_factory=dict)  # draft number -> why it did not vote
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def count_tokens(self, message: ChatMessage) -> None:
+        """Every draft's tokens are the step's, whichever wins."""
+        if message.token_usage is not None:
+            self.input_tokens += message.token_usage.input_tokens
+            self.output_tokens += message.token_usage.output_tokens
+
+    def calls_a_tool(self, code: str) -> bool:
+        """Whether `code` names one of the agent's tools besides final_answer: drafts run for their
+        answer alone, so such a draft is not run."""
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            return False  # the executor reports it
+        tools = set(self.tools) - {"final_answer"}
+        return any(isinstance(node, ast.Name) and node.id in tools for node in ast.walk(tree))
+
+    def drop(self, number: int, reason: str) -> None:
+        self.dropped[number] = reason
+
+    def drop_failed(self, number: int, error: BaseException) -> None:
+        self.dropped[number] = _first_line(error)
+
+    def add(
+        self,
+        number: int,
+        message: ChatMessage,
+        code: str,
+        output: CodeOutput,
+        prompt: list[ChatMessage] | None,
+    ) -> None:
+        """A draft that ran: it votes if it gave an answer."""
+        if output.is_final_answer:
+            self.drafts.append(
+                Draft(message, output, prompt, draft_rank(output.output, code, self.task), number)
+            )
+        else:
+            self.dropped[number] = "no final_answer"
+
+    def winner(self) -> Draft | None:
+        """The most common answer among the best-ranked drafts (ties: the first drafted), with all
+        drafts' tokens as its usage; None if no draft gave an answer."""
+        if not self.drafts:
+            return None
+        voters = self._voters()
+        votes = Counter(draft.key for draft in voters)
+        winner = max(voters, key=lambda draft: votes[draft.key])
+        winner.message.token_usage = TokenUsage(self.input_tokens, self.output_tokens)
+        return winner
+
+    def line(self, winner: Draft) -> str:
+        """`Drafted 3 answers: 391, 391; kept 391; dropped draft 2 (ZeroDivisionError: ...)`."""
+        best = max(draft.rank for draft in self.drafts)
+        dropped = dict(self.dropped)
+        for draft in self.drafts:
+            if draft.rank != best:
+                dropped[draft.number] = f"{draft.key}: {_ranked_lower(draft.rank, best)}"
+        why = "".join(f"; dropped draft {number} ({reason})" for number, reason in sorted(dropped.items()))
+        voters = ", ".join(draft.key for draft in self._voters())
+        return f"Drafted {self.count} answers: {voters}; kept {winner.key}{why}"
+
+    def _voters(self) -> list[Draft]:
+        best = max(draft.rank for draft in self.drafts)
+        return [draft for draft in self.drafts if draft.rank == best]
+
+
+def _first_line(error: BaseException) -> str:
+    """An error as a few words for the vote's line: the code's own error (a traceback's last line),
+    or the error's type and the first line of its message."""
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    if not lines:
+        return type(error).__name__
+    if lines[0].startswith("Traceback"):
+        return lines[-1][:100]
+    return f"{type(error).__name__}: {lines[0][:80]}"
+
+
+def _ranked_lower(rank: tuple[int, ...], best: tuple[int, ...]) -> str:
+    """Why the checks put a draft below the best (`draft_checks.draft_rank`'s order)."""
+    reasons = ("it repeats the task", "not the kind of answer asked", "does fewer of the task's operations")
+    for position, reason in enumerate(reasons):
+        if position < len(rank) and rank[position] != best[position]:
+            return reason
+    return "ranked lower"
