@@ -3,12 +3,15 @@
 The real llama.cpp server covers the ordinary paths; this one answers exactly what a test scripts
 (a tool call, a 429 with `Retry-After`, a 400 refusing `stop`, a stream of tool-call pieces, a body
 cut short, a dropped connection, a server that never answers) and records each request and when it
-came, so the client's handling of those replies is tested deterministically.
+came, so the client's handling of those replies is tested deterministically. A completion asked for
+as a stream is sent as the chunks that spell it (`as_chunks`); `default` answers when the script
+has run out (a plain completion unless set).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -52,6 +55,22 @@ def chunk(
     return body
 
 
+def as_chunks(reply: dict[str, Any]) -> list[dict[str, Any]]:
+    """A completion as OpenAI streams it: the role, the text in word-sized pieces, each tool call,
+    the finish reason, then the usage."""
+    choice = reply["choices"][0] if reply.get("choices") else {"message": {}, "finish_reason": "stop"}
+    message = choice["message"]
+    content = message.get("content") or ""
+    pieces = [chunk({"role": "assistant", "content": ""})]
+    pieces += [chunk({"content": word}) for word in re.findall(r"\S+\s*|\s+", content)]
+    for index, call in enumerate(message.get("tool_calls") or []):
+        pieces.append(chunk({"tool_calls": [{"index": index, **call}]}))
+    pieces.append(chunk({}, finish_reason=choice.get("finish_reason") or "stop"))
+    if reply.get("usage"):
+        pieces.append(chunk(usage=reply["usage"]))
+    return pieces
+
+
 @dataclass
 class Error:
     status: int
@@ -79,6 +98,7 @@ class Silent:
 @dataclass
 class Stub:
     replies: list[Any] = field(default_factory=list)
+    default: Any = field(default_factory=completion)
     requests: list[dict[str, Any]] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
     url: str = ""
@@ -109,9 +129,12 @@ def start_stub(*replies: Any) -> Stub:
             pass
 
         def do_POST(self) -> None:
-            stub.requests.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            stub.requests.append(body)
             stub.times.append(time.monotonic())
-            reply = stub.replies.pop(0) if stub.replies else completion()
+            reply = stub.replies.pop(0) if stub.replies else stub.default
+            if isinstance(reply, dict) and "choices" in reply and body.get("stream"):
+                reply = as_chunks(reply)
             if isinstance(reply, Error):
                 body = json.dumps({"error": {"message": reply.message}})
                 self._send(reply.status, "application/json", body, reply.headers)

@@ -3,13 +3,15 @@
 Bedrock lives in a cloud, so the tests run boto3 for real (serialisation, SigV4 signing, error
 parsing, event-stream decoding) against this server through `endpoint_url=`. It speaks the Converse
 JSON and writes `converse-stream` replies in AWS's binary event-stream framing (prelude, headers,
-payload, two CRC32s). Replies are scripted per test; every request is recorded for assertions.
+payload, two CRC32s). Replies are scripted per test (a Converse reply asked for as a stream is sent
+as the events that spell it); every request is recorded for assertions.
 """
 
 from __future__ import annotations
 
 import binascii
 import json
+import re
 import struct
 import threading
 from dataclasses import dataclass, field
@@ -69,12 +71,18 @@ class StandInBedrock:
     replies: list[Any] = field(default_factory=list)
     requests: list[Recorded] = field(default_factory=list)
     url: str = ""
+    default: Any = None
+    """What to answer when `replies` has run out (`text_reply("ok")` unless set)."""
+    honours_stops: bool = False
+    """Cut replies at the request's `stopSequences`, as Bedrock does (off: an overrun to guard against)."""
 
     def reply(self, *replies: Any) -> None:
         self.replies.extend(replies)
 
     def next_reply(self) -> Any:
-        return self.replies.pop(0) if self.replies else text_reply("ok")
+        if self.replies:
+            return self.replies.pop(0)
+        return text_reply("ok") if self.default is None else self.default
 
 
 def text_reply(
@@ -96,6 +104,44 @@ def stream_reply(*frames: bytes) -> list[bytes]:
     return list(frames)
 
 
+def stopped_at(reply: Any, stops: list[str]) -> Any:
+    """A Converse reply's text cut before the first of `stops`, as Bedrock stops generating there."""
+    if not stops or not isinstance(reply, dict) or "output" not in reply:
+        return reply
+    reply = json.loads(json.dumps(reply))
+    for block in reply["output"].get("message", {}).get("content", []):
+        if "text" in block:
+            cuts = [block["text"].find(stop) for stop in stops if stop in block["text"]]
+            if cuts:
+                block["text"] = block["text"][: min(cuts)]
+                reply["stopReason"] = "stop_sequence"
+    return reply
+
+
+def frames_of(reply: dict[str, Any]) -> list[bytes]:
+    """A Converse reply as `converse-stream` sends it: text in word-sized deltas, each `toolUse` as a
+    block of its own, the stop reason, then the usage."""
+    frames = [event("messageStart", {"role": "assistant"})]
+    blocks = reply.get("output", {}).get("message", {}).get("content", [])
+    for index, block in enumerate(blocks):
+        if "text" in block:
+            for word in re.findall(r"\S+\s*|\s+", block["text"]):
+                frames.append(
+                    event("contentBlockDelta", {"contentBlockIndex": index, "delta": {"text": word}})
+                )
+        elif "toolUse" in block:
+            use = block["toolUse"]
+            start = {"toolUse": {"toolUseId": use["toolUseId"], "name": use["name"]}}
+            frames.append(event("contentBlockStart", {"contentBlockIndex": index, "start": start}))
+            delta = {"toolUse": {"input": json.dumps(use.get("input", {}))}}
+            frames.append(event("contentBlockDelta", {"contentBlockIndex": index, "delta": delta}))
+        frames.append(event("contentBlockStop", {"contentBlockIndex": index}))
+    frames.append(event("messageStop", {"stopReason": reply.get("stopReason", "end_turn")}))
+    if "usage" in reply:
+        frames.append(event("metadata", {"usage": reply["usage"], "metrics": {"latencyMs": 1}}))
+    return frames
+
+
 def _handler(state: StandInBedrock) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:
@@ -113,6 +159,8 @@ def _handler(state: StandInBedrock) -> type[BaseHTTPRequestHandler]:
             reply = state.next_reply()
             if isinstance(reply, Failure):
                 return self._json(reply.status, {"message": reply.message}, reply.code)
+            if state.honours_stops:
+                reply = stopped_at(reply, body.get("inferenceConfig", {}).get("stopSequences") or [])
             if parts[-1] == "converse-stream":
                 return self._stream(reply)
             return self._json(200, reply)
@@ -127,8 +175,8 @@ def _handler(state: StandInBedrock) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def _stream(self, frames: list[bytes]) -> None:
-            data = b"".join(frames)
+        def _stream(self, reply: list[bytes] | dict[str, Any]) -> None:
+            data = b"".join(frames_of(reply) if isinstance(reply, dict) else reply)
             self.send_response(200)
             self.send_header("Content-Type", "application/vnd.amazon.eventstream")
             self.send_header("Content-Length", str(len(data)))

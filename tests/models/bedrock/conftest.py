@@ -24,6 +24,7 @@ def bedrock(_bedrock_server: tuple[ThreadingHTTPServer, StandInBedrock]) -> Stan
     state = _bedrock_server[1]
     state.replies.clear()
     state.requests.clear()
+    state.default = None
     return state
 
 

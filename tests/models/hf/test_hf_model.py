@@ -56,21 +56,6 @@ def model(llama_server) -> InferenceClientModel:
     )
 
 
-def test_generate_with_usage_and_stop(model):
-    full = model.generate(COUNT)
-    assert full.role == MessageRole.ASSISTANT and "4" in full.content, full.content
-    assert full.token_usage.input_tokens > 5 and 0 < full.token_usage.output_tokens <= 12
-    cut = model.generate(COUNT, stop_sequences=["4"]).content
-    assert "4" not in cut and full.content.startswith(cut.rstrip())
-
-
-def test_stream_matches_generate(model):
-    deltas = list(model.generate_stream(COUNT, stop_sequences=["3"]))
-    message = agglomerate_stream_deltas(deltas)
-    assert message.content == model.generate(COUNT, stop_sequences=["3"]).content
-    assert message.token_usage.output_tokens > 0
-
-
 def test_structured_output(model):
     schema = {
         "type": "object",

@@ -38,15 +38,6 @@ def test_generate_reports_usage(tiny):
     assert 1 <= message.token_usage.output_tokens <= 12
 
 
-def test_stop_sequences_and_stream(tiny):
-    full = tiny.generate(QUESTION).content
-    assert len(full) >= 4, full
-    stop = full[len(full) // 2 : len(full) // 2 + 2]
-    assert tiny.generate(QUESTION, stop_sequences=[stop]).content == full[: full.find(stop)]
-    streamed = agglomerate_stream_deltas(list(tiny.generate_stream(QUESTION)))
-    assert streamed.content == full
-
-
 def test_tools_reach_the_chat_template(tiny):
     assert tiny.render_prompt(QUESTION, [get_weather]).startswith("<|system|>Tools: get_weather")
     assert tiny.generate(QUESTION, tools_to_call_from=[get_weather], max_tokens=3).tool_calls is None

@@ -34,30 +34,6 @@ def model(llama_server: Any) -> OpenAIServerModel:
     )
 
 
-def test_generate_with_usage(model: OpenAIServerModel) -> None:
-    reply = model.generate(user("What is 2+2? Answer briefly."))
-    assert reply.role == MessageRole.ASSISTANT and "4" in reply.text
-    assert reply.token_usage is not None
-    assert reply.token_usage.input_tokens > 10 and 0 < reply.token_usage.output_tokens <= 8
-    assert reply.raw is not None
-
-
-def test_stream_with_usage_matches_generate(model: OpenAIServerModel) -> None:
-    messages = user("What is 2+2? Answer briefly.")
-    deltas = list(model.generate_stream(messages))
-    assert len([d for d in deltas if d.content]) > 2
-    message = agglomerate_stream_deltas(deltas)
-    assert message.text == model.generate(messages).text
-    assert message.token_usage is not None and message.token_usage.output_tokens > 0
-
-
-def test_stop_sequences_server_side(model: OpenAIServerModel) -> None:
-    full = model.generate(user("What is 2+2? Answer briefly.")).text
-    assert "answer" in full
-    cut = model.generate(user("What is 2+2? Answer briefly."), stop_sequences=["answer"]).text
-    assert "answer" not in cut and full.startswith(cut)
-
-
 def test_stop_sequences_client_side_when_the_server_refuses_stop(llama_server: Any) -> None:
     model = OpenAIServerModel(
         llama_server.model_id,

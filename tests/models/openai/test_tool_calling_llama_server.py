@@ -6,7 +6,6 @@ SmolLM2's chat template knows no tools, so the server cannot read tool calls out
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -16,7 +15,7 @@ pytest.importorskip("openai")
 from smol_model_openai import OpenAIServerModel
 
 from smol_core import ToolCallingAgent
-from smol_core.messages import ChatMessage, MessageRole, agglomerate_stream_deltas
+from smol_core.messages import ChatMessage, MessageRole
 from smol_core.monitoring import LogLevel
 
 pytestmark = [pytest.mark.llama, pytest.mark.slow]
@@ -31,23 +30,6 @@ def model(llama_server: Any) -> OpenAIServerModel:
         max_tokens=128,
         temperature=0,
     )
-
-
-def test_a_reply_is_always_a_call_of_a_given_tool(model: OpenAIServerModel, weather_tool: Any) -> None:
-    messages = [ChatMessage(MessageRole.USER, "Is it raining in London?")]
-    reply = model.generate(messages, tools_to_call_from=[weather_tool])
-    assert reply.content is None and reply.tool_calls is not None
-    call = reply.tool_calls[0]
-    assert call.function.name == "get_weather" and isinstance(call.function.arguments, dict)
-    assert set(call.function.arguments) == {"city"}
-    assert reply.token_usage is not None and reply.token_usage.input_tokens > 0
-
-    streamed = agglomerate_stream_deltas(
-        list(model.generate_stream(messages, tools_to_call_from=[weather_tool]))
-    )
-    assert streamed.tool_calls is not None
-    assert streamed.tool_calls[0].function.name == "get_weather"
-    assert json.loads(str(streamed.tool_calls[0].function.arguments)) == call.function.arguments
 
 
 def test_without_tools_the_reply_is_plain_text(model: OpenAIServerModel) -> None:

@@ -14,6 +14,7 @@ __all__ = [
     "ExecutorConformance",
     "FunctionModel",
     "HostileWorkerConformance",
+    "ModelConformance",
     "ScriptedModel",
     "TransportConformance",
     "standin_argv",
@@ -22,6 +23,7 @@ __all__ = [
 _LAZY = {
     "ExecutorConformance": "smol_core.testing.executor_conformance",
     "HostileWorkerConformance": "smol_core.testing.hostile_worker",
+    "ModelConformance": "smol_core.testing.model_conformance",
     "standin_argv": "smol_core.testing.hostile_worker",
     "TransportConformance": "smol_core.testing.transport_conformance",
 }

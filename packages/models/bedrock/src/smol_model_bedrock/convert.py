@@ -121,8 +121,14 @@ def usage_of(data: dict[str, Any] | None) -> TokenUsage | None:
 
 
 def from_converse_response(response: dict[str, Any]) -> ChatMessage:
-    """The reply's text blocks joined (reasoning blocks skipped) and its `toolUse` blocks as tool calls."""
-    message = response.get("output", {}).get("message", {})
+    """The reply's text blocks joined (reasoning blocks skipped) and its `toolUse` blocks as tool calls.
+
+    A reply without its `output.message` is malformed (a ValueError, which the model reports as such):
+    read as an empty answer, it would look like a model that had nothing to say."""
+    output = response.get("output")
+    if not isinstance(output, dict) or not isinstance(output.get("message"), dict):
+        raise ValueError(f"the reply has no output message (it has {sorted(response)})")
+    message = output["message"]
     texts: list[str] = []
     calls: list[ChatMessageToolCall] = []
     for block in message.get("content", []):

@@ -100,6 +100,10 @@ class LlamaCppModel(Model):
         if tool_calling not in ("grammar", "native"):
             raise ValueError(f"tool_calling must be 'grammar' or 'native', got {tool_calling!r}")
         self.model_path = resolve_model_path(model_id, gguf_file)
+        # what to save: the name as given (None for the embedded default), which resolves again;
+        # `model_id` is the file's stem for the embedded one, a name no lookup knows
+        self.model_spec = str(model_id) if model_id is not None else None
+        self.gguf_file = gguf_file
         super().__init__(
             model_id=str(model_id) if model_id is not None else self.model_path.stem,
             flatten_messages_as_text=flatten_messages_as_text,
@@ -286,6 +290,8 @@ class LlamaCppModel(Model):
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
         data.update(
+            model_id=self.model_spec,
+            gguf_file=self.gguf_file,
             n_ctx=self.n_ctx,
             grammar=self.grammar,
             tool_calling=self.tool_calling,
