@@ -21,7 +21,15 @@ from pathlib import Path
 
 import pytest
 
-from smol_core.testing.processes import cpu_seconds
+from smol_core.testing.processes import (
+    alive,
+    cpu_seconds,
+    descendants,
+    describe,
+    entry_point_plugin,
+    process_table,
+    silent_launcher,
+)
 
 pytestmark = [
     pytest.mark.slow,
@@ -45,50 +53,13 @@ def smol_models():
     return [ModelSpec("looping", lambda **kw: LoopingModel(model_id="looping"), "Its action never ends.")]
 """
 
-# Stands for `hatch run`: starts the command as its child and waits, forwarding nothing.
-PARENT = "import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:]))"
-
-
-def _process_table() -> dict[int, tuple[int, str]]:
-    """pid -> (parent pid, state) for every process on the machine."""
-    table: dict[int, tuple[int, str]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        table[int(entry)] = (int(fields[1]), fields[0])
-    return table
-
-
-def _descendants(root: int) -> set[int]:
-    table = _process_table()
-    found, frontier = set(), {root}
-    while frontier:
-        children = {pid for pid, (ppid, _) in table.items() if ppid in frontier} - found
-        found |= children
-        frontier = children
-    return found
-
-
-def _alive(pids: set[int]) -> set[int]:
-    table = _process_table()
-    return {pid for pid in pids if pid in table and table[pid][1] not in ("Z", "X")}
-
 
 @pytest.fixture(scope="module")
 def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A `smol` entry point for the looping model, on PYTHONPATH only for the runs of this module."""
-    site = tmp_path_factory.mktemp("looping-plugin")
-    (site / "smol_looping_model.py").write_text(textwrap.dedent(LOOPING_MODEL))
-    info = site / "smol_looping_model-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: smol-looping-model\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[smol]\nsmol-looping-model = smol_looping_model\n")
-    return site
+    return entry_point_plugin(
+        tmp_path_factory.mktemp("looping-plugin"), "smol_looping_model", textwrap.dedent(LOOPING_MODEL)
+    )
 
 
 class Run:
@@ -100,7 +71,7 @@ class Run:
         command = [smolagent, "Count for ever", "--model-type", "looping", "--max-steps", "3"]
         # its own session, as a terminal would give it: the test's signals reach no one else
         self.parent = subprocess.Popen(
-            [sys.executable, "-c", PARENT, *command],
+            silent_launcher(command),
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -115,11 +86,11 @@ class Run:
             self.stderr.append(line.decode(errors="replace"))
 
     def watch(self) -> None:
-        self.seen |= _descendants(self.parent.pid)
+        self.seen |= descendants(self.parent.pid)
 
     @property
     def agent(self) -> int | None:
-        table = _process_table()
+        table = process_table()
         children = [pid for pid, (ppid, _) in table.items() if ppid == self.parent.pid]
         return children[0] if children else None
 
@@ -136,7 +107,7 @@ class Run:
                 return
             # a worker that has burnt a second of CPU is in the looping action (its start takes less)
             if condition == "busy" and agent is not None:
-                if any(cpu_seconds(pid) >= 1.0 for pid in _descendants(agent)):
+                if any(cpu_seconds(pid) >= 1.0 for pid in descendants(agent)):
                     self.watch()
                     return
             if self.parent.poll() is not None:
@@ -148,15 +119,15 @@ class Run:
         """The run's processes still alive after `within` seconds (sooner if none is)."""
         deadline = time.monotonic() + within
         while time.monotonic() < deadline:
-            left = _alive(self.seen | {self.parent.pid})
+            left = alive(self.seen | {self.parent.pid})
             self.parent.poll()
             if not left:
                 return set()
             time.sleep(0.05)
-        return _alive(self.seen | {self.parent.pid})
+        return alive(self.seen | {self.parent.pid})
 
     def kill_all(self) -> None:
-        for pid in _alive(self.seen | {self.parent.pid}):
+        for pid in alive(self.seen | {self.parent.pid}):
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -169,17 +140,6 @@ def run(plugin_path: Path) -> Iterator[Run]:
     started = Run(plugin_path)
     yield started
     started.kill_all()
-
-
-def _describe(pids: set[int]) -> str:
-    lines = []
-    for pid in sorted(pids):
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:200]
-        except OSError:
-            cmd = "?"
-        lines.append(f"{pid}: {cmd}")
-    return "\n".join(lines)
 
 
 # (who gets the signal, which signal, when)
@@ -210,4 +170,4 @@ def test_nothing_of_the_run_is_left(run: Run, target: str, signum: signal.Signal
     else:
         os.killpg(run.parent.pid, signum)
     left = run.leftovers(within=30.0)  # returns as soon as none is left: the bound is on a hang
-    assert not left, f"still running after {signum.name} to the {target} ({when}):\n{_describe(left)}"
+    assert not left, f"still running after {signum.name} to the {target} ({when}):\n{describe(left)}"

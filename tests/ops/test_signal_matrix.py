@@ -1,16 +1,19 @@
 """The signal matrix: however a smol command ends, nothing it started is left behind.
 
 Each cell starts a real command (a single run, a team over the local transport, `smol mcp serve`,
-`smol ui`, and a team over redis where redis-server is installed) either directly or under a launcher that forwards nothing (a Python parent standing for
-`hatch run`), waits until the command is busy (its action spinning in the sandbox, its port open),
-sends one signal, and then checks that:
+`smol ui`, and a team over redis where redis-server is installed) in one of three ways: directly;
+under a launcher that forwards nothing (an IDE, a CI step); or under real `hatch run`, as the
+README's main command runs (hatch, then `/bin/sh -c`, then the command; hatch forwards no signal
+and ignores SIGINT while its command runs). It waits until the command is busy (its action spinning
+in the sandbox, its port open), sends one signal, and then checks that:
 
 - no process of the run survives: every process whose environment carries this cell's unique
   marker (scanned from /proc/*/environ), and every descendant seen while the run lived;
 - no port stays open and no scratch folder stays in the run's own TMPDIR;
 - stderr holds no traceback and no "leaked semaphore" warning;
-- a command stopped directly by SIGINT, SIGTERM or SIGHUP says so in one line and exits with the
-  documented status (128 + the signal's number: 130, 143, 129).
+- a command stopped by SIGINT, SIGTERM or SIGHUP, directly or through hatch, says so in one line and
+  exits with the documented status (128 + the signal's number: 130, 143, 129), as the user's shell
+  sees it.
 
 Bounds are generous: they only catch a hang.
 """
@@ -18,8 +21,8 @@ Bounds are generous: they only catch a hang.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -31,7 +34,19 @@ from pathlib import Path
 
 import pytest
 
-from smol_core.testing.processes import cpu_seconds
+from smol_core.testing.processes import (
+    alive,
+    carrying,
+    cpu_seconds,
+    descendants,
+    describe,
+    entry_point_plugin,
+    free_port,
+    is_sandbox_worker,
+    port_open,
+    redis_server,
+    silent_launcher,
+)
 
 pytestmark = [
     pytest.mark.slow,
@@ -57,12 +72,6 @@ def smol_models():
     return [ModelSpec("spinning", lambda **kw: SpinningModel(model_id="spinning"), "Its action never ends.")]
 '''
 
-# Stands for `hatch run`: starts the command as its child and waits, forwarding nothing.
-# (Ctrl-C ends it at once, as it ends most launchers, instead of Python's KeyboardInterrupt)
-LAUNCHER = (
-    "import signal, subprocess, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
-    "sys.exit(subprocess.call(sys.argv[1:]))"
-)
 MARK = "SMOL_OPS_SIGNAL_CELL"
 HANG = 60.0  # seconds: only a hang takes this long
 
@@ -70,119 +79,31 @@ HANG = 60.0  # seconds: only a hang takes this long
 @pytest.fixture(scope="module")
 def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A `smol` entry point for the spinning model, on PYTHONPATH only for the commands of this module."""
-    site = tmp_path_factory.mktemp("spinning-plugin")
-    (site / "smol_spinning_model.py").write_text(textwrap.dedent(SPINNING_MODEL))
-    info = site / "smol_spinning_model-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: smol-spinning-model\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[smol]\nsmol-spinning-model = smol_spinning_model\n")
-    return site
+    return entry_point_plugin(
+        tmp_path_factory.mktemp("spinning-plugin"), "smol_spinning_model", textwrap.dedent(SPINNING_MODEL)
+    )
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _port_open(port: int) -> bool:
-    with socket.socket() as probe:
-        probe.settimeout(0.5)
-        return probe.connect_ex(("127.0.0.1", port)) == 0
-
-
-def _table() -> dict[int, tuple[int, str]]:
-    """pid -> (parent pid, state) for every process on the machine."""
-    table: dict[int, tuple[int, str]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            fields = stat[stat.rindex(")") + 2 :].split()
-            table[int(entry)] = (int(fields[1]), fields[0])
-    return table
-
-
-def _marked(marker: str) -> set[int]:
-    """Every process whose environment carries this cell's marker."""
-    needle = f"{MARK}={marker}".encode()
-    found = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                environ = Path(f"/proc/{entry}/environ").read_bytes()
-            except OSError:
-                continue
-            if needle in environ.split(b"\0"):
-                found.add(int(entry))
-    return found
-
-
-def _descendants(root: int, table: dict[int, tuple[int, str]]) -> set[int]:
-    found, frontier = set(), {root}
-    while frontier:
-        children = {pid for pid, (ppid, _) in table.items() if ppid in frontier} - found
-        found |= children
-        frontier = children
-    return found
-
-
-def _is_sandbox_worker(pid: int) -> bool:
-    try:
-        return b"executors.local.worker" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
-
-
-def _describe(pids: set[int]) -> str:
-    lines = []
-    for pid in sorted(pids):
-        try:
-            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:160]
-        except OSError:
-            command = "?"
-        lines.append(f"{pid}: {command}")
-    return "\n".join(lines)
+@pytest.fixture(scope="module")
+def hatch_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A hatch project whose default environment is this interpreter's: `hatch run smolagent ...` in it
+    goes through hatch as a user's does (hatch, then `/bin/sh -c`, then the command) without
+    building an environment (no network, no minutes)."""
+    if shutil.which("hatch") is None:
+        pytest.skip("hatch is not on PATH (bash scripts/test installs it)")
+    project = tmp_path_factory.mktemp("hatch-project")
+    (project / "hatch.toml").write_text(f'[envs.default]\npath = "{sys.prefix}"\nskip-install = true\n')
+    return project
 
 
 @pytest.fixture(scope="module")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A redis-server of this module's own on a free port (the team-over-redis cells skip without one)."""
-    import shutil
-
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.skip("redis-server is not installed (scripts/setup.d/50-redis.sh)")
-    port = _free_port()
-    folder = tmp_path_factory.mktemp("redis")
-    server = subprocess.Popen(
-        [
-            binary,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(folder),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while not _port_open(port):
-            assert server.poll() is None and time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        server.terminate()
-        server.wait(10)
+    with redis_server(binary, tmp_path_factory.mktemp("redis")) as url:
+        yield url
 
 
 def _command(kind: str, port: int, redis: str | None = None) -> list[str]:
@@ -215,19 +136,30 @@ def _command(kind: str, port: int, redis: str | None = None) -> list[str]:
     raise ValueError(kind)
 
 
+# How the command is started: by itself (a terminal, a service manager), under a launcher that
+# forwards nothing (an IDE, a CI step), or under real `hatch run`, as the README's main command is.
+LAUNCHES = ["direct", "launched", "hatch"]
+
+
 class Cell:
-    """One command of the matrix, started directly or under the launcher, in a session of its own."""
+    """One command of the matrix, started as `launch` says, in a session of its own."""
 
     def __init__(
-        self, kind: str, launched: bool, plugin_path: Path, tmp: Path, redis: str | None = None
+        self,
+        kind: str,
+        launch: str,
+        plugin_path: Path,
+        tmp: Path,
+        redis: str | None = None,
+        hatch_project: Path | None = None,
     ) -> None:
-        self.kind, self.launched = kind, launched
+        self.kind, self.launch = kind, launch
         self.marker = uuid.uuid4().hex
-        self.port = _free_port()
+        self.port = free_port()
         self.scratch = tmp / "scratch"
         self.scratch.mkdir(parents=True)
         env = {
-            **os.environ,
+            **{name: value for name, value in os.environ.items() if not name.startswith("HATCH_")},
             MARK: self.marker,
             "PYTHONPATH": str(plugin_path),
             "PYTHONUNBUFFERED": "1",
@@ -238,11 +170,16 @@ class Cell:
             "GRADIO_ANALYTICS_ENABLED": "False",
         }
         command = _command(kind, self.port, redis)
-        if launched:
-            command = [sys.executable, "-c", LAUNCHER, *command]
+        if launch == "launched":
+            command = silent_launcher(command)
+        elif launch == "hatch":
+            assert hatch_project is not None
+            env["HATCH_DATA_DIR"] = str(tmp / "hatch-data")  # hatch's own records: the test's, not the user's
+            command = ["hatch", "run", *command]
         # its own session, as a terminal gives it: the test's group signals reach no one else
         self.process = subprocess.Popen(
             command,
+            cwd=hatch_project,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -259,17 +196,16 @@ class Cell:
             self.lines.append(line.decode(errors="replace"))
 
     def watch(self) -> set[int]:
-        table = _table()
-        self.seen |= _descendants(self.process.pid, table) | _marked(self.marker)
+        self.seen |= descendants(self.process.pid) | carrying(MARK, self.marker)
         return self.seen
 
     def busy(self) -> bool:
         """Spinning in a sandbox worker (a single run, a team) or listening on its port (servers)."""
         self.watch()
         if self.kind in ("mcp", "ui"):
-            return _port_open(self.port)
+            return port_open(self.port)
         # a sandbox worker that has burnt a second of CPU is in the spinning action (its start takes less)
-        return any(cpu_seconds(pid) >= 1.0 for pid in self.seen if _is_sandbox_worker(pid))
+        return any(cpu_seconds(pid) >= 1.0 for pid in self.seen if is_sandbox_worker(pid))
 
     def wait_busy(self) -> None:
         deadline = time.monotonic() + 120.0
@@ -282,9 +218,7 @@ class Cell:
         pytest.fail(f"{self.kind} never got busy:\n{''.join(self.lines)[-3000:]}")
 
     def alive(self) -> set[int]:
-        table = _table()
-        pids = self.seen | _marked(self.marker)
-        return {pid for pid in pids if pid in table and table[pid][1] not in ("Z", "X")}
+        return alive(self.seen | carrying(MARK, self.marker))
 
     def leftovers(self) -> set[int]:
         """What of the run is still alive once it should be gone (waits only while some is)."""
@@ -296,6 +230,11 @@ class Cell:
                 return set()
             time.sleep(0.05)
         return self.alive()
+
+    def exit_status(self) -> int | None:
+        """The status a shell reports (128 + the signal's number for a process a signal killed)."""
+        code = self.process.returncode
+        return None if code is None else 128 - code if code < 0 else code
 
     def clean_up(self) -> None:
         for pid in self.alive():
@@ -310,9 +249,10 @@ class Cell:
 def start(plugin_path: Path, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[object]:
     cells: list[Cell] = []
 
-    def make(kind: str, launched: bool) -> Cell:
+    def make(kind: str, launch: str) -> Cell:
         redis = request.getfixturevalue("redis_url") if kind == "team-redis" else None
-        cell = Cell(kind, launched, plugin_path, tmp_path / f"cell{len(cells)}", redis)
+        project = request.getfixturevalue("hatch_project") if launch == "hatch" else None
+        cell = Cell(kind, launch, plugin_path, tmp_path / f"cell{len(cells)}", redis, project)
         cells.append(cell)
         return cell
 
@@ -320,6 +260,13 @@ def start(plugin_path: Path, tmp_path: Path, request: pytest.FixtureRequest) -> 
     for cell in cells:
         cell.clean_up()
 
+
+# Ctrl-C under hatch: the one case whose status smol cannot set. hatch ignores SIGINT while its
+# command runs and exits with the command's status, but where /bin/sh is dash (Debian's), the
+# `/bin/sh -c` between them neither execs the command nor waits for it: the shell dies of SIGINT at
+# once, and hatch exits with its -2 as a status (254) while the command is still cleaning up. The
+# command's clean-up and its one line are checked as everywhere; a /bin/sh that execs (bash) gives 130.
+HATCH_CTRL_C_STATUS = 254
 
 KINDS = ["single", "team", "team-redis", "mcp", "ui"]
 SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL]
@@ -334,25 +281,27 @@ def _available(kind: str) -> None:
         pytest.skip(f"{needs} is not installed")
 
 
-@pytest.mark.parametrize("launched", [False, True], ids=["direct", "launched"])
+@pytest.mark.parametrize("launch", LAUNCHES)
 @pytest.mark.parametrize("signum", SIGNALS, ids=[s.name for s in SIGNALS])
 @pytest.mark.parametrize("kind", KINDS)
-def test_nothing_is_left_behind(start, kind: str, signum: signal.Signals, launched: bool) -> None:
+def test_nothing_is_left_behind(start, kind: str, signum: signal.Signals, launch: str) -> None:
     _available(kind)
-    cell: Cell = start(kind, launched)
+    cell: Cell = start(kind, launch)
     cell.wait_busy()
     before = len(cell.lines)
-    if launched:
+    if launch == "launched":
         os.kill(cell.process.pid, signum)  # `kill` of the launcher: it forwards nothing
     elif signum in (signal.SIGINT, signal.SIGHUP):
         os.killpg(cell.process.pid, signum)  # Ctrl-C, a closed terminal: the whole foreground group
     else:
-        os.kill(cell.process.pid, signum)  # `kill`, `timeout`, systemd, `docker stop`
+        # `kill`, `timeout`, systemd, `docker stop`: to the command, or to hatch, which forwards
+        # nothing (the command follows hatch through the shell between them: smol_core.cli.lifetime)
+        os.kill(cell.process.pid, signum)
     problems: list[str] = []
     left = cell.leftovers()
     if left:
-        problems.append(f"alive afterwards:\n{_describe(left)}")
-    if kind in ("mcp", "ui") and _port_open(cell.port):
+        problems.append(f"alive afterwards:\n{describe(left)}")
+    if kind in ("mcp", "ui") and port_open(cell.port):
         problems.append(f"port {cell.port} still open")
     leftover_files = sorted(path.name for path in cell.scratch.iterdir())
     if leftover_files:
@@ -361,10 +310,14 @@ def test_nothing_is_left_behind(start, kind: str, signum: signal.Signals, launch
     said = "".join(cell.lines[before:])
     if "Traceback" in said or "leaked" in said:
         problems.append(f"stderr: {said[-2000:]}")
-    if not launched and signum != signal.SIGKILL:
-        if cell.process.returncode != 128 + signum:
-            problems.append(f"exit status {cell.process.returncode}, not {128 + signum}")
+    if launch != "launched" and signum != signal.SIGKILL:
+        # what the user sees, directly or through hatch: the status and the command's one line
+        expected = {128 + signum}
+        if launch == "hatch" and signum == signal.SIGINT:
+            expected.add(HATCH_CTRL_C_STATUS)
+        if cell.exit_status() not in expected:
+            problems.append(f"exit status {cell.exit_status()}, not {sorted(expected)}")
         said_lines = [line for line in said.splitlines() if line.strip()]
-        if len(said_lines) != 1 or not said_lines[0].startswith(PROGRAM[kind].split()[0]):
+        if len(said_lines) != 1 or not said_lines[0].startswith(PROGRAM[kind]):
             problems.append(f"not one line on stderr: {said[-2000:]!r}")
-    assert not problems, f"{signum.name} to {kind} (launched={launched}):\n" + "\n".join(problems)
+    assert not problems, f"{signum.name} to {kind} ({launch}):\n" + "\n".join(problems)

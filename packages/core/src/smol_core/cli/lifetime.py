@@ -4,8 +4,10 @@
 the launcher used to leave the agent and its executor workers running under PID 1 until the task
 ended: a launcher that dies forwards no signal. On Linux the agent asks the kernel for SIGTERM when
 its parent dies (PR_SET_PDEATHSIG), and SIGTERM ends it as it ends any run: its workers watch it
-and exit with it. A run started under `nohup` (SIGHUP ignored) was asked to outlive its parent, so
-it is left alone.
+and exit with it. hatch runs a command through `/bin/sh -c`, and a shell that does not exec its last
+command (dash, Debian's `sh`) stays in between, outliving a killed hatch: when the parent is such a
+shell, the launcher above it is followed too (a thread blocked on its pidfd). A run started under
+`nohup` (SIGHUP ignored) was asked to outlive its parent, so it is left alone.
 
 SIGTERM (`kill`, `timeout`, systemd, `docker stop`) and SIGHUP (a closed terminal) used to end the
 command on the spot, its clean-up unrun: a team's agents, their sandbox workers and the semaphores
@@ -21,11 +23,16 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import select
 import signal
 import sys
+import threading
+from pathlib import Path
 from types import FrameType
 
 PR_SET_PDEATHSIG = 1
+# `<shell> -c '...'`: what `subprocess.run(..., shell=True)` (hatch, make, many CI runners) puts in between
+_SHELLS = frozenset({"sh", "dash", "bash", "zsh", "ksh", "mksh", "ash", "busybox"})
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _WHY = {
     signal.SIGINT: "interrupted",
@@ -59,7 +66,44 @@ def end_with_parent() -> bool:
         return False
     if os.getppid() != parent:  # the parent died before the request took effect
         os.kill(os.getpid(), signal.SIGTERM)
+    else:
+        _follow_launcher_of_shell(parent)
     return True
+
+
+def _parent_of(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat[stat.rindex(")") + 2 :].split()[1])
+
+
+def _follow_launcher_of_shell(shell: int) -> None:
+    """When `shell` is a `<shell> -c` wrapper, SIGTERM this process once the launcher above it ends."""
+    try:
+        argv = Path(f"/proc/{shell}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return
+    if len(argv) < 2 or argv[1] != b"-c" or os.path.basename(argv[0]).decode(errors="replace") not in _SHELLS:
+        return
+    launcher = _parent_of(shell)
+    if launcher is None or launcher <= 1:
+        return
+    try:
+        pidfd = os.pidfd_open(launcher)
+    except OSError:  # gone already, or no pidfds (Linux < 5.3): PDEATHSIG on the shell still holds
+        return
+    if _parent_of(shell) != launcher:  # it ended before the pidfd was taken: the number may be reused
+        os.close(pidfd)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    threading.Thread(target=_stop_when_gone, args=(pidfd,), name="smol-launcher-watch", daemon=True).start()
+
+
+def _stop_when_gone(pidfd: int) -> None:
+    select.select([pidfd], [], [])  # a pidfd reads ready when its process has ended
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 received: int | None = None
@@ -81,8 +125,15 @@ def _raise_stopped(signum: int, frame: FrameType | None) -> None:
     # ends it at once, and its children follow it by PDEATHSIG).
     for other in STOP_SIGNALS:
         if signal.getsignal(other) is _raise_stopped:
-            signal.signal(other, signal.SIG_IGN)
+            signal.signal(other, _already_stopping)
     raise Stopped(received)
+
+
+def _already_stopping(signum: int, frame: FrameType | None) -> None:
+    """A stop signal during the clean-up: nothing to do. A Python handler, not SIG_IGN: signals
+    often come in pairs (a closed terminal's SIGHUP, then the launcher's death's SIGTERM), and one
+    that arrived while the first was being handled would find SIG_IGN and be printed as a traceback
+    ("Signal 15 ignored due to race condition")."""
 
 
 def stop_on_signals() -> None:
