@@ -15,6 +15,7 @@ _EXPORTS: dict[str, str] = {
     "CodeAgent": "smol_core.agents.code_agent",
     "ToolCallingAgent": "smol_core.agents.tool_calling_agent",
     "RunResult": "smol_core.agents.result",
+    "RunBudget": "smol_core.agents.budget",
     "ActionOutput": "smol_core.agents.events",
     "ToolOutput": "smol_core.agents.events",
     "PromptTemplates": "smol_core.agents.prompts",
@@ -131,6 +132,7 @@ _EXPORTS: dict[str, str] = {
     "PluginConflictError": "smol_core.errors",
     "PluginArgumentError": "smol_core.errors",
     "ModelAPIError": "smol_core.errors",
+    "BudgetExceededError": "smol_core.errors",
     # plugins
     "hookimpl": "smol_core.plugins.hookspecs",
     "ModelSpec": "smol_core.plugins.specs",
@@ -183,6 +185,7 @@ if _TYPE_CHECKING:
         PromptTemplates,
         populate_template,
     )
+    from smol_core.agents.budget import RunBudget
     from smol_core.agents.result import RunResult
     from smol_core.agents.tool_calling_agent import ToolCallingAgent
     from smol_core.cli.seed_cli import run_smolagent
@@ -194,6 +197,7 @@ if _TYPE_CHECKING:
         AgentParsingError,
         AgentToolCallError,
         AgentToolExecutionError,
+        BudgetExceededError,
         ModelAPIError,
         PluginArgumentError,
         PluginConflictError,

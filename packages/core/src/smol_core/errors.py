@@ -16,6 +16,16 @@ class SmolError(Exception):
     """Base for errors of configuration or environment: raised to the caller, never fed to the model."""
 
 
+class BudgetExceededError(SmolError):
+    """A run reached one of its budget's limits (`RunBudget`) and stopped before its next step;
+    `kind` says which ("tokens", "cost", "seconds" or "steps"), `spent` what the run had spent."""
+
+    def __init__(self, message: str, kind: str = "", spent: Any = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.spent = spent
+
+
 class PluginNotFoundError(SmolError, LookupError, ValueError):
     """A model, executor or tool was asked for by a name that no installed plugin registers.
 

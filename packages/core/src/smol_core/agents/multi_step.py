@@ -23,6 +23,7 @@ from smol_core.agents.agent_setup import (
     tools_by_name,
     with_smolagents_keys,
 )
+from smol_core.agents.budget import RunBudget, check_budget
 from smol_core.agents.duck_model import as_agent_model
 from smol_core.agents.events import ActionOutput
 from smol_core.agents.final_answer import (
@@ -54,6 +55,7 @@ from smol_core.memory import (
 )
 from smol_core.messages import ChatMessage
 from smol_core.models.base import Model
+from smol_core.models.options import grammar_options
 from smol_core.monitoring import AgentLogger, LogLevel, Monitor
 from smol_core.tools.time_limit import (
     DEFAULT_STEP_TOOL_BUDGET_SECONDS,
@@ -102,10 +104,13 @@ class MultiStepAgent(ABC):
         step_tool_budget_seconds: float | None = DEFAULT_STEP_TOOL_BUDGET_SECONDS,
         grammar: str | dict[str, Any] | None = None,
         checkpoint_store: Any = None,
+        budget: RunBudget | None = None,
     ) -> None:
         # where `run(..., run_id=...)` saves each step (a `smol_core.durable.CheckpointStore`);
         # None: the default SQLite file under the user's data folder
         self.checkpoint_store = checkpoint_store
+        # what each run may spend (tokens, cost, time, steps); `run(budget=...)` overrides it
+        self.budget = budget
         self._last_run = RunState(memory=AgentMemory(""))  # until the system prompt can be built
         self._active_runs = 0
         self._runs_lock = threading.Lock()
@@ -196,6 +201,7 @@ class MultiStepAgent(ABC):
         max_steps: int | None = None,
         return_full_result: bool | None = None,
         run_id: str | None = None,
+        budget: RunBudget | None = None,
     ) -> Any:
         """Solve `task`. Returns the final answer, a `RunResult` (`return_full_result=True`) or, with
         `stream=True`, a generator of the run's events and steps. Each call is an `AgentRun`
@@ -204,10 +210,15 @@ class MultiStepAgent(ABC):
         `run_id`: a durable run, checkpointed after every step (`checkpoint_store`), which
         `resume(run_id)` continues in any process after this one died (docs/durable.md).
 
+        `budget`: what this run may spend (agents/budget.py; the agent's `budget` by default). A run
+        that reaches it stops before its next step with `BudgetExceededError`, or a `RunResult` whose
+        state is "budget_exceeded"; a durable run resumes with a larger one.
+
         `task=None` (an agent of a team started without a task): wait for messages through the
         agent's `ReceiveMessagesTool` and take what arrives as the task."""
         run = AgentRun.start(self, reset)
         run.stream, run.return_full_result = stream, return_full_result
+        run.budget = budget or self.budget
         return run.execute(task, reset, images, additional_args, max_steps or self.max_steps, run_id)
 
     def resume(
@@ -216,12 +227,14 @@ class MultiStepAgent(ABC):
         stream: bool = False,
         max_steps: int | None = None,
         return_full_result: bool | None = None,
+        budget: RunBudget | None = None,
     ) -> Any:
         """Continue the durable run `run_id` from its latest checkpoint (in this or another process):
         memory, step counter and sandbox variables restored, checkpointed model replies not asked again.
         Returns what `run()` returns. The agent must be configured as the one that started the run."""
         run = AgentRun.start(self, True)
         run.stream, run.return_full_result = stream, return_full_result
+        run.budget = budget or self.budget
         return run.resume(run_id, max_steps)
 
     def _current_run(self) -> AgentRun | None:
@@ -241,6 +254,7 @@ class MultiStepAgent(ABC):
         final_answer: Any = None
         returned_final_answer = False
         while not returned_final_answer and self.step_number <= max_steps:
+            check_budget(getattr(self._run(), "budget", None), self.memory.steps, self.model)
             if self.interrupt_switch:
                 raise AgentError("Agent interrupted.", self.logger)
             if self.planning_interval is not None and (
@@ -376,14 +390,7 @@ class MultiStepAgent(ABC):
         return messages
 
     def _grammar_keywords(self) -> dict[str, Any]:
-        """What `grammar=` adds to each model call: a string is a grammar (GBNF, for backends that
-        decode under one), a dict a `response_format` (smolagents' `{"type": "regex", ...}` or a JSON
-        schema), as providers take them. Nothing when unset, so models without these keywords work."""
-        if self.grammar is None:
-            return {}
-        if isinstance(self.grammar, str):
-            return {"grammar": self.grammar}
-        return {"response_format": self.grammar}
+        return grammar_options(self.grammar)
 
     def extract_action(self, model_output: str, split_token: str) -> tuple[str, str]:
         """The rationale and the action of a reply written as `<thought><split_token><action>`."""

@@ -13,10 +13,15 @@ _MESSAGES_DEPRECATED = (
 )
 
 
+RunEnd = Literal["success", "max_steps_error", "budget_exceeded"]
+"""How a run ended: an answer, an answer forced when `max_steps` ran out, or stopped by its budget
+(agents/budget.py; `output` is then None and a durable run can be resumed with a larger one)."""
+
+
 @dataclass
 class RunResult:
     output: Any
-    state: Literal["success", "max_steps_error"]
+    state: RunEnd
     steps: list[dict[str, Any]] = field(default_factory=list)
     token_usage: TokenUsage | None = None
     timing: Timing = field(default_factory=Timing)

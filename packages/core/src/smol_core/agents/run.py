@@ -18,14 +18,15 @@ import time
 import weakref
 from collections.abc import Generator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from smol_core import instrumentation
 from smol_core.agents import team_membership
-from smol_core.agents.result import RunResult
+from smol_core.agents.budget import RunBudget, check_can_price
+from smol_core.agents.result import RunEnd, RunResult
 from smol_core.agents.run_state import RunState, _Binding, bound_to
 from smol_core.durable import runner as durable
-from smol_core.errors import AgentMaxStepsError
+from smol_core.errors import AgentMaxStepsError, BudgetExceededError
 from smol_core.memory import (
     ActionStep,
     AgentMemory,
@@ -50,6 +51,7 @@ class AgentRun(RunState):
     agent: Any = None
     stream: bool = False
     return_full_result: bool | None = None
+    budget: RunBudget | None = None
 
     # --- beginning -----------------------------------------------------------------------------
 
@@ -84,6 +86,7 @@ class AgentRun(RunState):
         """Run from the first step: the task (from a team's inbox when None), then the steps."""
         binding = _Binding(self.agent, self)
         try:
+            check_can_price(self.budget, self.agent.model)
             if run_id is not None:
                 durable.start(self.agent, self, run_id, max_steps, task)
             instrumentation.discover()
@@ -132,6 +135,7 @@ class AgentRun(RunState):
         agent = self.agent
         binding = _Binding(agent, self)
         try:
+            check_can_price(self.budget, agent.model)
             checkpoint = durable.attach_resumed(agent, self, run_id, max_steps)
             self.state = {}
             self.task = checkpoint.task
@@ -196,13 +200,19 @@ class AgentRun(RunState):
             weakref.finalize(events, self.end)
             return events
         start = time.time()
-        final: FinalAnswerStep | None = None
-        for event in events:
-            if isinstance(event, FinalAnswerStep):
-                final = event
-        assert final is not None
         wants_result = self.return_full_result
-        if wants_result if wants_result is not None else self.agent.return_full_result:
+        wants_result = wants_result if wants_result is not None else self.agent.return_full_result
+        final: FinalAnswerStep | None = None
+        try:
+            for event in events:
+                if isinstance(event, FinalAnswerStep):
+                    final = event
+        except BudgetExceededError:
+            if not wants_result:
+                raise
+            return self.full_result(None, start, state="budget_exceeded")
+        assert final is not None
+        if wants_result:
             return self.full_result(final.output, start)
         return final.output
 
@@ -219,7 +229,7 @@ class AgentRun(RunState):
             agent._active_runs -= 1
         agent._end_run(self)
 
-    def full_result(self, output: Any, start: float) -> RunResult:
+    def full_result(self, output: Any, start: float, state: RunEnd | None = None) -> RunResult:
         """Everything about the run: answer, state, steps, token usage, timing, team messages."""
         usage: TokenUsage | None = TokenUsage()
         for step in self.memory.steps:
@@ -229,9 +239,9 @@ class AgentRun(RunState):
                     break
                 usage = step.token_usage + usage
         last = self.memory.steps[-1] if self.memory.steps else None
-        state: Literal["success", "max_steps_error"] = (
-            "max_steps_error" if isinstance(getattr(last, "error", None), AgentMaxStepsError) else "success"
-        )
+        if state is None:
+            ran_out = isinstance(getattr(last, "error", None), AgentMaxStepsError)
+            state = "max_steps_error" if ran_out else "success"
         result = RunResult(
             output=output,
             state=state,

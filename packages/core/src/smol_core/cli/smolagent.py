@@ -53,6 +53,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--store", default=None, help="The SQLite file of durable runs (default: the user's runs.sqlite3)."
     )
+    budget = parser.add_argument_group(
+        "budget",
+        "Stop the run before a step that would go past one of these (exit status 3; a durable "
+        "run resumes with --resume ID and a larger budget).",
+    )
+    budget.add_argument(
+        "--budget-tokens", type=int, default=None, metavar="N", help="Input plus output tokens."
+    )
+    budget.add_argument(
+        "--budget-cost",
+        type=float,
+        default=None,
+        metavar="USD",
+        help="Dollars, as the model plugin prices calls.",
+    )
+    budget.add_argument("--budget-seconds", type=float, default=None, metavar="S", help="Wall time in steps.")
+    budget.add_argument("--budget-steps", type=int, default=None, metavar="N", help="Action steps.")
     parser.add_argument(
         "--model-type",
         default=os.environ.get("SMOL_MODEL_TYPE", DEFAULT_MODEL_TYPE),
@@ -320,7 +337,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     _trace_to_file(args.trace_file)
     from smol_core.agents.parsing import as_text
-    from smol_core.errors import AgentGenerationError, SmolError
+    from smol_core.errors import AgentGenerationError, BudgetExceededError, SmolError
     from smol_core.terminal import escape_controls
 
     if args.num_agents > 1:
@@ -339,6 +356,9 @@ def _run(args: argparse.Namespace) -> int:
                 answer = _run_or_resume(agent, args)
     # A model that cannot answer at all (a task longer than its context, a server that refuses) ends
     # the run: the user gets its reason in one line, not the agent loop's traceback.
+    except BudgetExceededError as error:
+        print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)
+        return 3
     except (SmolError, AgentGenerationError) as error:
         print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)
         return 2
@@ -349,6 +369,11 @@ def _run(args: argparse.Namespace) -> int:
 
 def _run_or_resume(agent: Any, args: argparse.Namespace) -> Any:
     """Run the task (durable with --run-id), or continue the durable run --resume names."""
+    from smol_core.agents.budget import RunBudget
+
+    limits = {kind: getattr(args, f"budget_{kind}") for kind in ("tokens", "cost", "seconds", "steps")}
+    if any(value is not None for value in limits.values()):
+        agent.budget = RunBudget(**limits)
     if args.store is not None:
         from smol_core.durable import SQLiteStore
 

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from smol_core import instrumentation
-from smol_core.messages import ChatMessage, ChatMessageStreamDelta, MessageRole
+from smol_core.messages import ChatMessage, ChatMessageStreamDelta, MessageRole, TokenUsage
 from smol_core.models.capabilities import ModelCapabilities
 from smol_core.models.message_list import TOOL_ROLE_CONVERSIONS, get_clean_message_list
 from smol_core.models.options import REMOVE_PARAMETER, layer_options, supports_stop_parameter
@@ -161,6 +161,11 @@ class Model:
 
     def __call__(self, *args: Any, **kwargs: Any) -> ChatMessage:
         return self.generate(*args, **kwargs)
+
+    def cost_of(self, usage: TokenUsage) -> float | None:
+        """What calls that used `usage` cost, in US dollars; None when this model knows no prices
+        (a run's cost budget, agents/budget.py, needs them). Plugins that know prices override it."""
+        return None
 
     def parse_tool_calls(self, message: ChatMessage) -> ChatMessage:
         """Make sure `message.tool_calls` is filled: read a JSON call from the text if the API gave none."""

@@ -13,7 +13,13 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-__all__ = ["REMOVE_PARAMETER", "RemoveParameter", "layer_options", "supports_stop_parameter"]
+__all__ = [
+    "REMOVE_PARAMETER",
+    "RemoveParameter",
+    "grammar_options",
+    "layer_options",
+    "supports_stop_parameter",
+]
 
 
 class RemoveParameter:
@@ -70,3 +76,14 @@ def supports_stop_parameter(model_id: str) -> bool:
     if name == "o3-mini":
         return True
     return _NO_STOP.match(name) is None
+
+
+def grammar_options(grammar: str | Mapping[str, Any] | None) -> dict[str, Any]:
+    """What an agent's `grammar=` adds to each model call: a string is a grammar (GBNF, for backends
+    that decode under one), a mapping a `response_format` (smolagents' `{"type": "regex", ...}` or a
+    JSON schema), as providers take them. Nothing when unset, so models without these keywords work."""
+    if grammar is None:
+        return {}
+    if isinstance(grammar, str):
+        return {"grammar": grammar}
+    return {"response_format": grammar}

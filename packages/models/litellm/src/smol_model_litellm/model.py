@@ -21,6 +21,7 @@ from smol_core.plugin_api import (
     ModelCapabilities,
     ModelRequest,
     RetryPolicy,
+    TokenUsage,
     model_supports_stop,
 )
 
@@ -138,6 +139,17 @@ class LiteLLMModel(DetectedCapabilities, ChatCompletionsModel):
 
     def call_api(self, payload: dict[str, Any], stream: bool) -> Any:
         return self.client.completion(**payload)
+
+    def cost_of(self, usage: TokenUsage) -> float | None:
+        """The calls' price from LiteLLM's bundled price map (read offline); None for a model the map
+        does not list (a self-hosted one, a new release): a run's cost budget then says so."""
+        try:
+            prompt, completion = import_litellm().cost_per_token(
+                model=self.model_id, prompt_tokens=usage.input_tokens, completion_tokens=usage.output_tokens
+            )
+        except Exception:  # LiteLLM raises when the model is not in its map
+            return None
+        return float(prompt) + float(completion)
 
     def error_message(self, error: Exception, status: int | None, during_stream: bool) -> str:
         where = f"{self.model_id!r} at {self.endpoint}"
