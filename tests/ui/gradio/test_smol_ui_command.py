@@ -67,6 +67,42 @@ def test_smol_ui_serves_the_agent_the_flags_describe(
         stop(process)
 
 
+def test_smol_ui_shows_the_models_text_while_it_writes(
+    browser: Any, tmp_path: Path, openai_standin: Standin
+) -> None:
+    """The model streams (OpenAI's chunks), so the page shows its first words before the step ends."""
+    from selenium.webdriver.common.by import By
+
+    openai_standin.reply = (
+        "Thought: I will greet you, word by word.\n```python\nfinal_answer('streamed by smol ui')\n```"
+    )
+    openai_standin.hold_after = "greet you,"
+    port = free_port()
+    argv = [*SMOL, "ui", "--model-type", "OpenAIServerModel", "--model-id", "standin"]
+    argv += ["--api-base", openai_standin.url, "--max-steps", "2", "--port", str(port)]
+    process, url = serve_process(argv, tmp_path, {"OPENAI_API_KEY": "test-key"}, port=port)
+
+    def chat() -> str:
+        return " ".join(browser.find_element(By.ID, "smol-chat").text.split())
+
+    try:
+        browser.get(url)
+        box = wait_for(
+            lambda: browser.find_element(By.CSS_SELECTOR, "#smol-task textarea"), what="the task box"
+        )
+        box.send_keys("Say hello")
+        browser.find_element(By.ID, "smol-run").click()
+        wait_for(lambda: "I will greet you," in chat(), what="the model's first words")
+        text = chat()
+        assert "word by word" not in text  # the rest is not written yet: the text is streaming
+        assert "Final answer" not in text
+        openai_standin.release.set()
+        wait_for(lambda: "Final answer: streamed by smol ui" in chat(), what="the answer")
+    finally:
+        openai_standin.release.set()
+        stop(process)
+
+
 @pytest.mark.parametrize(
     ("flags", "message"),
     [

@@ -2,6 +2,10 @@
 
 The model, tool, executor and import flags are `smolagent`'s own (copied from its parser), so a
 command line moves between the two by changing the program name and dropping the task.
+
+The page shows what the model writes as it writes it, so its agent streams (`stream_outputs=True`)
+wherever its model does: without it a step is a progress line alone until the model has finished,
+which for a local model on a CPU can be a minute.
 """
 
 from __future__ import annotations
@@ -44,6 +48,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="How many browser sessions (each with its own agent and sandbox) may live at once (default: 32).",
     )
     parser.add_argument(
+        "--stream-outputs",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="Show the model's text as it writes it (default: when the model streams). --no-stream-outputs "
+        "keeps a small model's answer drafting, which needs whole replies.",
+    )
+    parser.add_argument(
         "--reset-agent-memory",
         action="store_true",
         help="Forget earlier tasks at each new one (default: remember them until Reset).",
@@ -52,15 +63,33 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def build_agent(args: argparse.Namespace) -> Any:
-    """The agent: loaded from `--agent-folder`, or built from the smolagent flags."""
+    """The agent: loaded from `--agent-folder`, or built from the smolagent flags; streaming as
+    `--stream-outputs` says (by default, wherever its model streams)."""
+    agent: Any  # a CodeAgent or a ToolCallingAgent: both take `stream_outputs`
     if args.agent_folder:
         from smol_core.plugin_api import MultiStepAgent
 
-        return MultiStepAgent.from_folder(args.agent_folder)
-    from smol_core.plugin_api import agent_from_arguments, check_arguments
+        agent = MultiStepAgent.from_folder(args.agent_folder)
+    else:
+        from smol_core.plugin_api import agent_from_arguments, check_arguments
 
-    check_arguments(args, args._ui_parser)
-    return agent_from_arguments(args)
+        check_arguments(args, args._ui_parser)
+        agent = agent_from_arguments(args)
+    wanted = args.stream_outputs
+    agent.stream_outputs = model_streams(agent.model) if wanted is None else wanted
+    return agent
+
+
+def model_streams(model: Any) -> bool:
+    """The model writes its reply piece by piece: its class implements streaming itself (the base
+    class's `request_stream` hands over the whole reply at once, which shows nothing earlier).
+    Decided from the class, so that a server model asks its server nothing before the first task."""
+    from smol_core.plugin_api import Model
+
+    kind = type(model)
+    return (
+        kind.request_stream is not Model.request_stream or kind.generate_stream is not Model.generate_stream
+    )
 
 
 def run(args: argparse.Namespace) -> int:
