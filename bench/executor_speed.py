@@ -130,7 +130,7 @@ def main() -> None:
         f"fresh executor ready (construct + first action, spare worker warm): median {statistics.median(starts) * 1e3:.1f} ms"
     )
     cold = []
-    from smol_core.executors.local.process import POOL
+    from smol_core.executors.host.process import POOL
 
     POOL.enabled = False
     for _ in range(3):

@@ -27,13 +27,13 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
-from smol_core.executors.exchange import RUN_OPS
-from smol_core.executors.frames import ProtocolLimits, check_frame
-from smol_core.executors.host import WorkerLink
+from smol_core.executors.host.driver import WorkerLink
+from smol_core.executors.host.exchange import RUN_OPS
+from smol_core.executors.host.frames import ProtocolLimits, check_frame
+from smol_core.executors.host.process import WorkerProcess
+from smol_core.executors.host.untrusted import decode_untrusted
 from smol_core.executors.local import LocalPythonExecutor
-from smol_core.executors.local.process import WorkerProcess
-from smol_core.executors.protocol import FrameReader, ProtocolError, decode, encode_message
-from smol_core.executors.untrusted import decode_untrusted
+from smol_core.executors.worker.protocol import FrameReader, ProtocolError, decode, encode_message
 from smol_core.testing.hostile_standin import TIMEOUTS, VIOLATIONS
 from smol_core.testing.hostile_worker import KIT_LIMITS, standin_argv
 

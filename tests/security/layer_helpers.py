@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from smol_core.executors.local import LocalPythonExecutor
-from smol_core.executors.local.sandbox import LAYERS
+from smol_core.executors.worker.sandbox import LAYERS
 
 ALL_ON = "all-on"
 NO_OS_LAYER = "no-os-sandbox"

@@ -1,4 +1,4 @@
-"""`"*"` grants only reviewed standard-library modules (`executors/local/star_grant.py`).
+"""`"*"` grants only reviewed standard-library modules (`executors/worker/star_grant.py`).
 
 C modules that open files, devices or sockets themselves (readline, spwd, curses, syslog, libuuid
 behind uuid1 ...) are out of the audit hook's sight: with `"*"` they were admitted, and only Landlock
@@ -17,9 +17,9 @@ from layer_helpers import ALL_ON, layered
 from security_helpers import CANARY, assert_host_untouched, get_executor
 
 from smol_core.executors.base import InterpreterError
-from smol_core.executors.local.policy import DANGEROUS_MODULES, SAFE_PRIVATE_MODULES
-from smol_core.executors.local.star_grant import STAR_REFUSED_STDLIB_MODULES, STAR_STDLIB_MODULES
-from smol_core.executors.local.views import Authorizer
+from smol_core.executors.worker.policy import DANGEROUS_MODULES, SAFE_PRIVATE_MODULES
+from smol_core.executors.worker.star_grant import STAR_REFUSED_STDLIB_MODULES, STAR_STDLIB_MODULES
+from smol_core.executors.worker.views import Authorizer
 
 # C code that opens files, devices or sockets itself, or reads the system's user databases
 SELF_OPENING = [

@@ -18,7 +18,7 @@ from security_helpers import assert_host_untouched
 
 from smol_core.executors.base import InterpreterError
 from smol_core.executors.local import LocalPythonExecutor
-from smol_core.executors.protocol import FrameReader, encode, read_message, write_message
+from smol_core.executors.worker.protocol import FrameReader, encode, read_message, write_message
 from smol_core.testing.processes import cpu_seconds
 
 
@@ -44,7 +44,7 @@ def _wait_gone(pid: int, within: float) -> bool:
 class RawWorker:
     def __init__(self, scratch: Path, **config: object) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "smol_core.executors.local.worker"],
+            [sys.executable, "-m", "smol_core.executors.worker.main"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

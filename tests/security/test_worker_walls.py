@@ -21,7 +21,7 @@ from layer_helpers import ALL_ON, LAYER_CHOICES, LayeredExecutor, active, layere
 from security_helpers import CANARY, assert_host_untouched
 
 from smol_core.executors.base import InterpreterError
-from smol_core.executors.local.audit import python_read_roots
+from smol_core.executors.worker.audit import python_read_roots
 
 FORGED_DONE = "{'op': 'done', 'output': 'ESCAPED', 'logs': 'ESCAPED'}"
 
@@ -229,7 +229,7 @@ def test_protection_report_names_the_new_layers(host_canary):
 # --- seccomp, checked directly in a child process -------------------------------------------------
 SECCOMP_PROBE = r"""
 import ctypes, errno, json, os, socket, sys
-from smol_core.executors.local import seccomp
+from smol_core.executors.worker import seccomp
 name, ok, detail = seccomp.apply()
 assert ok, detail
 libc = ctypes.CDLL(None, use_errno=True)

@@ -17,7 +17,7 @@ from smol_core import (
     evaluate_python_code,
     evaluate_subscript,
 )
-from smol_core.executors.protocol import UnserializableValue
+from smol_core.executors.worker.protocol import UnserializableValue
 
 
 def add_two(x: int) -> int:
@@ -187,9 +187,9 @@ def test_builtin_classes_cross_by_name() -> None:
 
 
 def test_a_forged_builtin_class_is_refused() -> None:
-    from smol_core.executors.frames import ProtocolLimits
-    from smol_core.executors.protocol import ProtocolError
-    from smol_core.executors.untrusted import decode_untrusted
+    from smol_core.executors.host.frames import ProtocolLimits
+    from smol_core.executors.host.untrusted import decode_untrusted
+    from smol_core.executors.worker.protocol import ProtocolError
 
     with pytest.raises(ProtocolError, match="unknown builtin type 'eval'"):
         decode_untrusted({"__smol__": "type", "name": "eval"}, ProtocolLimits(), None)

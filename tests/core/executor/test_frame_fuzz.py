@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from smol_core.executors.exchange import RUN_OPS
-from smol_core.executors.frames import ProtocolLimits, check_frame
-from smol_core.executors.protocol import TAG, FrameReader, ProtocolError, encode, encode_message
-from smol_core.executors.untrusted import decode_untrusted
+from smol_core.executors.host.exchange import RUN_OPS
+from smol_core.executors.host.frames import ProtocolLimits, check_frame
+from smol_core.executors.host.untrusted import decode_untrusted
+from smol_core.executors.worker.protocol import TAG, FrameReader, ProtocolError, encode, encode_message
 
 pytest.importorskip("numpy")
 pytest.importorskip("pandas")

@@ -10,8 +10,8 @@ import time
 import pytest
 
 from smol_core.executors.base import InterpreterError
+from smol_core.executors.host.process import describe_signal_death
 from smol_core.executors.local import LocalPythonExecutor
-from smol_core.executors.local.process import describe_signal_death
 from smol_core.testing.processes import cpu_seconds
 
 

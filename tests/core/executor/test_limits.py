@@ -105,9 +105,9 @@ def test_a_worker_killed_while_it_starts_is_replaced_with_its_tools_and_values(e
 
 
 def test_a_worker_that_cannot_start_makes_the_executor_unavailable(make_executor, monkeypatch):
+    from smol_core.executors import local as local_executor
     from smol_core.executors.base import ExecutorUnavailableError
-    from smol_core.executors.local import executor as local_executor
-    from smol_core.executors.local.process import WorkerProcess
+    from smol_core.executors.host.process import WorkerProcess
 
     monkeypatch.setattr(
         local_executor.POOL, "take", lambda: WorkerProcess([sys.executable, "-c", "raise SystemExit(3)"])

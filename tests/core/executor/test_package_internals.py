@@ -104,8 +104,8 @@ def test_the_code_still_cannot_import_private_modules(
 def test_the_internal_import_hands_the_code_nothing() -> None:
     """The C API's import (`fromlist` an empty list) loads a package's own private module and returns
     None; an import statement's (`fromlist` None or a tuple) is refused, as is another package's."""
-    from smol_core.executors.local.runtime import Guards
-    from smol_core.executors.local.views import Authorizer, ForbiddenImportError
+    from smol_core.executors.worker.runtime import Guards
+    from smol_core.executors.worker.views import Authorizer, ForbiddenImportError
 
     guards = Guards(Authorizer(["numpy"], {}))
     assert guards.import_("numpy._core._methods", {}, {}, [], 0) is None

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from smol_core.executors.local import protection_report
-from smol_core.executors.protocol import FrameReader, read_message, write_message
+from smol_core.executors.worker.protocol import FrameReader, read_message, write_message
 
 
 def test_protection_report_shape():
@@ -20,7 +20,7 @@ def test_protection_report_shape():
 
 def test_worker_runs_as_module_over_stdio(tmp_path):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "smol_core.executors.local.worker"],
+        [sys.executable, "-m", "smol_core.executors.worker.main"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

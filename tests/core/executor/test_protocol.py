@@ -11,7 +11,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from smol_core.executors.protocol import (
+from smol_core.executors.worker.protocol import (
     TAG,
     FrameReader,
     ProtocolError,

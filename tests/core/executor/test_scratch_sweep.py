@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from smol_core.executors.local.scratch import PREFIX, make_scratch, sweep_orphans
+from smol_core.executors.host.scratch import PREFIX, make_scratch, sweep_orphans
 
 
 def dead_pid() -> int:

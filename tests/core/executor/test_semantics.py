@@ -476,7 +476,7 @@ def test_output_values_cross_back(executor):
 
 
 def test_unserializable_output_is_labelled_repr(executor):
-    from smol_core.executors.protocol import UnserializableValue
+    from smol_core.executors.worker.protocol import UnserializableValue
 
     out = executor("class Thing:\n    def __repr__(self):\n        return 'Thing!'\nThing()")
     assert isinstance(out.output, UnserializableValue)

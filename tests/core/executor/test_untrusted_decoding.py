@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from smol_core.executors.base import InterpreterError, ProtocolViolationError
-from smol_core.executors.frames import ProtocolLimits
-from smol_core.executors.protocol import ProtocolError, UnserializableValue, encode
-from smol_core.executors.untrusted import decode_untrusted, png_checked
+from smol_core.executors.host.frames import ProtocolLimits
+from smol_core.executors.host.untrusted import decode_untrusted, png_checked
+from smol_core.executors.worker.protocol import ProtocolError, UnserializableValue, encode
 
 LIMITS = ProtocolLimits()
 
@@ -181,7 +181,7 @@ def test_importing_a_library_for_a_value_does_not_count_against_the_deadline(mon
     np = pytest.importorskip("numpy")
     import types
 
-    from smol_core.executors import untrusted
+    from smol_core.executors.host import untrusted
 
     def slow_import(name: str) -> types.ModuleType:
         time.sleep(1.5)

@@ -1,4 +1,4 @@
-"""The conformance suite against a worker started from the bundle (smol_core.executors.bundle).
+"""The conformance suite against a worker started from the bundle (smol_core.executors.host.bundle).
 
 Why: container and remote executors send the worker's sources at start-up instead of importing them
 from an installed smol. This runs that exact loader as a local process, so the bundle path is tested
@@ -11,10 +11,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from smol_core.executors.bundle import bundle_frame, local_loader_command
-from smol_core.executors.host import WorkerLink
+from smol_core.executors.host.bundle import bundle_frame, local_loader_command
+from smol_core.executors.host.driver import WorkerLink
+from smol_core.executors.host.process import WorkerProcess
 from smol_core.executors.local import LocalPythonExecutor
-from smol_core.executors.local.process import WorkerProcess
 from smol_core.testing.executor_conformance import ExecutorConformance
 
 
@@ -40,10 +40,10 @@ class TestBundledWorkerConformance(ExecutorConformance):
 
 
 def test_bundle_holds_only_worker_modules():
-    from smol_core.executors.bundle import worker_sources
+    from smol_core.executors.host.bundle import worker_sources
 
     names = set(worker_sources())
-    assert "smol_core.executors.local.worker" in names
-    assert "smol_core.executors.protocol" in names
-    assert not {"smol_core.executors.local.executor", "smol_core.executors.local.process"} & names
+    assert "smol_core.executors.worker.main" in names
+    assert "smol_core.executors.worker.protocol" in names
+    assert not {"smol_core.executors.local", "smol_core.executors.host.process"} & names
     assert worker_sources()["smol_core"] == (True, "")  # no heavy package __init__ in the sandbox

@@ -10,8 +10,8 @@ from smol_executor_e2b import E2BExecutor
 from smol_executor_e2b.executor import WORKER_ENV
 from smol_executor_e2b.link import E2BLink, relay_command
 
-from smol_core.executors.bundle import bundle_frame
-from smol_core.executors.host import WorkerLink
+from smol_core.executors.host.bundle import bundle_frame
+from smol_core.executors.host.driver import WorkerLink
 from smol_core.testing import HostileWorkerConformance, standin_argv
 
 

@@ -55,7 +55,7 @@ _EXPORTS: dict[str, str] = {
     "TypeHintParsingException": "smol_core.errors",
     "ExecutorUnavailableError": "smol_core.executors.base",
     "InterpreterError": "smol_core.executors.base",
-    "ProtocolError": "smol_core.executors.protocol",
+    "ProtocolError": "smol_core.executors.worker.protocol",
     "MessagingError": "smol_core.teams.errors",
     "PeerGoneError": "smol_core.teams.errors",
     "UnknownRecipientError": "smol_core.teams.errors",
@@ -157,17 +157,17 @@ _EXPORTS: dict[str, str] = {
     # executors
     "CodeOutput": "smol_core.executors.base",
     "LocalPythonExecutor": "smol_core.executors.local",
-    "WorkerExecutor": "smol_core.executors.host",
-    "WorkerLink": "smol_core.executors.host",
-    "WorkerProcess": "smol_core.executors.local.process",
-    "WORKER_ENV": "smol_core.executors.local.process",
-    "ProtocolLimits": "smol_core.executors.frames",
-    "FrameReader": "smol_core.executors.protocol",
-    "encode_message": "smol_core.executors.protocol",
-    "bundle_digest": "smol_core.executors.bundle",
-    "bundle_frame": "smol_core.executors.bundle",
-    "loader_command": "smol_core.executors.bundle",
-    "worker_sources": "smol_core.executors.bundle",
+    "WorkerExecutor": "smol_core.executors.host.driver",
+    "WorkerLink": "smol_core.executors.host.driver",
+    "WorkerProcess": "smol_core.executors.host.process",
+    "WORKER_ENV": "smol_core.executors.host.process",
+    "ProtocolLimits": "smol_core.executors.host.frames",
+    "FrameReader": "smol_core.executors.worker.protocol",
+    "encode_message": "smol_core.executors.worker.protocol",
+    "bundle_digest": "smol_core.executors.host.bundle",
+    "bundle_frame": "smol_core.executors.host.bundle",
+    "loader_command": "smol_core.executors.host.bundle",
+    "worker_sources": "smol_core.executors.host.bundle",
     # transports
     "Message": "smol_core.teams.message",
     "encode": "smol_core.teams.message",
@@ -255,27 +255,27 @@ if _TYPE_CHECKING:
         ExecutorUnavailableError as ExecutorUnavailableError,
         InterpreterError as InterpreterError,
     )
-    from smol_core.executors.bundle import (
+    from smol_core.executors.host.bundle import (
         bundle_digest as bundle_digest,
         bundle_frame as bundle_frame,
         loader_command as loader_command,
         worker_sources as worker_sources,
     )
-    from smol_core.executors.frames import (
-        ProtocolLimits as ProtocolLimits,
-    )
-    from smol_core.executors.host import (
+    from smol_core.executors.host.driver import (
         WorkerExecutor as WorkerExecutor,
         WorkerLink as WorkerLink,
+    )
+    from smol_core.executors.host.frames import (
+        ProtocolLimits as ProtocolLimits,
+    )
+    from smol_core.executors.host.process import (
+        WORKER_ENV as WORKER_ENV,
+        WorkerProcess as WorkerProcess,
     )
     from smol_core.executors.local import (
         LocalPythonExecutor as LocalPythonExecutor,
     )
-    from smol_core.executors.local.process import (
-        WORKER_ENV as WORKER_ENV,
-        WorkerProcess as WorkerProcess,
-    )
-    from smol_core.executors.protocol import (
+    from smol_core.executors.worker.protocol import (
         FrameReader as FrameReader,
         ProtocolError as ProtocolError,
         encode_message as encode_message,

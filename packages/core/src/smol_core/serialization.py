@@ -4,7 +4,7 @@ Why: code written for smolagents imports `SafeSerializer` to move values to and 
 (a Jupyter kernel, an E2B or Docker box) as text: `"safe:" + JSON`, where a tuple, set, bytes, a
 datetime, a Decimal, a Path, a numpy array, a PIL image or a dataclass is a small object
 `{"__type__": ..., ...}`. smol's own executors do not need it (they speak a typed frame protocol,
-`smol_core.executors.protocol`), but users' code that imports it keeps working, with the same format.
+`smol_core.executors.worker.protocol`), but users' code that imports it keeps working, with the same format.
 
 Safety, which is the point of the class:
 - Decoding builds only plain values: a dataclass comes back as a dict (its class is never looked

@@ -9,7 +9,7 @@ garbled, is a `CheckpointFormatError` too. Why not pickle: a checkpoint is a fil
 processes and machines read; a pickle is code.
 
 Size is checked before parsing (`MAX_CHECKPOINT_BYTES`), and values come back through the worker
-protocol's budgeted decoder (`executors/untrusted.py`), as a worker's values do.
+protocol's budgeted decoder (`executors/host/untrusted.py`), as a worker's values do.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from typing import Any
 
 from smol_core.durable.errors import CheckpointFormatError
 from smol_core.durable.steps import message_from_data, message_to_data, step_from_data, step_to_data
-from smol_core.executors.frames import ProtocolLimits
-from smol_core.executors.protocol import ProtocolError, encode
-from smol_core.executors.untrusted import decode_untrusted
+from smol_core.executors.host.frames import ProtocolLimits
+from smol_core.executors.host.untrusted import decode_untrusted
+from smol_core.executors.worker.protocol import ProtocolError, encode
 from smol_core.memory import MemoryStep
 from smol_core.messages import ChatMessage
 from smol_core.version import __version__

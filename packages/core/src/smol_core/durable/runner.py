@@ -29,7 +29,7 @@ from smol_core.durable.errors import CheckpointError, RunFinishedError, RunNotFo
 from smol_core.durable.sqlite_store import SQLiteStore
 from smol_core.durable.steps import step_to_data
 from smol_core.durable.store import CheckpointStore, Lease
-from smol_core.executors.protocol import UnserializableValue, encode
+from smol_core.executors.worker.protocol import UnserializableValue, encode
 from smol_core.memory import ActionStep, FinalAnswerStep, MemoryStep
 from smol_core.messages import ChatMessage
 

@@ -4,8 +4,8 @@ Why not `step.dict()`: it is a JSON view for people and logs (values become repr
 dicts), and nothing reads it back. A resumed run needs the steps themselves: `ActionStep` with its
 `ChatMessage`, `ToolCall`s, `AgentError` of the right class and `TokenUsage`, so the model reads the
 same memory and `RunResult` sums the same tokens. Values (an action's output, images, tool-call
-arguments) go through the worker protocol's typed codec (`executors/protocol.py`: host-side, never
-pickle) and come back through the budgeted decoder (`executors/untrusted.py`), as a checkpoint file
+arguments) go through the worker protocol's typed codec (`executors/worker/protocol.py`: host-side, never
+pickle) and come back through the budgeted decoder (`executors/host/untrusted.py`), as a checkpoint file
 is outside data.
 
 Left out on purpose: each step's `model_input_messages` (the whole memory as the model read it at
@@ -21,7 +21,7 @@ from typing import Any
 from smol_core import errors as error_module
 from smol_core.durable.errors import CheckpointFormatError
 from smol_core.errors import AgentError
-from smol_core.executors.protocol import encode
+from smol_core.executors.worker.protocol import encode
 from smol_core.memory import ActionStep, MemoryStep, PlanningStep, TaskStep, ToolCall
 from smol_core.messages import ChatMessage, ChatMessageToolCall, MessageRole, Timing, TokenUsage
 

@@ -1,7 +1,7 @@
 """smolagents' functional interpreter API, `evaluate_python_code`, run by smol's sandbox.
 
 smolagents evaluates code by walking its AST in the host process. smol runs it as real CPython in the
-sandboxed worker of the local executor (executors/local/), so this module is a thin layer over that
+sandboxed worker of the local executor (executors/worker/), so this module is a thin layer over that
 path, never an interpreter of its own:
 
 - the `state` dict's values go into the worker as `send_variables` sends them, the code runs there,
@@ -51,11 +51,8 @@ from smol_core.executors.base import (
     InterpreterError,
     ProtocolViolationError,
 )
-from smol_core.executors.host import sandbox_builtin_name
-from smol_core.executors.local.executor import LocalPythonExecutor
-from smol_core.executors.local.policy import DENIED_MODULE_ATTRIBUTES
-from smol_core.executors.local.views import Authorizer
-from smol_core.executors.protocol import UnserializableValue
+from smol_core.executors.host.driver import sandbox_builtin_name
+from smol_core.executors.local import LocalPythonExecutor
 from smol_core.executors.seed_support import (
     DEFAULT_MAX_LEN_OUTPUT,
     MAX_EXECUTION_TIME_SECONDS,
@@ -63,6 +60,9 @@ from smol_core.executors.seed_support import (
     custom_print,
     nodunder_getattr,
 )
+from smol_core.executors.worker.policy import DENIED_MODULE_ATTRIBUTES
+from smol_core.executors.worker.protocol import UnserializableValue
+from smol_core.executors.worker.views import Authorizer
 
 __all__ = [
     "evaluate_ast",

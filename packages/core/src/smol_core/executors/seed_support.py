@@ -3,7 +3,7 @@
 Why a module of its own: code written for smolagents imports these from
 `smolagents.local_python_executor` (and `BASE_PYTHON_TOOLS` from `smolagents.default_tools`), so
 they exist in smol with the same meaning where smol has one, and say so where smol has none: smol
-runs real CPython in a sandboxed worker (executors/local/), so there is no operation counter to bound
+runs real CPython in a sandboxed worker (executors/worker/), so there is no operation counter to bound
 and no AST walk whose dunder calls a list allows. Those constants are kept so that code setting
 them (or `mock.patch`-ing them) still runs; the docstring of each says what smol does instead.
 """
@@ -54,7 +54,7 @@ MAX_WHILE_ITERATIONS = 1_000_000
 real bytecode); a loop that never ends is stopped by the time limit. Kept for code that sets it."""
 ALLOWED_DUNDER_METHODS = ["__init__", "__str__", "__repr__"]
 """The dunder methods smolagents' AST walker lets code call. smol's sandbox decides dunder access
-with its own allow-list (executors/local/policy.py), checked on the compiled code; this list is
+with its own allow-list (executors/worker/policy.py), checked on the compiled code; this list is
 not consulted and is kept for code that reads or patches it."""
 
 DANGEROUS_MODULES = [
@@ -70,7 +70,7 @@ DANGEROUS_MODULES = [
     "sys",
 ]
 """smolagents' list of modules it never hands out through another module. smol's own, longer list is
-`executors/local/policy.DANGEROUS_MODULES`: those are never granted by a pattern such as `"*"`."""
+`executors/worker/policy.DANGEROUS_MODULES`: those are never granted by a pattern such as `"*"`."""
 
 DANGEROUS_FUNCTIONS = [
     "builtins.compile",
@@ -230,7 +230,7 @@ def check_import_authorized(import_to_check: str, authorized_imports: list[str])
     """smolagents' rule: a module is authorized when it, a package above it with `.*`, or `*` is listed;
     listing `a.b` authorizes `a` too (as a path to `a.b`).
 
-    smol's sandbox applies this rule and more (executors/local/views.py): dangerous modules must be
+    smol's sandbox applies this rule and more (executors/worker/views.py): dangerous modules must be
     named exactly, `*` never grants them, and private submodules are never granted by a pattern.
     """
     node = _import_tree(authorized_imports)
@@ -260,7 +260,7 @@ def get_safe_module(raw_module: Any, authorized_imports: Any, visited: set[int] 
     """A shallow copy of a module whose submodules are copied the same way (smolagents' helper).
 
     Attributes that fail to load (lazy modules raising ImportError or AttributeError) are skipped.
-    smol's sandbox does not use it: it hands out filtered views (executors/local/views.py).
+    smol's sandbox does not use it: it hands out filtered views (executors/worker/views.py).
     """
     if not isinstance(raw_module, ModuleType):
         return raw_module

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from smol_core.executors.protocol import UnserializableValue
+from smol_core.executors.worker.protocol import UnserializableValue
 
 _LITERALS = re.compile(r"\[[^\[\]]*\]|'[^'\n]*'|\"[^\"\n]*\"")
 _STRINGS = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")

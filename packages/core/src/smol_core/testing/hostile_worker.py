@@ -1,6 +1,6 @@
 """`HostileWorkerConformance`: a worker that writes anything to its channel must hurt no more than a hang.
 
-Why a kit every executor runs: the host side (executors/host.py) is shared, but each executor reads
+Why a kit every executor runs: the host side (executors/host/driver.py) is shared, but each executor reads
 its worker through its own link (a pipe, a container's attached stream, an E2B command stream, a
 Node process), and a link that trusts what it reads undoes the host's checks. Subclass it in your
 executor's tests and build an executor whose workers are the hostile stand-in (hostile_standin.py)
@@ -34,8 +34,8 @@ from smol_core.executors.base import (
     InterpreterError,
     ProtocolViolationError,
 )
-from smol_core.executors.frames import ProtocolLimits
-from smol_core.executors.host import WorkerExecutor
+from smol_core.executors.host.driver import WorkerExecutor
+from smol_core.executors.host.frames import ProtocolLimits
 from smol_core.testing.hostile_standin import TIMEOUTS, VIOLATIONS
 
 STANDIN_SOURCE = Path(__file__).with_name("hostile_standin.py").read_text("utf-8")

@@ -1,7 +1,7 @@
 """Making the executor's image: from a Dockerfile (with a registry) or a debootstrap root file system.
 
 Why so little goes into the image: the worker itself is sent at container start (see
-`smol_core.executors.bundle`), so the image only needs python3 and whatever packages the agent's
+`smol_core.executors.host.bundle`), so the image only needs python3 and whatever packages the agent's
 code may import. It never has to be rebuilt when smol is upgraded.
 
 Why a root-file-system path: machines without an image registry (air-gapped servers, our CI) can

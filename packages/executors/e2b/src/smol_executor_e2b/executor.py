@@ -2,7 +2,7 @@
 
 Why this shape: the E2B sandbox (a microVM in E2B's cloud) is the outer wall; inside it the smol
 worker applies its own guards, so the model's code meets the same language layer, error messages and
-security corpus as locally. The worker's sources travel over stdin at start-up (executors/bundle.py),
+security corpus as locally. The worker's sources travel over stdin at start-up (executors/host/bundle.py),
 so any template with a `python3` works and the worker is always the host's version. The host side
 is the shared `WorkerExecutor` driver: tools run here (a tool call is a message), nothing from the
 sandbox is unpickled here, and the API key never enters the sandbox (the worker gets a clean

@@ -8,7 +8,7 @@ bytes as everywhere else. It also gives the worker a clean environment and ties 
 its own (PR_SET_PDEATHSIG): killing the relay command kills the running code.
 
 Usage (stdlib only, any python3): python3 -I -c RELAY_SOURCE ENV_JSON WORKER_ARGV...
-The host's first line is the worker bundle (see smol_core.executors.bundle), then protocol frames.
+The host's first line is the worker bundle (see smol_core.executors.host.bundle), then protocol frames.
 """
 
 import base64

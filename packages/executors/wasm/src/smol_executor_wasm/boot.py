@@ -40,7 +40,7 @@ def _unpack_stdlib() -> None:
 _unpack_stdlib()
 sys.path.insert(0, ROOT)  # the worker's files, written by host.mjs; its packages are empty
 
-from smol_core.executors.local import policy  # noqa: E402
+from smol_core.executors.worker import policy  # noqa: E402
 
 policy.DANGEROUS_MODULES = policy.DANGEROUS_MODULES | JS_BRIDGES
 
@@ -114,6 +114,6 @@ with warnings.catch_warnings():
     asyncio.set_event_loop_policy(_Policy())
 asyncio.events._set_running_loop(None)  # Pyodide marks its browser loop as always running
 
-from smol_core.executors.local.worker import main  # noqa: E402
+from smol_core.executors.worker.main import main  # noqa: E402
 
 main([])

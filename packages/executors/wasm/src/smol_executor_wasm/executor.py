@@ -3,7 +3,7 @@
 Why a `WorkerExecutor`: the worker inside Pyodide is the local worker, speaking the same protocol,
 so everything on the host side (tool calls that cross back to the host, deadlines that kill the
 worker, restarts that replay tools and variables, values that are never unpickled here) is the shared
-driver of executors/host.py. Only how the worker is started differs.
+driver of executors/host/driver.py. Only how the worker is started differs.
 
 What the code gets: pure Python and the standard library Pyodide ships, an in-memory scratch folder,
 no network and none of the host's files. Compiled packages (numpy...) are not in Pyodide's npm

@@ -2,7 +2,7 @@
 
 It is the local executor's `WorkerProcess` with another command line (and a boot frame), so the
 shared driver's exchange loop, tool calls, deadlines and kills drive it unchanged. The first frame it
-receives is the boot frame: the worker's Python files (the modules smol_core.executors.bundle ships
+receives is the boot frame: the worker's Python files (the modules smol_core.executors.host.bundle ships
 to containers, read from the installed smol-core) and `boot.py`, so the code inside runs under
 exactly the guards the local executor uses.
 """
@@ -24,7 +24,7 @@ WASM_ENV = {"HOME": "/home/pyodide", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "
 
 
 def worker_files() -> dict[str, str]:
-    """The worker's modules (smol_core.executors.bundle's list, sources as installed here) as files."""
+    """The worker's modules (smol_core.executors.host.bundle's list, sources as installed here) as files."""
     files = {}
     for name, (is_package, source) in worker_sources().items():
         path = name.replace(".", "/")

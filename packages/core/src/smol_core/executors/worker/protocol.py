@@ -7,7 +7,7 @@ complex numbers, dates and times, Decimal and Fraction, builtin classes (`int`, 
 arrays (raw bytes of non-object dtypes), pandas frames and series, PIL images (PNG bytes). Anything else crosses as a labelled repr
 (`UnserializableValue`). The host → worker direction may fall back to pickle for values the user
 passed (the worker trusts its host); `decode` refuses pickle unless asked, and the host decodes
-worker values with executors/untrusted.py instead (exact types, budgets, deadline).
+worker values with executors/host/untrusted.py instead (exact types, budgets, deadline).
 
 This module is stdlib-only on purpose: the same file runs inside the worker, and later inside Docker,
 E2B or WebAssembly workers. numpy, pandas and PIL are used only when already imported.

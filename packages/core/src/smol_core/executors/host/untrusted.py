@@ -26,8 +26,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from smol_core.executors.frames import ProtocolLimits
-from smol_core.executors.protocol import BUILTIN_TYPES, TAG, ProtocolError, UnserializableValue
+from smol_core.executors.host.frames import ProtocolLimits
+from smol_core.executors.worker.protocol import BUILTIN_TYPES, TAG, ProtocolError, UnserializableValue
 
 __all__ = ["decode_untrusted", "png_checked"]
 

@@ -1,6 +1,6 @@
 """The sandboxed worker: a CPython process that holds the code's state and runs one action per message.
 
-Run it as `python -m smol_core.executors.local.worker` (protocol on stdin/stdout) or with
+Run it as `python -m smol_core.executors.worker.main` (protocol on stdin/stdout) or with
 `--socket PATH` (protocol on a Unix socket): the Docker, E2B and WebAssembly executors reuse it as is.
 Stdlib-only. Lifecycle: wait for `config`, sandbox itself (sandbox.py), answer `ready` with the
 protections that took, then serve `run`, `tools`, `vars` and `reset` until the channel closes.
@@ -22,10 +22,10 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from ..protocol import TAG, count_elements, decode, encode
 from . import audit, guards, lifetime, sandbox
 from .channel import Channel, FinalAnswerSignal, ToolError
 from .policy import DANGEROUS_MODULES
+from .protocol import TAG, count_elements, decode, encode
 from .runtime import Guards, make_builtins
 from .specials import sandbox_loop_factory, special_views
 from .views import Authorizer, ForbiddenImportError, SandboxViolation

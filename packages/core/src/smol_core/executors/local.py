@@ -1,6 +1,6 @@
 """`LocalPythonExecutor`: the host side of the local sandbox.
 
-The driving (deadlines, tool calls, crash and time-out handling) lives in `executors/host.py` and is
+The driving (deadlines, tool calls, crash and time-out handling) lives in `executors/host/driver.py` and is
 shared with the container and remote executors; this module only says how a local worker is obtained
 (a warm spare process from `process.POOL`) and configured (its own scratch folder, rlimits, OS sandbox).
 """
@@ -15,9 +15,9 @@ from collections.abc import Callable
 from typing import Any
 
 from smol_core.executors.base import InterpreterError
-from smol_core.executors.host import WorkerExecutor, WorkerLink
-from smol_core.executors.local.process import POOL, WORKER_ENV
-from smol_core.executors.local.scratch import make_scratch
+from smol_core.executors.host.driver import WorkerExecutor, WorkerLink
+from smol_core.executors.host.process import POOL, WORKER_ENV
+from smol_core.executors.host.scratch import make_scratch
 
 __all__ = ["LocalPythonExecutor", "protection_report"]
 

@@ -1,6 +1,6 @@
 """The host side of every worker-based executor: local process, Docker container, remote sandbox.
 
-Why one driver: the worker (local/worker.py) is the same program wherever it runs, so the host that
+Why one driver: the worker (worker/main.py) is the same program wherever it runs, so the host that
 talks to it should be the same too: one place for deadlines, tool calls, final answers, crash and
 time-out handling, and the same error messages for the model. Executors differ only in how they
 reach a worker: `WorkerExecutor.open_link()` returns a `WorkerLink` (a pipe to a local process, an
@@ -41,9 +41,9 @@ from smol_core.executors.base import (
     ProtocolViolationError,
     PythonExecutor,
 )
-from smol_core.executors.exchange import Exchange
-from smol_core.executors.frames import ProtocolLimits, check_frame, check_protections
-from smol_core.executors.protocol import ProtocolError, encode
+from smol_core.executors.host.exchange import Exchange
+from smol_core.executors.host.frames import ProtocolLimits, check_frame, check_protections
+from smol_core.executors.worker.protocol import ProtocolError, encode
 
 __all__ = ["READY_TIMEOUT", "STATE_LOST", "WorkerExecutor", "WorkerLink"]
 
@@ -164,7 +164,7 @@ class WorkerExecutor(PythonExecutor):
     def common_worker_config(self) -> dict[str, Any]:
         """What every worker is told, wherever it runs: what it may import, the action's time limit
         (which the worker also enforces from inside, with a kernel timer and a CPU limit, in case the
-        host cannot: see `local/lifetime.py`), and how much printed output it may buffer."""
+        host cannot: see `worker/lifetime.py`), and how much printed output it may buffer."""
         return {
             "authorized_imports": self.authorized_imports,
             "timeout_seconds": self.timeout_seconds,

@@ -1,6 +1,6 @@
 """One `run` exchange with a worker: read its frames, serve its tool calls, enforce deadline and rules.
 
-Why apart from host.py: this is where the worker's frames are read while code runs, so this is where
+Why apart from driver.py: this is where the worker's frames are read while code runs, so this is where
 a hostile worker is met. Every frame is checked (frames.py) against the exchange's random id and the
 ops a run may send; values are decoded under a budget (untrusted.py); frames, log text and call ids
 are counted. Any breach raises `ProtocolError`, which `run` turns into a dead worker and a
@@ -17,14 +17,14 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from smol_core import instrumentation
 from smol_core.executors.base import STATE_LOST, CodeOutput, ExecutionTimeoutError, InterpreterError
-from smol_core.executors.frames import check_frame
-from smol_core.executors.protocol import ProtocolError, encode
-from smol_core.executors.untrusted import decode_untrusted
+from smol_core.executors.host.frames import check_frame
+from smol_core.executors.host.untrusted import decode_untrusted
+from smol_core.executors.worker.protocol import ProtocolError, encode
+from smol_core.instrumentation import capture, traced_call, traced_coroutine
 
 if TYPE_CHECKING:
-    from smol_core.executors.host import WorkerExecutor, WorkerLink
+    from smol_core.executors.host.driver import WorkerExecutor, WorkerLink
 
 RUN_OPS = frozenset({"print", "tool_call", "done", "final_answer", "error"})
 
@@ -47,7 +47,7 @@ class Exchange:
         self.done_async: list[tuple[int, Any]] = []
         self.wake_r, self.wake_w = -1, -1
         # tools the code calls are traced as children of the code's span, whatever thread runs them
-        self.trace_parent = instrumentation.capture()
+        self.trace_parent = capture()
         timeout = executor.timeout_seconds
         self.deadline = None if timeout is None else time.monotonic() + timeout
 
@@ -189,7 +189,7 @@ class Exchange:
             return
         started = time.monotonic()
         try:
-            result = instrumentation.traced_call(self.trace_parent, name, call_id, fn, args, kwargs)
+            result = traced_call(self.trace_parent, name, call_id, fn, args, kwargs)
             if inspect.isawaitable(result):
                 result = asyncio.run_coroutine_threadsafe(
                     _await(result), self.ex._async_runner().loop
@@ -232,7 +232,7 @@ class Exchange:
         if self.wake_r < 0:
             self.wake_r, self.wake_w = os.pipe()
         runner = self.ex._async_runner()
-        coroutine = instrumentation.traced_coroutine(
+        coroutine = traced_coroutine(
             self.trace_parent, getattr(fn, "__name__", "tool"), call_id, fn(*args, **kwargs)
         )
         future = asyncio.run_coroutine_threadsafe(coroutine, runner.loop)

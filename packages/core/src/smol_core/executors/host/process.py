@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from smol_core.executors.protocol import FrameReader, write_message
+from smol_core.executors.worker.protocol import FrameReader, write_message
 
 if TYPE_CHECKING:
-    from smol_core.executors.frames import ProtocolLimits
+    from smol_core.executors.host.frames import ProtocolLimits
 
 _SRC_ROOT = str(Path(__file__).resolve().parents[3])
 
@@ -31,9 +31,9 @@ _BOOTSTRAP = (
     "import sys, types\n"
     "root = sys.argv[1]\n"
     "sys.path.insert(0, root)\n"
-    "for n in ('smol_core', 'smol_core.executors', 'smol_core.executors.local'):\n"
+    "for n in ('smol_core', 'smol_core.executors'):\n"
     "    m = types.ModuleType(n); m.__path__ = [root + '/' + n.replace('.', '/')]; sys.modules[n] = m\n"
-    "from smol_core.executors.local.worker import main\n"
+    "from smol_core.executors.worker.main import main\n"
     "main([])\n"
 )
 
@@ -61,7 +61,7 @@ class WorkerProcess:
         `env` the worker's environment (other runtimes, e.g. Node for WebAssembly, bring their own).
 
         The default environment names this process as the worker's host (`SMOL_WORKER_PARENT`), so a
-        worker started just as its host dies still notices and exits (`local/lifetime.py`).
+        worker started just as its host dies still notices and exits (`worker/lifetime.py`).
         """
         self.stderr: IO[bytes] = tempfile.TemporaryFile(prefix="smol-worker-stderr-")  # noqa: SIM115 - lives with the worker
         self.popen = subprocess.Popen(

@@ -17,7 +17,7 @@ import itertools
 import os
 from typing import Any
 
-from ..protocol import (
+from .protocol import (
     UNTRUSTED_ELEMENTS,
     UNTRUSTED_FRAME_BYTES,
     FrameReader,

@@ -22,15 +22,12 @@ import struct
 import sys
 from pathlib import Path
 
-_EXECUTORS_DIR = Path(__file__).resolve().parent
-_LOCAL_DIR = _EXECUTORS_DIR / "local"
+_WORKER_DIR = Path(__file__).resolve().parents[1] / "worker"
+WORKER_PACKAGE = "smol_core.executors.worker"
+# The packages above the worker folder: empty in the bundle, so nothing of the host is imported.
+_PARENTS = ("smol_core", "smol_core.executors")
 
-# Host-only modules of the local executor: the worker never imports them (they need smol_core.base).
-_HOST_ONLY = {"executor.py", "process.py", "scratch.py", "__init__.py"}
-# Packages on the way to the worker modules: empty in the bundle, so nothing heavy is imported.
-_PACKAGES = ("smol_core", "smol_core.executors", "smol_core.executors.local")
-
-WORKER_MODULE = "smol_core.executors.local.worker"
+WORKER_MODULE = f"{WORKER_PACKAGE}.main"
 
 LOADER = """\
 import importlib, importlib.util, json, os, sys
@@ -70,12 +67,14 @@ _worker.main([])
 
 @functools.cache
 def worker_sources() -> dict[str, tuple[bool, str]]:
-    """Module name -> (is_package, source) for every module the worker imports; packages are empty."""
-    files: dict[str, tuple[bool, str]] = {name: (True, "") for name in _PACKAGES}
-    files["smol_core.executors.protocol"] = (False, (_EXECUTORS_DIR / "protocol.py").read_text("utf-8"))
-    for path in sorted(_LOCAL_DIR.glob("*.py")):
-        if path.name not in _HOST_ONLY:
-            files[f"smol_core.executors.local.{path.stem}"] = (False, path.read_text("utf-8"))
+    """Module name -> (is_package, source): the worker folder, whole, under its empty parent packages.
+
+    The folder is the line: every module in it ships, and nothing else does (a test keeps the folder
+    stdlib-only and self-contained), so no list here can drift from what the worker imports."""
+    files: dict[str, tuple[bool, str]] = {name: (True, "") for name in _PARENTS}
+    for path in sorted(_WORKER_DIR.glob("*.py")):
+        name = WORKER_PACKAGE if path.stem == "__init__" else f"{WORKER_PACKAGE}.{path.stem}"
+        files[name] = (path.stem == "__init__", path.read_text("utf-8"))
     return files
 
 

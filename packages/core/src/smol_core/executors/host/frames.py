@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from smol_core.executors.protocol import (
+from smol_core.executors.worker.protocol import (
     MAX_DEPTH,
     UNTRUSTED_ELEMENTS,
     UNTRUSTED_EXPONENT,
