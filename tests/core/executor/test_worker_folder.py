@@ -63,7 +63,11 @@ def foreign_imports(path: Path) -> list[str]:
             continue
         for name in names:
             top = name.split(".")[0]
-            if top in sys.stdlib_module_names or name == WORKER_PACKAGE or name.startswith(WORKER_PACKAGE + "."):
+            if (
+                top in sys.stdlib_module_names
+                or name == WORKER_PACKAGE
+                or name.startswith(WORKER_PACKAGE + ".")
+            ):
                 continue
             if top in OPTIONAL_VALUE_LIBRARIES and handles_import_error(node, parents):
                 continue
