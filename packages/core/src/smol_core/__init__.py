@@ -4,9 +4,9 @@ Public names are imported on first use (PEP 562), so `import smol_core` costs a 
 a command-line tool that only lists plugins never loads the agent loop.
 """
 
-import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING, Any as _Any
 
+from smol_core.lazy_exports import lazy_exports as _lazy_exports
 from smol_core.version import __version__ as __version__
 
 _EXPORTS: dict[str, str] = {
@@ -144,23 +144,16 @@ _EXPORTS: dict[str, str] = {
     "get_registry": "smol_core.plugins.registry",
 }
 
-__all__ = sorted(_EXPORTS)
+
+def _smolagents_name(name: str) -> _Any:
+    """A smolagents name smol's table lacks: a plugin's class when installed, else an error naming
+    what to do."""
+    from smol_core.seed_names import resolve
+
+    return resolve(name)
 
 
-def __getattr__(name: str) -> _Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        # a smolagents name: a plugin's class when installed, else an error naming what to do
-        from smol_core.seed_names import resolve
-
-        return resolve(name)
-    value = getattr(_importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*_EXPORTS, "__version__"])
+__getattr__, __dir__, __all__ = _lazy_exports(globals(), _EXPORTS, otherwise=_smolagents_name)
 
 
 if _TYPE_CHECKING:
@@ -173,6 +166,7 @@ if _TYPE_CHECKING:
         handle_agent_output_types,
     )
     from smol_core.agents.app_template import create_agent_gradio_app_template
+    from smol_core.agents.budget import RunBudget
     from smol_core.agents.code_agent import CODEAGENT_RESPONSE_FORMAT, CodeAgent
     from smol_core.agents.events import ActionOutput, ToolOutput
     from smol_core.agents.multi_step import MultiStepAgent
@@ -185,8 +179,8 @@ if _TYPE_CHECKING:
         PromptTemplates,
         populate_template,
     )
-    from smol_core.agents.budget import RunBudget
     from smol_core.agents.result import RunResult
+    from smol_core.agents.settings import AgentSettings
     from smol_core.agents.tool_calling_agent import ToolCallingAgent
     from smol_core.cli.seed_cli import run_smolagent
     from smol_core.errors import (
@@ -268,7 +262,6 @@ if _TYPE_CHECKING:
     from smol_core.serialization import SafeSerializer, SerializationError
     from smol_core.source_code import make_init_file
     from smol_core.teams.message import Message
-    from smol_core.agents.settings import AgentSettings
     from smol_core.teams.team import Team, TeamResult, run_agents
     from smol_core.teams.tools import ReceiveMessagesTool, SendMessageTool
     from smol_core.teams.transport import Transport

@@ -13,7 +13,9 @@ Everything else a plugin needs is here too, and only here:
   helpers that turn tools into JSON schemas or grammar-constrained tool calls;
 - tools: `Tool`, `as_tool`, `ToolCollection`, the schema helpers;
 - executors: `WorkerExecutor` (implement `open_link` and `worker_config`; optionally
-  `describe_protections`), the `WorkerLink` protocol a transport to a worker satisfies, the
+  `describe_protections`), the `WorkerLink` protocol a transport to a worker satisfies
+  (`FramedLink`: the read loop every link shares, so a link says only what to wait on and how to
+  take in what arrived), the
   worker bundle (`bundle_frame`, `loader_command`) that boots the worker anywhere a `python3` runs,
   and the frame codec (`FrameReader`, `encode_message`, `ProtocolLimits`);
 - transports: `Message`, `encode`, `wire_text` (a message sealed with its sender's key, as it goes on
@@ -35,8 +37,9 @@ in a plugin's `_plugin.py` costs milliseconds and loads no agent code.
 
 from __future__ import annotations
 
-import importlib as _importlib
-from typing import TYPE_CHECKING as _TYPE_CHECKING, Any as _Any
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+from smol_core.lazy_exports import lazy_exports as _lazy_exports
 
 _EXPORTS: dict[str, str] = {
     # hooks and the records they return
@@ -48,6 +51,8 @@ _EXPORTS: dict[str, str] = {
     "TransportSpec": "smol_core.plugins.specs",
     "InstrumentorSpec": "smol_core.plugins.specs",
     "lazy": "smol_core.plugins.specs",
+    # a package's names imported on first use, so that discovering the plugin imports no SDK
+    "lazy_exports": "smol_core.lazy_exports",
     # errors
     "SmolError": "smol_core.errors",
     "ModelAPIError": "smol_core.errors",
@@ -120,9 +125,9 @@ _EXPORTS: dict[str, str] = {
     "refusal_message": "smol_core.network.address_policy",
     "resolve_host": "smol_core.network.address_policy",
     "url_refusal": "smol_core.network.address_policy",
-    "BlockedAddressError": "smol_core.network.guarded_http",
-    "DownloadTooLargeError": "smol_core.network.guarded_http",
-    "TooManyRedirectsError": "smol_core.network.guarded_http",
+    "BlockedAddressError": "smol_core.network.errors",
+    "DownloadTooLargeError": "smol_core.network.errors",
+    "TooManyRedirectsError": "smol_core.network.errors",
     "guarded_client": "smol_core.network.guarded_http",
     "guarded_request": "smol_core.network.guarded_http",
     "read_bounded": "smol_core.network.guarded_http",
@@ -158,7 +163,8 @@ _EXPORTS: dict[str, str] = {
     "CodeOutput": "smol_core.executors.base",
     "LocalPythonExecutor": "smol_core.executors.local",
     "WorkerExecutor": "smol_core.executors.host.driver",
-    "WorkerLink": "smol_core.executors.host.driver",
+    "WorkerLink": "smol_core.executors.host.link",
+    "FramedLink": "smol_core.executors.host.link",
     "WorkerProcess": "smol_core.executors.host.process",
     "WORKER_ENV": "smol_core.executors.host.process",
     "ProtocolLimits": "smol_core.executors.host.frames",
@@ -198,23 +204,12 @@ _EXPORTS: dict[str, str] = {
     "instrumentors": "smol_core.instrumentation",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> _Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(
-            f"smol_core.plugin_api has no {name!r}. A plugin imports only from this module; "
-            "if a plugin needs something the core has, add it to _EXPORTS here with its contract."
-        )
-    value = getattr(_importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return list(__all__)
+__getattr__, __dir__, __all__ = _lazy_exports(
+    globals(),
+    _EXPORTS,
+    hint="A plugin imports only from this module; "
+    "if a plugin needs something the core has, add it to _EXPORTS here with its contract.",
+)
 
 
 if _TYPE_CHECKING:
@@ -263,10 +258,17 @@ if _TYPE_CHECKING:
     )
     from smol_core.executors.host.driver import (
         WorkerExecutor as WorkerExecutor,
-        WorkerLink as WorkerLink,
     )
     from smol_core.executors.host.frames import (
         ProtocolLimits as ProtocolLimits,
+    )
+    from smol_core.executors.host.link import (
+        FramedLink as FramedLink,
+        WorkerLink as WorkerLink,
+    )
+    from smol_core.executors.host.link import (
+        FramedLink as FramedLink,
+        WorkerLink as WorkerLink,
     )
     from smol_core.executors.host.process import (
         WORKER_ENV as WORKER_ENV,
@@ -287,6 +289,9 @@ if _TYPE_CHECKING:
         add_instrumentor as add_instrumentor,
         instrumentors as instrumentors,
         remove_instrumentor as remove_instrumentor,
+    )
+    from smol_core.lazy_exports import (
+        lazy_exports as lazy_exports,
     )
     from smol_core.loading import (
         load_model as load_model,
@@ -370,10 +375,12 @@ if _TYPE_CHECKING:
         resolve_host as resolve_host,
         url_refusal as url_refusal,
     )
-    from smol_core.network.guarded_http import (
+    from smol_core.network.errors import (
         BlockedAddressError as BlockedAddressError,
         DownloadTooLargeError as DownloadTooLargeError,
         TooManyRedirectsError as TooManyRedirectsError,
+    )
+    from smol_core.network.guarded_http import (
         guarded_client as guarded_client,
         guarded_request as guarded_request,
         read_bounded as read_bounded,

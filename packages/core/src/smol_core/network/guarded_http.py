@@ -24,7 +24,6 @@ from typing import Any
 import httpcore
 import httpx
 
-from smol_core.errors import SmolError
 from smol_core.network.address_policy import (
     AddressPolicy,
     AddressRefusedError,
@@ -32,16 +31,9 @@ from smol_core.network.address_policy import (
     refusal_message,
     resolve_host,
 )
+from smol_core.network.errors import BlockedAddressError, DownloadTooLargeError, TooManyRedirectsError
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024  # a download larger than this is refused, not read
-
-
-class BlockedAddressError(Exception):
-    """A connection was refused by the address policy; `reason` says which rule refused it."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 def resolve(host: str, port: int) -> list[IPAddress]:
@@ -101,14 +93,6 @@ def guarded_client(policy: AddressPolicy, timeout: float) -> httpx.Client:
     return httpx.Client(
         transport=GuardedTransport(policy), timeout=timeout, follow_redirects=False, trust_env=False
     )
-
-
-class TooManyRedirectsError(SmolError):
-    """A redirect chain longer than the caller allows."""
-
-
-class DownloadTooLargeError(SmolError):
-    """A response body larger than the caller allows; nothing past the limit was read."""
 
 
 def check_hop(policy: AddressPolicy, url: httpx.URL) -> None:

@@ -1,39 +1,30 @@
 """Test doubles and kits that are public API: scripted models, and suites executor plugins subclass.
 
-`HostileWorkerConformance` and `TransportConformance` need pytest, so they are imported from here only
-when asked for.
+Every name is imported on first use: `HostileWorkerConformance` and `TransportConformance` need
+pytest, and importing smol_core.testing must not.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from smol_core.testing.models import FunctionModel, ScriptedModel
+from smol_core.lazy_exports import lazy_exports
 
-__all__ = [
-    "ExecutorConformance",
-    "FunctionModel",
-    "HostileWorkerConformance",
-    "ModelConformance",
-    "ScriptedModel",
-    "TransportConformance",
-    "standin_argv",
-]
-
-_LAZY = {
+_EXPORTS = {
     "ExecutorConformance": "smol_core.testing.executor_conformance",
+    "FunctionModel": "smol_core.testing.models",
     "HostileWorkerConformance": "smol_core.testing.hostile_worker",
     "ModelConformance": "smol_core.testing.model_conformance",
+    "ScriptedModel": "smol_core.testing.models",
     "standin_argv": "smol_core.testing.hostile_worker",
     "TransportConformance": "smol_core.testing.transport_conformance",
 }
 
+__getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
 
-def __getattr__(name: str) -> Any:
-    """The pytest-based kits, imported on first use (importing smol_core.testing must not need pytest)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'smol_core.testing' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+if TYPE_CHECKING:
+    from smol_core.testing.executor_conformance import ExecutorConformance
+    from smol_core.testing.hostile_worker import HostileWorkerConformance, standin_argv
+    from smol_core.testing.model_conformance import ModelConformance
+    from smol_core.testing.models import FunctionModel, ScriptedModel
+    from smol_core.testing.transport_conformance import TransportConformance

@@ -5,17 +5,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from smol_core.plugin_api import lazy_exports
+
+# imported on first use: plugin discovery imports this package, and must not import the E2B SDK
+_EXPORTS = {"E2BExecutor": "smol_executor_e2b.executor"}
+
+__getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
 
 if TYPE_CHECKING:
     from smol_executor_e2b.executor import E2BExecutor
-
-__all__ = ["E2BExecutor"]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "E2BExecutor":
-        from smol_executor_e2b.executor import E2BExecutor
-
-        return E2BExecutor
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

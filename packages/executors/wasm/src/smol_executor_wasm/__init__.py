@@ -6,19 +6,18 @@ executor's, so semantics, error messages and the security corpus are the same as
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from smol_executor_wasm.runtime import PYODIDE_VERSION
+from smol_core.plugin_api import lazy_exports
+
+# imported on first use: plugin discovery imports this package, and must not load the executor
+_EXPORTS = {
+    "PYODIDE_VERSION": "smol_executor_wasm.runtime",
+    "WasmExecutor": "smol_executor_wasm.executor",
+}
+
+__getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
 
 if TYPE_CHECKING:
     from smol_executor_wasm.executor import WasmExecutor
-
-__all__ = ["PYODIDE_VERSION", "WasmExecutor"]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "WasmExecutor":
-        from smol_executor_wasm.executor import WasmExecutor
-
-        return WasmExecutor
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from smol_executor_wasm.runtime import PYODIDE_VERSION

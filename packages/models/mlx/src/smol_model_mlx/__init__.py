@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-__all__ = ["MLXModel"]
+from smol_core.plugin_api import lazy_exports
+
+# imported on first use, so that `import smol_model_mlx` (plugin discovery) never imports mlx
+_EXPORTS = {"MLXModel": "smol_model_mlx.model"}
+
+__getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
 
 if TYPE_CHECKING:
     from smol_model_mlx.model import MLXModel
-
-
-def __getattr__(name: str) -> Any:
-    if name == "MLXModel":
-        from smol_model_mlx.model import MLXModel
-
-        return MLXModel
-    raise AttributeError(name)

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-__all__ = ["TransformersModel"]
+from smol_core.plugin_api import lazy_exports
+
+# imported on first use, so that `import smol_model_transformers` (plugin discovery) never imports torch
+_EXPORTS = {"TransformersModel": "smol_model_transformers.model"}
+
+__getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
 
 if TYPE_CHECKING:
     from smol_model_transformers.model import TransformersModel
-
-
-def __getattr__(name: str) -> Any:
-    # Lazy, so that `import smol_model_transformers` (plugin discovery) never imports torch.
-    if name == "TransformersModel":
-        from smol_model_transformers.model import TransformersModel
-
-        return TransformersModel
-    raise AttributeError(name)

@@ -8,32 +8,26 @@ across a team's processes.
 
 Without a call, the plugin switches itself on at the first run when `OTEL_EXPORTER_OTLP_ENDPOINT`
 (or `SMOL_TRACE_FILE`) is set, unless `OTEL_SDK_DISABLED=true`.
+
+Names resolve on first use: importing the package does not import OpenTelemetry.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-__all__ = ["JsonLinesSpanExporter", "OtelInstrumentor", "instrument", "uninstrument"]
+from smol_core.plugin_api import lazy_exports
 
-if TYPE_CHECKING:
-    from smol_telemetry_otel.file_exporter import JsonLinesSpanExporter
-    from smol_telemetry_otel.instrumentor import OtelInstrumentor
-    from smol_telemetry_otel.setup import instrument, uninstrument
-
-_WHERE = {
+_EXPORTS = {
     "instrument": "smol_telemetry_otel.setup",
     "uninstrument": "smol_telemetry_otel.setup",
     "OtelInstrumentor": "smol_telemetry_otel.instrumentor",
     "JsonLinesSpanExporter": "smol_telemetry_otel.file_exporter",
 }
 
+__getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
 
-def __getattr__(name: str) -> Any:
-    """Names resolve on first use: importing the package does not import OpenTelemetry."""
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'smol_telemetry_otel' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+if TYPE_CHECKING:
+    from smol_telemetry_otel.file_exporter import JsonLinesSpanExporter
+    from smol_telemetry_otel.instrumentor import OtelInstrumentor
+    from smol_telemetry_otel.setup import instrument, uninstrument

@@ -5,8 +5,9 @@ Names load lazily: plugin discovery imports this package, and must not import la
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from smol_core.plugin_api import lazy_exports
 
 _EXPORTS = {
     "tool_from_langchain": "smol_tool_langchain.langchain_to_smol",
@@ -14,11 +15,8 @@ _EXPORTS = {
     "to_langchain": "smol_tool_langchain.smol_to_langchain",
 }
 
-__all__ = sorted(_EXPORTS)
+__getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'smol_tool_langchain' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+if TYPE_CHECKING:
+    from smol_tool_langchain.langchain_to_smol import LangChainTool, tool_from_langchain
+    from smol_tool_langchain.smol_to_langchain import to_langchain

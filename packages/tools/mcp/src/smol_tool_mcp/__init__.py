@@ -7,8 +7,9 @@ package) never imports the MCP SDK.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from smol_core.plugin_api import lazy_exports
 
 _EXPORTS = {
     "MCPClient": "smol_tool_mcp.client",
@@ -24,11 +25,13 @@ _EXPORTS = {
     "clone_agent": "smol_tool_mcp.agent_sessions",
 }
 
-__all__ = sorted(_EXPORTS)
+__getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'smol_tool_mcp' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+if TYPE_CHECKING:
+    from smol_tool_mcp.agent_sessions import clone_agent
+    from smol_tool_mcp.client import MCPClient, tool_collection_from_mcp
+    from smol_tool_mcp.connection import MCPConnectionError
+    from smol_tool_mcp.results import MCPToolError
+    from smol_tool_mcp.server import agent_as_tool, build_server
+    from smol_tool_mcp.serving import build_http_app, serve_agent, serve_tools
+    from smol_tool_mcp.tool import MCPTool

@@ -8,16 +8,9 @@ model what to do next. Only public addresses are fetched unless the user allows 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from smol_tool_web._http import AddressRefusedError, RateLimitedError, WebToolError
-    from smol_tool_web.api_search import ApiWebSearchTool, GoogleSearchTool
-    from smol_tool_web.results import SearchResult
-    from smol_tool_web.search import DuckDuckGoSearchTool, WebSearchTool
-    from smol_tool_web.visit import VisitWebpageTool
-    from smol_tool_web.wikipedia import WikipediaSearchTool
+from smol_core.plugin_api import lazy_exports
 
 # Names load on first use (PEP 562): `smol plugins` imports `smol_tool_web._plugin`, hence this
 # package, and must not need httpx to list the toolkit.
@@ -34,24 +27,12 @@ _EXPORTS = {
     "WikipediaSearchTool": "smol_tool_web.wikipedia",
 }
 
+__getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
 
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'smol_tool_web' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_EXPORTS[name]), name)
-    globals()[name] = value
-    return value
-
-
-__all__ = [
-    "AddressRefusedError",
-    "ApiWebSearchTool",
-    "DuckDuckGoSearchTool",
-    "GoogleSearchTool",
-    "RateLimitedError",
-    "SearchResult",
-    "VisitWebpageTool",
-    "WebSearchTool",
-    "WebToolError",
-    "WikipediaSearchTool",
-]
+if TYPE_CHECKING:
+    from smol_tool_web._http import AddressRefusedError, RateLimitedError, WebToolError
+    from smol_tool_web.api_search import ApiWebSearchTool, GoogleSearchTool
+    from smol_tool_web.results import SearchResult
+    from smol_tool_web.search import DuckDuckGoSearchTool, WebSearchTool
+    from smol_tool_web.visit import VisitWebpageTool
+    from smol_tool_web.wikipedia import WikipediaSearchTool

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-__all__ = ["RayTransport"]
+from typing import TYPE_CHECKING
 
+from smol_core.plugin_api import lazy_exports
 
-def __getattr__(name: str) -> object:
-    if name == "RayTransport":
-        from smol_transport_ray.transport import RayTransport
+# imported on first use: plugin discovery imports this package, and must not import Ray
+_EXPORTS = {"RayTransport": "smol_transport_ray.transport"}
 
-        return RayTransport
-    raise AttributeError(f"module 'smol_transport_ray' has no attribute {name!r}")
+__getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
+
+if TYPE_CHECKING:
+    from smol_transport_ray.transport import RayTransport

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-__all__ = ["RedisTransport"]
+from typing import TYPE_CHECKING
 
+from smol_core.plugin_api import lazy_exports
 
-def __getattr__(name: str) -> object:
-    if name == "RedisTransport":
-        from smol_transport_redis.transport import RedisTransport
+# imported on first use: plugin discovery imports this package, and must not import the Redis client
+_EXPORTS = {"RedisTransport": "smol_transport_redis.transport"}
 
-        return RedisTransport
-    raise AttributeError(f"module 'smol_transport_redis' has no attribute {name!r}")
+__getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
+
+if TYPE_CHECKING:
+    from smol_transport_redis.transport import RedisTransport

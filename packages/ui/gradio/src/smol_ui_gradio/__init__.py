@@ -6,8 +6,9 @@ package, and listing plugins must not load Gradio.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from smol_core.plugin_api import lazy_exports
 
 _EXPORTS = {
     "GradioUI": "smol_ui_gradio.ui",
@@ -19,16 +20,7 @@ _EXPORTS = {
     "UploadPolicy": "smol_ui_gradio.uploads",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'smol_ui_gradio' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
 
 
 if TYPE_CHECKING:

@@ -5,8 +5,9 @@ Names are imported on first use (PEP 562), so registering the plugin never loads
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from smol_core.plugin_api import lazy_exports
 
 _EXPORTS = {
     "BrowserSession": "smol_ui_webagent.browser",
@@ -18,16 +19,7 @@ _EXPORTS = {
     "WEB_INSTRUCTIONS": "smol_ui_webagent.agent",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'smol_ui_webagent' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
 
 
 if TYPE_CHECKING:
