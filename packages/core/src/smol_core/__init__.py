@@ -119,7 +119,8 @@ _EXPORTS: dict[str, str] = {
     "AgentLogger": "smol_core.monitoring",
     "LogLevel": "smol_core.monitoring",
     "Monitor": "smol_core.monitoring",
-    # errors
+    # errors (every one smol raises, with their tree: the `exceptions` module)
+    "exceptions": "smol_core.exceptions",
     "AgentError": "smol_core.errors",
     "AgentParsingError": "smol_core.errors",
     "AgentExecutionError": "smol_core.errors",
@@ -157,6 +158,7 @@ __getattr__, __dir__, __all__ = _lazy_exports(globals(), _EXPORTS, otherwise=_sm
 
 
 if _TYPE_CHECKING:
+    from smol_core import exceptions
     from smol_core.agent_types import (
         AgentAudio,
         AgentImage,

@@ -1,0 +1,168 @@
+"""Every error smol raises to its users, in one place: `from smol_core.exceptions import ...`.
+
+Each class is defined next to the code that raises it (`smol_core.errors` holds the shared bases,
+imported by everything below); this module only gathers them, so that a user looking for what to
+catch reads one page. Two families, on purpose: `SmolError`s are errors of the host's making (bad
+configuration, an unknown plugin, a server that is down), raised to the caller with a message that
+says what to do; `AgentError`s are errors of the model's making (an unparsable reply, a failing
+tool), which the agent shows the model as the step's observation so it can correct itself. A few
+older errors keep the standard base that smolagents gave them (`InterpreterError` is a `ValueError`).
+
+The tree below is the real class hierarchy (`tests/core/test_exceptions.py` checks it): a class
+sits under its first base, and `+` names its other bases.
+
+```text
+Exception
+|-- SmolError                                          the host's making: raised to the caller, not the model
+|   |-- PluginNotFoundError + LookupError, ValueError  no installed plugin registers the name asked for
+|   |-- PluginArgumentError + TypeError                a plugin's factory got a keyword it does not take
+|   |-- PluginConflictError                            two installed distributions register one name
+|   |-- MissingPluginError + ImportError               a feature needs a plugin package not installed
+|   |-- BudgetExceededError                            a run reached a limit of its budget and stopped
+|   |-- ModelAPIError + AgentGenerationError           a model's API refused, or failed after the retries
+|   |-- DocstringParsingException                      a function made a tool leaves an argument undescribed
+|   |-- TypeHintParsingException                       a function made a tool has a type JSON cannot say
+|   |-- AgentLoadError + ValueError                    a saved agent's folder or dict is malformed
+|   |-- ExecutorUnavailableError + RuntimeError        the executor's backend cannot be reached or started
+|   |-- UntrustedFileError + ValueError                a file for a viewer is too large, too deep, not text
+|   |   `-- TeamRecordError                            a team-run file cannot be read, or is not one
+|   |-- AddressRefusedError                            a URL or redirect names an address the policy refuses
+|   |-- TooManyRedirectsError                          a guarded fetch was redirected too many times
+|   |-- DownloadTooLargeError                          a guarded fetch's body is larger than allowed
+|   |-- MessagingError                                 a team message could not be sent or received
+|   |   |-- UnknownRecipientError + LookupError        the recipient is not an agent of the team
+|   |   |-- MessageTooLargeError + ValueError          the encoded message is over the transport's limit
+|   |   |-- MessageRefusedError + ValueError           a message is not well-formed (untrusted input)
+|   |   `-- PeerGoneError                              the recipient's process has ended
+|   `-- CheckpointError                                a durable run's checkpoint cannot be saved or used
+|       |-- CheckpointFormatError                      a checkpoint is corrupt, foreign or of another version
+|       |-- RunNotFoundError + LookupError             no run of this id in the store
+|       |-- RunFinishedError                           the run already ended: it cannot be resumed
+|       |-- RunLockedError                             another live process holds the run's lease
+|       `-- StoreUnavailableError                      the checkpoint store cannot be opened, read or written
+|-- AgentError                                         the model's making: it sees the error and may recover
+|   |-- AgentParsingError + ValueError                 the model's reply could not be read as an action
+|   |-- AgentExecutionError                            the action's code raised, or the sandbox blocked it
+|   |   |-- AgentToolCallError                         a tool called with wrong arguments or an unknown name
+|   |   `-- AgentToolExecutionError                    a tool raised while running
+|   |       `-- ToolTimeoutError                       a tool call ran past its time limit
+|   |-- AgentMaxStepsError                             the run reached max_steps without a final answer
+|   `-- AgentGenerationError                           the model gave no reply after retries: the run stops
+|-- BlockedAddressError                                a guarded client's connection was refused
+`-- SerializationError                                 a value cannot be written safely, or pickle refused
+ValueError
+|-- InterpreterError                                   the code failed or was blocked (message for the model)
+|   |-- ExecutionTimeoutError                          the code ran past the executor's time limit
+|   `-- ProtocolViolationError                         the worker broke the protocol: replaced, state lost
+`-- JSONLimitError                                     JSON from a model is nested too deeply
+RuntimeError
+`-- ProtocolError                                      a worker's frame is malformed or too large
+UserWarning
+|-- SavedSettingIgnoredWarning                         a loaded agent's security setting, ignored
+`-- SavedSettingAppliedWarning                         a trusted loaded agent's security setting, applied
+```
+
+Not here, on purpose: the sandbox worker's own exceptions (`smol_core.executors.worker`), raised to
+the agent's code inside the sandbox and seen by the host only as an `InterpreterError`'s message; and
+control-flow signals that derive from `BaseException`, not `Exception` (a stopped command, a stopped
+team member, a final answer inside a remote sandbox).
+"""
+
+from __future__ import annotations
+
+from smol_core.agents.saved_settings import SavedSettingAppliedWarning, SavedSettingIgnoredWarning
+from smol_core.agents.serialization import AgentLoadError
+from smol_core.durable.errors import (
+    CheckpointError,
+    CheckpointFormatError,
+    RunFinishedError,
+    RunLockedError,
+    RunNotFoundError,
+    StoreUnavailableError,
+)
+from smol_core.errors import (
+    AgentError,
+    AgentExecutionError,
+    AgentGenerationError,
+    AgentMaxStepsError,
+    AgentParsingError,
+    AgentToolCallError,
+    AgentToolExecutionError,
+    BudgetExceededError,
+    DocstringParsingException,
+    ModelAPIError,
+    PluginArgumentError,
+    PluginConflictError,
+    PluginNotFoundError,
+    SmolError,
+    TypeHintParsingException,
+)
+from smol_core.executors.base import (
+    ExecutionTimeoutError,
+    ExecutorUnavailableError,
+    InterpreterError,
+    ProtocolViolationError,
+)
+from smol_core.executors.worker.protocol import ProtocolError
+from smol_core.json_limits import JSONLimitError
+from smol_core.network.address_policy import AddressRefusedError
+from smol_core.network.errors import BlockedAddressError, DownloadTooLargeError, TooManyRedirectsError
+from smol_core.plugins.lazy import MissingPluginError
+from smol_core.serialization import SerializationError
+from smol_core.teams.errors import (
+    MessageRefusedError,
+    MessageTooLargeError,
+    MessagingError,
+    PeerGoneError,
+    UnknownRecipientError,
+)
+from smol_core.teams.record import TeamRecordError
+from smol_core.tools.time_limit import ToolTimeoutError
+from smol_core.untrusted_files import UntrustedFileError
+
+__all__ = [
+    "AddressRefusedError",
+    "AgentError",
+    "AgentExecutionError",
+    "AgentGenerationError",
+    "AgentLoadError",
+    "AgentMaxStepsError",
+    "AgentParsingError",
+    "AgentToolCallError",
+    "AgentToolExecutionError",
+    "BlockedAddressError",
+    "BudgetExceededError",
+    "CheckpointError",
+    "CheckpointFormatError",
+    "DocstringParsingException",
+    "DownloadTooLargeError",
+    "ExecutionTimeoutError",
+    "ExecutorUnavailableError",
+    "InterpreterError",
+    "JSONLimitError",
+    "MessageRefusedError",
+    "MessageTooLargeError",
+    "MessagingError",
+    "MissingPluginError",
+    "ModelAPIError",
+    "PeerGoneError",
+    "PluginArgumentError",
+    "PluginConflictError",
+    "PluginNotFoundError",
+    "ProtocolError",
+    "ProtocolViolationError",
+    "RunFinishedError",
+    "RunLockedError",
+    "RunNotFoundError",
+    "SavedSettingAppliedWarning",
+    "SavedSettingIgnoredWarning",
+    "SerializationError",
+    "SmolError",
+    "StoreUnavailableError",
+    "TeamRecordError",
+    "TooManyRedirectsError",
+    "ToolTimeoutError",
+    "TypeHintParsingException",
+    "UnknownRecipientError",
+    "UntrustedFileError",
+]
