@@ -95,3 +95,8 @@ def test_the_check_reads_a_tree() -> None:
     assert drawn_tree()["PluginNotFoundError"][:2] == ("SmolError", ["LookupError", "ValueError"])
     assert drawn_tree()["ToolTimeoutError"][0] == "AgentToolExecutionError"
     assert drawn_tree()["ProtocolError"][0] == "RuntimeError"
+
+
+def test_the_package_exports_the_module() -> None:
+    assert smol_core.exceptions is exceptions and "exceptions" in smol_core.__all__
+    assert smol_core.SmolError is exceptions.SmolError
