@@ -27,9 +27,9 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
-from smol_core.executors.host.driver import WorkerLink
 from smol_core.executors.host.exchange import RUN_OPS
 from smol_core.executors.host.frames import ProtocolLimits, check_frame
+from smol_core.executors.host.link import WorkerLink
 from smol_core.executors.host.process import WorkerProcess
 from smol_core.executors.host.untrusted import decode_untrusted
 from smol_core.executors.local import LocalPythonExecutor

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from smol_core.executors.base import ProtocolViolationError
-from smol_core.executors.host.driver import WorkerLink
+from smol_core.executors.host.link import WorkerLink
 from smol_core.executors.host.process import WorkerProcess
 from smol_core.executors.local import LocalPythonExecutor
 from smol_core.testing import HostileWorkerConformance, standin_argv

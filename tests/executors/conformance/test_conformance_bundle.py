@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from smol_core.executors.host.bundle import bundle_frame, local_loader_command
-from smol_core.executors.host.driver import WorkerLink
+from smol_core.executors.host.link import WorkerLink
 from smol_core.executors.host.process import WorkerProcess
 from smol_core.executors.local import LocalPythonExecutor
 from smol_core.testing.executor_conformance import ExecutorConformance

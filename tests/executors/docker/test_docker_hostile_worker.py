@@ -5,7 +5,7 @@ from __future__ import annotations
 from smol_executor_docker import DockerExecutor
 from smol_executor_docker.link import ContainerLink
 
-from smol_core.executors.host.driver import WorkerLink
+from smol_core.executors.host.link import WorkerLink
 from smol_core.testing import HostileWorkerConformance, standin_argv
 
 

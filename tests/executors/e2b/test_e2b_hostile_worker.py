@@ -11,7 +11,7 @@ from smol_executor_e2b.executor import WORKER_ENV
 from smol_executor_e2b.link import E2BLink, relay_command
 
 from smol_core.executors.host.bundle import bundle_frame
-from smol_core.executors.host.driver import WorkerLink
+from smol_core.executors.host.link import WorkerLink
 from smol_core.testing import HostileWorkerConformance, standin_argv
 
 

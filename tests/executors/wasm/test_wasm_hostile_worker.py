@@ -8,7 +8,7 @@ import pytest
 from smol_executor_wasm import WasmExecutor
 from smol_executor_wasm.process import NodeWorkerProcess
 
-from smol_core.executors.host.driver import WorkerLink
+from smol_core.executors.host.link import WorkerLink
 from smol_core.testing import HostileWorkerConformance
 from smol_core.testing.hostile_worker import STANDIN_SOURCE
 

@@ -266,10 +266,6 @@ if _TYPE_CHECKING:
         FramedLink as FramedLink,
         WorkerLink as WorkerLink,
     )
-    from smol_core.executors.host.link import (
-        FramedLink as FramedLink,
-        WorkerLink as WorkerLink,
-    )
     from smol_core.executors.host.process import (
         WORKER_ENV as WORKER_ENV,
         WorkerProcess as WorkerProcess,

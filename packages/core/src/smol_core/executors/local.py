@@ -15,7 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from smol_core.executors.base import InterpreterError
-from smol_core.executors.host.driver import WorkerExecutor, WorkerLink
+from smol_core.executors.host.driver import WorkerExecutor
+from smol_core.executors.host.link import WorkerLink
 from smol_core.executors.host.process import POOL, WORKER_ENV
 from smol_core.executors.host.scratch import make_scratch
 

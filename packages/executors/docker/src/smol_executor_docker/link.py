@@ -12,13 +12,9 @@ import contextlib
 import select
 import socket
 import struct
-import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from smol_core.plugin_api import FrameReader, encode_message
-
-if TYPE_CHECKING:
-    from smol_core.plugin_api import ProtocolLimits
+from smol_core.plugin_api import FramedLink, encode_message
 
 _HEADER = struct.Struct(">BxxxI")
 _STDERR_KEEP = 16_384
@@ -43,18 +39,17 @@ class _Demux:
         return bytes(out), bytes(err)
 
 
-class ContainerLink:
+class ContainerLink(FramedLink):
     """One running container with the worker inside; satisfies `smol_core.executors.host.WorkerLink`."""
 
     def __init__(self, client: Any, container_id: str, attached: Any) -> None:
+        super().__init__()
         self.client = client
         self.container_id = container_id
         self._attached = attached  # keeps the SDK's response (and so the socket) alive
         self.sock: socket.socket = getattr(attached, "_sock", attached)
         self.sock.setblocking(True)
         self._demux = _Demux()
-        self._reader = FrameReader.untrusted()  # the worker is hostile: bounded frames
-        self._pending: list[dict[str, Any]] = []
         self._stderr = bytearray()
         self._eof = False
         self._removed = False
@@ -75,14 +70,6 @@ class ContainerLink:
                 self._eof = True
         return not self._eof
 
-    def set_frame_limits(self, limits: ProtocolLimits) -> None:
-        """Bound what is read from the worker by the executor's limits (before anything was read)."""
-        self._reader = limits.reader()
-
-    def has_unread(self) -> bool:
-        """Whether bytes the worker sent are already here beyond its last message (out of turn)."""
-        return bool(self._pending) or self._reader.buffered > 0
-
     def send_raw(self, data: bytes) -> None:
         try:
             self.sock.sendall(data)
@@ -93,32 +80,29 @@ class ContainerLink:
     def send(self, message: dict[str, Any]) -> None:
         self.send_raw(encode_message(message))
 
-    def read(self, deadline: float | None, wake_fd: int | None = None) -> dict[str, Any] | None:
-        fds: list[Any] = [self.sock] if wake_fd is None else [self.sock, wake_fd]
-        while not self._pending:
-            if self._eof:
-                raise EOFError("the container's stream ended")
-            timeout = None if deadline is None else deadline - time.monotonic()
-            if timeout is not None and timeout <= 0:
-                raise TimeoutError
-            ready, _, _ = select.select(fds, [], [], timeout)
-            if wake_fd is not None and wake_fd in ready:
-                return None
-            if self.sock in ready:
-                try:
-                    chunk = self.sock.recv(1 << 20)
-                except OSError:
-                    chunk = b""
-                if not chunk:
-                    self._eof = True
-                    raise EOFError("the container's stream ended")
-                out, err = self._demux.feed(chunk)
-                if err:
-                    self._stderr += err
-                    del self._stderr[:-_STDERR_KEEP]
-                if out:
-                    self._pending.extend(self._reader.feed(out))
-        return self._pending.pop(0)
+    def _source(self) -> socket.socket:
+        return self.sock
+
+    def _next_message(self) -> dict[str, Any] | None:
+        message = super()._next_message()
+        if message is None and self._eof:
+            raise EOFError("the container's stream ended")
+        return message
+
+    def _receive(self) -> None:
+        try:
+            chunk = self.sock.recv(1 << 20)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._eof = True
+            raise EOFError("the container's stream ended")
+        out, err = self._demux.feed(chunk)
+        if err:
+            self._stderr += err
+            del self._stderr[:-_STDERR_KEEP]
+        if out:
+            self._pending.extend(self._reader.feed(out))
 
     def kill(self) -> None:
         """Remove the container now (SIGKILL and delete in one engine call): the running code stops."""

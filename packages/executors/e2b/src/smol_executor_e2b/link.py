@@ -4,7 +4,7 @@ The command is the relay (relay.py) started in the background with stdin open; h
 go out through `commands.send_stdin` and worker → host frames come back on the command's stdout
 stream, both as base64 lines (the worker's prefixed with "smol:"). A reader thread decodes the
 stream into protocol messages and wakes `read()` through a pipe, so `read()` can wait on the worker and on the driver's own wake-up
-descriptor (async tools) with one `select`, exactly like the local pipe link.
+descriptor (async tools) with one `select`: the read loop every link shares (`FramedLink`).
 """
 
 from __future__ import annotations
@@ -12,18 +12,13 @@ from __future__ import annotations
 import base64
 import contextlib
 import os
-import select
 import shlex
 import threading
-import time
 from collections import deque
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from smol_core.plugin_api import FrameReader, ProtocolError, encode_message
-
-if TYPE_CHECKING:
-    from smol_core.plugin_api import ProtocolLimits
+from smol_core.plugin_api import FramedLink, ProtocolError, encode_message
 
 RELAY_SOURCE = Path(__file__).with_name("relay.py").read_text("utf-8")
 FRAME_PREFIX = "smol:"
@@ -37,14 +32,14 @@ def relay_command(worker_argv: list[str], worker_env: dict[str, str], python: st
     return " ".join(shlex.quote(a) for a in argv)
 
 
-class E2BLink:
+class E2BLink(FramedLink):
     """One worker running in an E2B sandbox, reached through the SDK's command API."""
 
     def __init__(self, sandbox: Any, command: str, bundle: bytes, cwd: str | None = None) -> None:
+        super().__init__()
         self._sandbox = sandbox
         self._handle = sandbox.commands.run(command, background=True, stdin=True, timeout=0, cwd=cwd)
         self._pid = int(self._handle.pid)
-        self._pending: deque[dict[str, Any]] = deque()
         self._lock = threading.Lock()
         self._wake_r, self._wake_w = os.pipe()
         self._ended = False
@@ -52,7 +47,6 @@ class E2BLink:
         self._killed = False
         self._exit: str | None = None
         self._stderr: deque[str] = deque(maxlen=64)
-        self._reader = FrameReader.untrusted()  # the worker is hostile: bounded frames
         self._broken: str | None = None  # why the stream broke the protocol, for read() to raise
         self._taken = threading.Condition(self._lock)  # read() took messages: the pump may go on
         self._backlog = 0  # stream bytes received since the host last emptied `_pending`
@@ -148,41 +142,34 @@ class E2BLink:
             raise EOFError("the sandbox worker has ended")
         self._send_bytes(encode_message(message))
 
-    def read(self, deadline: float | None, wake_fd: int | None = None) -> dict[str, Any] | None:
-        fds = [self._wake_r] if wake_fd is None else [self._wake_r, wake_fd]
-        while True:
-            with self._lock:
-                if self._broken is not None:
-                    raise ProtocolError(self._broken)
-                if self._pending:
-                    message = self._pending.popleft()
-                    if not self._pending:
-                        self._backlog = 0
-                        self._taken.notify_all()
-                    return message
-                if self._ended:
-                    raise EOFError(f"the sandbox worker ended: {self._exit}")
-            timeout = None if deadline is None else deadline - time.monotonic()
-            if timeout is not None and timeout <= 0:
-                raise TimeoutError
-            ready, _, _ = select.select(fds, [], [], timeout)
-            if wake_fd is not None and wake_fd in ready:
-                return None
-            if self._wake_r in ready:
-                with contextlib.suppress(OSError):
-                    os.read(self._wake_r, 4096)
+    def _source(self) -> int:
+        return self._wake_r  # the reader thread wakes it when messages came or the stream ended
+
+    def _next_message(self) -> dict[str, Any] | None:
+        with self._lock:
+            if self._broken is not None:
+                raise ProtocolError(self._broken)
+            if self._pending:
+                message = self._pending.popleft()
+                if not self._pending:
+                    self._backlog = 0
+                    self._taken.notify_all()
+                return message
+            if self._ended:
+                raise EOFError(f"the sandbox worker ended: {self._exit}")
+        return None
+
+    def _receive(self) -> None:
+        with contextlib.suppress(OSError):
+            os.read(self._wake_r, 4096)
 
     def alive(self) -> bool:
         return not (self._ended or self._killed)
 
-    def set_frame_limits(self, limits: ProtocolLimits) -> None:
-        """Bound what is read from the worker by the executor's limits (before it sends anything)."""
-        self._reader = limits.reader()
-
     def has_unread(self) -> bool:
         """Whether messages the worker sent are waiting beyond its last one (out of turn)."""
         with self._lock:
-            return bool(self._pending) or self._broken is not None or self._reader.buffered > 0
+            return super().has_unread() or self._broken is not None
 
     def kill(self) -> None:
         if self._killed or self._ended:

@@ -30,7 +30,7 @@ import threading
 import time
 from abc import abstractmethod
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 from smol_core.executors.base import (
     BASE_BUILTIN_MODULES,
@@ -43,54 +43,16 @@ from smol_core.executors.base import (
 )
 from smol_core.executors.host.exchange import Exchange
 from smol_core.executors.host.frames import ProtocolLimits, check_frame, check_protections
+from smol_core.executors.host.link import WorkerLink
 from smol_core.executors.worker.protocol import ProtocolError, encode
 
-__all__ = ["READY_TIMEOUT", "STATE_LOST", "WorkerExecutor", "WorkerLink"]
+__all__ = ["READY_TIMEOUT", "STATE_LOST", "WorkerExecutor"]
 
 READY_TIMEOUT = 60.0
 DEFAULT_MAX_PRINT_OUTPUTS_LENGTH = 20_000
 """Characters of printed output an action hands the model (about 5,000 tokens), as the seed's 50,000 does
 for larger contexts; set `max_print_outputs_length` for more or less."""
 _REPLIES = {"ready": frozenset({"ready"}), "done": frozenset({"done", "error"})}
-
-
-class WorkerLink(Protocol):
-    """A byte channel to one running worker, plus the means to kill it and say how it died."""
-
-    @property
-    def pid(self) -> int:
-        """An identifier of the worker (a process id; containers may return their own)."""
-        ...
-
-    def send(self, message: dict[str, Any]) -> None:
-        """Write one framed message; EOFError when the worker is gone."""
-        ...
-
-    def read(self, deadline: float | None, wake_fd: int | None = None) -> dict[str, Any] | None:
-        """Next message; None when `wake_fd` became readable; TimeoutError past `deadline`; EOFError on close."""
-        ...
-
-    def alive(self) -> bool: ...
-
-    def kill(self) -> None:
-        """Stop the worker now (the running code with it). Idempotent."""
-        ...
-
-    def close(self) -> None:
-        """Kill and release everything the link holds. Idempotent."""
-        ...
-
-    def stderr_tail(self, limit: int = 1500) -> str: ...
-
-    def exit_description(self) -> str:
-        """After the worker died on its own: how ("exit code 1", "killed by signal 9 (likely out of memory)")."""
-        ...
-
-    # Optional, found with getattr (a link without them gets the defaults):
-    #   set_frame_limits(limits: ProtocolLimits) -> None: bound the link's frame reader by these limits
-    #     (links use `FrameReader.untrusted()` by default);
-    #   has_unread() -> bool: whether the worker sent bytes not yet read as a message (checked
-    #     without waiting when an exchange ends, and between actions).
 
 
 def sandbox_builtin_name(fn: Any) -> str | None:

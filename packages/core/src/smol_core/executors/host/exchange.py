@@ -24,7 +24,8 @@ from smol_core.executors.worker.protocol import ProtocolError, encode
 from smol_core.instrumentation import capture, traced_call, traced_coroutine
 
 if TYPE_CHECKING:
-    from smol_core.executors.host.driver import WorkerExecutor, WorkerLink
+    from smol_core.executors.host.driver import WorkerExecutor
+    from smol_core.executors.host.link import WorkerLink
 
 RUN_OPS = frozenset({"print", "tool_call", "done", "final_answer", "error"})
 

@@ -16,14 +16,11 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
-from smol_core.executors.worker.protocol import FrameReader, write_message
-
-if TYPE_CHECKING:
-    from smol_core.executors.host.frames import ProtocolLimits
+from smol_core.executors.host.link import FramedLink
+from smol_core.executors.worker.protocol import write_message
 
 _SRC_ROOT = str(Path(__file__).resolve().parents[3])
 
@@ -53,7 +50,7 @@ WORKER_ENV = {
 }
 
 
-class WorkerProcess:
+class WorkerProcess(FramedLink):
     """One worker: its pipes, a frame reader, and a kill switch."""
 
     def __init__(self, command: list[str] | None = None, env: dict[str, str] | None = None) -> None:
@@ -63,6 +60,7 @@ class WorkerProcess:
         The default environment names this process as the worker's host (`SMOL_WORKER_PARENT`), so a
         worker started just as its host dies still notices and exits (`worker/lifetime.py`).
         """
+        super().__init__()
         self.stderr: IO[bytes] = tempfile.TemporaryFile(prefix="smol-worker-stderr-")  # noqa: SIM115 - lives with the worker
         self.popen = subprocess.Popen(
             command or [sys.executable, "-I", "-c", _BOOTSTRAP, _SRC_ROOT],
@@ -77,8 +75,6 @@ class WorkerProcess:
         assert self.popen.stdin is not None and self.popen.stdout is not None
         self.in_fd = self.popen.stdin.fileno()
         self.out_fd = self.popen.stdout.fileno()
-        self._reader = FrameReader.untrusted()
-        self._pending: list[dict[str, Any]] = []
         self.killed_by_us = False
         self.oom_kills_at_start = oom_kill_count()
 
@@ -104,17 +100,13 @@ class WorkerProcess:
         except (BrokenPipeError, OSError) as exc:
             raise EOFError(f"worker pipe closed: {exc}") from None
 
-    def set_frame_limits(self, limits: ProtocolLimits) -> None:
-        """Bound what is read from this worker by the executor's limits (before anything was read)."""
-        self._reader = limits.reader()
-
     def has_unread(self) -> bool:
         """Whether the worker sent anything not yet taken as a message: parsed, buffered or in the pipe.
 
         Asked without waiting when an exchange ends and between actions, when a well-behaved worker
         has nothing more to say, so anything there is a frame written out of turn.
         """
-        if self._pending or self._reader.buffered:
+        if super().has_unread():
             return True
         try:
             ready, _, _ = select.select([self.out_fd], [], [], 0)
@@ -129,25 +121,14 @@ class WorkerProcess:
         except OSError:
             return False
 
-    def read(self, deadline: float | None, wake_fd: int | None = None) -> dict[str, Any] | None:
-        """Next message; None when `wake_fd` became readable; TimeoutError past `deadline`.
+    def _source(self) -> int:
+        return self.out_fd
 
-        The reader's limits apply before a frame is buffered or parsed: ProtocolError when broken.
-        """
-        fds = [self.out_fd] if wake_fd is None else [self.out_fd, wake_fd]
-        while not self._pending:
-            timeout = None if deadline is None else deadline - time.monotonic()
-            if timeout is not None and timeout <= 0:
-                raise TimeoutError
-            ready, _, _ = select.select(fds, [], [], timeout)
-            if wake_fd is not None and wake_fd in ready:
-                return None
-            if self.out_fd in ready:
-                chunk = os.read(self.out_fd, 1 << 20)
-                if not chunk:
-                    raise EOFError("worker closed its output")
-                self._pending.extend(self._reader.feed(chunk))
-        return self._pending.pop(0)
+    def _receive(self) -> None:
+        chunk = os.read(self.out_fd, 1 << 20)
+        if not chunk:
+            raise EOFError("worker closed its output")
+        self._pending.extend(self._reader.feed(chunk))
 
     def kill(self) -> None:
         if self.popen.poll() is None:
