@@ -33,7 +33,8 @@ from smol_core.executors.host.link import WorkerLink
 from smol_core.executors.host.process import WorkerProcess
 from smol_core.executors.host.untrusted import decode_untrusted
 from smol_core.executors.local import LocalPythonExecutor
-from smol_core.executors.worker.protocol import FrameReader, ProtocolError, decode, encode_message
+from smol_core.executors.worker.framing import FrameReader, encode_message
+from smol_core.executors.worker.protocol import ProtocolError, decode
 from smol_core.testing.hostile_standin import TIMEOUTS, VIOLATIONS
 from smol_core.testing.hostile_worker import KIT_LIMITS, standin_argv
 

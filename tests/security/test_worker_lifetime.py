@@ -18,7 +18,8 @@ from security_helpers import assert_host_untouched
 
 from smol_core.executors.base import InterpreterError
 from smol_core.executors.local import LocalPythonExecutor
-from smol_core.executors.worker.protocol import FrameReader, encode, read_message, write_message
+from smol_core.executors.worker.framing import FrameReader, read_message, write_message
+from smol_core.executors.worker.protocol import encode
 from smol_core.testing.processes import cpu_seconds
 
 

@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from smol_core.executors.host.exchange import RUN_OPS
 from smol_core.executors.host.frames import ProtocolLimits, check_frame
 from smol_core.executors.host.untrusted import decode_untrusted
-from smol_core.executors.worker.protocol import TAG, FrameReader, ProtocolError, encode, encode_message
+from smol_core.executors.worker.framing import FrameReader, encode_message
+from smol_core.executors.worker.protocol import TAG, ProtocolError, encode
 
 pytest.importorskip("numpy")
 pytest.importorskip("pandas")

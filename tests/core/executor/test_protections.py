@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from smol_core.executors.local import protection_report
-from smol_core.executors.worker.protocol import FrameReader, read_message, write_message
+from smol_core.executors.worker.framing import FrameReader, read_message, write_message
 
 
 def test_protection_report_shape():

@@ -11,18 +11,14 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from smol_core.executors.worker.protocol import (
-    TAG,
+from smol_core.executors.worker.framing import (
     FrameReader,
-    ProtocolError,
-    UnserializableValue,
-    decode,
     decode_message,
-    encode,
     encode_message,
     read_message,
     write_message,
 )
+from smol_core.executors.worker.protocol import TAG, ProtocolError, UnserializableValue, decode, encode
 
 SAMPLES = [
     None,

@@ -168,8 +168,8 @@ _EXPORTS: dict[str, str] = {
     "WorkerProcess": "smol_core.executors.host.process",
     "WORKER_ENV": "smol_core.executors.host.process",
     "ProtocolLimits": "smol_core.executors.host.frames",
-    "FrameReader": "smol_core.executors.worker.protocol",
-    "encode_message": "smol_core.executors.worker.protocol",
+    "FrameReader": "smol_core.executors.worker.framing",
+    "encode_message": "smol_core.executors.worker.framing",
     "bundle_digest": "smol_core.executors.host.bundle",
     "bundle_frame": "smol_core.executors.host.bundle",
     "loader_command": "smol_core.executors.host.bundle",
@@ -273,10 +273,12 @@ if _TYPE_CHECKING:
     from smol_core.executors.local import (
         LocalPythonExecutor as LocalPythonExecutor,
     )
-    from smol_core.executors.worker.protocol import (
+    from smol_core.executors.worker.framing import (
         FrameReader as FrameReader,
-        ProtocolError as ProtocolError,
         encode_message as encode_message,
+    )
+    from smol_core.executors.worker.protocol import (
+        ProtocolError as ProtocolError,
     )
     from smol_core.instrumentation import (
         Instrumentor as Instrumentor,

@@ -10,6 +10,6 @@
   bundle.py: the worker folder as a payload, for executors whose worker runs elsewhere;
   process.py, scratch.py: the local executor's worker processes (a warm spare) and scratch folders.
 
-The worker's own code is in `../worker/`; the host imports its wire format (`worker/protocol.py`)
-from there, never the other way round.
+The worker's own code is in `../worker/`; the host imports the wire format (`worker/protocol.py`,
+`worker/framing.py`) from there, never the other way round.
 """

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from smol_core.executors.worker.framing import FrameReader
 from smol_core.executors.worker.protocol import (
     MAX_DEPTH,
     UNTRUSTED_ELEMENTS,
@@ -22,7 +23,6 @@ from smol_core.executors.worker.protocol import (
     UNTRUSTED_FRAME_BYTES,
     UNTRUSTED_IMAGE_PIXELS,
     UNTRUSTED_NUMBER_DIGITS,
-    FrameReader,
     ProtocolError,
 )
 

@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections import deque
 from typing import TYPE_CHECKING, Any, Protocol
 
-from smol_core.executors.worker.protocol import FrameReader
+from smol_core.executors.worker.framing import FrameReader
 
 if TYPE_CHECKING:
     from smol_core.executors.host.frames import ProtocolLimits

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from smol_core.executors.host.link import FramedLink
-from smol_core.executors.worker.protocol import write_message
+from smol_core.executors.worker.framing import write_message
 
 _SRC_ROOT = str(Path(__file__).resolve().parents[3])
 

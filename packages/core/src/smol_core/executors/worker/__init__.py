@@ -15,8 +15,8 @@ Layers (see each module's docstring):
       where available;
   lifetime.py: time and lifetime from inside the worker (a kernel timer and CPU limit per action,
       death with its host, no threads left behind);
-  protocol.py, channel.py: the wire format (shared with the host, which imports it from here) and
-      the worker's end of the channel;
+  protocol.py, framing.py, channel.py: the value codec and the frames (shared with the host, which
+      imports them from here), and the worker's end of the channel;
   main.py: the worker process itself (`python -m smol_core.executors.worker.main`).
 
 Powerful modules: `os`, `sys`, `importlib` and `io` are never handed out whole. Naming one exactly in

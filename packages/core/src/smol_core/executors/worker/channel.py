@@ -17,16 +17,8 @@ import itertools
 import os
 from typing import Any
 
-from .protocol import (
-    UNTRUSTED_ELEMENTS,
-    UNTRUSTED_FRAME_BYTES,
-    FrameReader,
-    ProtocolError,
-    decode,
-    encode,
-    read_message,
-    write_message,
-)
+from .framing import FrameReader, read_message, write_message
+from .protocol import UNTRUSTED_ELEMENTS, UNTRUSTED_FRAME_BYTES, ProtocolError, decode, encode
 
 
 class ToolError(Exception):

@@ -24,8 +24,9 @@ from typing import Any
 
 from . import audit, guards, lifetime, sandbox
 from .channel import Channel, FinalAnswerSignal, ToolError
+from .framing import count_elements
 from .policy import DANGEROUS_MODULES
-from .protocol import TAG, count_elements, decode, encode
+from .protocol import TAG, decode, encode
 from .runtime import Guards, make_builtins
 from .specials import sandbox_loop_factory, special_views
 from .views import Authorizer, ForbiddenImportError, SandboxViolation
