@@ -17,6 +17,8 @@ Layers (see each module's docstring):
       death with its host, no threads left behind);
   protocol.py, framing.py, channel.py: the value codec and the frames (shared with the host, which
       imports them from here), and the worker's end of the channel;
+  session.py, error_text.py: the code's state between actions, one action's run, and the errors
+      the model reads;
   main.py: the worker process itself (`python -m smol_core.executors.worker.main`).
 
 Powerful modules: `os`, `sys`, `importlib` and `io` are never handed out whole. Naming one exactly in

@@ -48,6 +48,7 @@ class Channel:
         self.xid: str | None = None  # the open exchange's id, stamped on every frame sent
         self.max_bytes = UNTRUSTED_FRAME_BYTES
         self.max_elements: int | None = UNTRUSTED_ELEMENTS
+        self.where = "descriptors where the host put them"  # told in the protections report
 
     def open_exchange(self, message: dict[str, Any]) -> None:
         """A message from the host opens an exchange: answer it under its id (none if it has none)."""
