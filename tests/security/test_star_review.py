@@ -17,7 +17,7 @@ from layer_helpers import ALL_ON, layered
 from security_helpers import CANARY, assert_host_untouched, get_executor
 
 from smol_core.executors.base import InterpreterError
-from smol_core.executors.worker.policy import DANGEROUS_MODULES, SAFE_PRIVATE_MODULES
+from smol_core.executors.worker.module_policy import DANGEROUS_MODULES, SAFE_PRIVATE_MODULES
 from smol_core.executors.worker.star_grant import STAR_REFUSED_STDLIB_MODULES, STAR_STDLIB_MODULES
 from smol_core.executors.worker.views import Authorizer
 

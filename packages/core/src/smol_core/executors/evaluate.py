@@ -60,7 +60,7 @@ from smol_core.executors.seed_support import (
     custom_print,
     nodunder_getattr,
 )
-from smol_core.executors.worker.policy import DENIED_MODULE_ATTRIBUTES
+from smol_core.executors.worker.module_policy import DENIED_MODULE_ATTRIBUTES
 from smol_core.executors.worker.protocol import UnserializableValue
 from smol_core.executors.worker.views import Authorizer
 

@@ -70,7 +70,7 @@ DANGEROUS_MODULES = [
     "sys",
 ]
 """smolagents' list of modules it never hands out through another module. smol's own, longer list is
-`executors/worker/policy.DANGEROUS_MODULES`: those are never granted by a pattern such as `"*"`."""
+`executors/worker/module_policy.DANGEROUS_MODULES`: those are never granted by a pattern such as `"*"`."""
 
 DANGEROUS_FUNCTIONS = [
     "builtins.compile",

@@ -40,9 +40,9 @@ def _unpack_stdlib() -> None:
 _unpack_stdlib()
 sys.path.insert(0, ROOT)  # the worker's files, written by host.mjs; its packages are empty
 
-from smol_core.executors.worker import policy  # noqa: E402
+from smol_core.executors.worker import module_policy  # noqa: E402
 
-policy.DANGEROUS_MODULES = policy.DANGEROUS_MODULES | JS_BRIDGES
+module_policy.DANGEROUS_MODULES = module_policy.DANGEROUS_MODULES | JS_BRIDGES
 
 import asyncio  # noqa: E402
 import selectors  # noqa: E402

@@ -1,8 +1,9 @@
-"""What the sandbox allows: attribute names, dunders, modules. Data only, shared by every guard.
+"""What the sandbox allows: attribute names, dunders, builtins. Data only, shared by every guard.
 
 Why a single table: the static checker (before compile), the runtime accessor (`getattr`, rewritten
 attribute loads, `str.format` fields) and the audit hook (code compiled at runtime by the stdlib) must
 agree, or the weakest one becomes the way out. Stdlib-only: this file is copied into workers.
+Which modules the code may import is module_policy.py's.
 """
 
 from __future__ import annotations
@@ -244,173 +245,6 @@ DENIED_BUILTINS = frozenset(
     }
 )
 
-# Modules that are a way out by themselves. Never granted by "*" or by a parent package: the code
-# gets them only when named exactly in additional_authorized_imports, and then (for those with an
-# entry in views.py) as a reduced view.
-DANGEROUS_MODULES = frozenset(
-    {
-        "os",
-        "posix",
-        "nt",
-        "sys",
-        "subprocess",
-        "ctypes",
-        "_ctypes",
-        "cffi",
-        "socket",
-        "_socket",
-        "ssl",
-        "select",
-        "selectors",
-        "signal",
-        "pty",
-        "tty",
-        "termios",
-        "fcntl",
-        "resource",
-        "mmap",
-        "gc",
-        "inspect",
-        "builtins",
-        "importlib",
-        "imp",
-        "pkgutil",
-        "runpy",
-        "zipimport",
-        "marshal",
-        "pickle",
-        "_pickle",
-        "shelve",
-        "dbm",
-        "copyreg",
-        "code",
-        "codeop",
-        "pdb",
-        "bdb",
-        "trace",
-        "tracemalloc",
-        "faulthandler",
-        "threading",
-        "_thread",
-        "multiprocessing",
-        "concurrent",
-        "asyncio.subprocess",
-        "shutil",
-        "tempfile",
-        "io",
-        "_io",
-        "pathlib",
-        "fileinput",
-        "glob",
-        "timeit",
-        "doctest",
-        "cProfile",
-        "profile",
-        "pydoc",
-        "webbrowser",
-        "urllib",
-        "http",
-        "ftplib",
-        "smtplib",
-        "poplib",
-        "imaplib",
-        "telnetlib",
-        "socketserver",
-        "xmlrpc",
-        "sqlite3",
-        "logging.config",
-        "unittest",
-        "venv",
-        "ensurepip",
-        "site",
-        "sysconfig",
-        "platform",
-        "atexit",
-        "_posixsubprocess",
-        "posixpath",
-        "ntpath",
-        "genericpath",
-        "zipfile",
-        "tarfile",
-        # dangerous parts of popular packages
-        "numpy.ctypeslib",
-        "numpy.f2py",
-        "numpy.distutils",
-        "numpy.testing",
-        "numpy.lib.format",
-        "numpy.lib.npyio",
-        "numpy._pytesttester",
-        "pandas.io.pickle",
-        "pandas.io.clipboard",
-        "pandas.io.clipboards",
-        "pandas.testing",
-        "pandas.util.testing",
-        "pandas._testing",
-        # test suites, installers, GUIs and the smol packages themselves: never code's tools
-        "test",
-        "idlelib",
-        "tkinter",
-        "turtle",
-        "turtledemo",
-        "lib2to3",
-        "distutils",
-        "pip",
-        "setuptools",
-        "pkg_resources",
-        "_distutils_hack",
-        "xxsubtype",
-        "xxlimited",
-        "xxlimited_35",
-        "antigravity",
-        "smol",
-        "smol_core",
-    }
-)
-
-# Private top-level modules a grant ("*" or "pkg.*") may still hand out: C accelerators that public
-# modules import themselves and that only compute (no files, processes, interpreters or raw memory).
-# Any other `_name` (`_xxsubinterpreters`, `_testcapi`, `_imp`, `_posixsubprocess`, `_signal`...) runs
-# code outside the guards and must be named exactly; a private submodule (`pkg._internal`) is never
-# granted by a pattern: the package imports it itself when it needs it.
-SAFE_PRIVATE_MODULES = frozenset(
-    {
-        "_abc",
-        "_bisect",
-        "_blake2",
-        "_bz2",
-        "_collections",
-        "_collections_abc",
-        "_compression",
-        "_contextvars",
-        "_csv",
-        "_datetime",
-        "_decimal",
-        "_functools",
-        "_heapq",
-        "_json",
-        "_lzma",
-        "_md5",
-        "_operator",
-        "_pydatetime",
-        "_pydecimal",
-        "_queue",
-        "_random",
-        "_sha1",
-        "_sha2",
-        "_sha256",
-        "_sha3",
-        "_sha512",
-        "_statistics",
-        "_string",
-        "_strptime",
-        "_struct",
-        "_typing",
-        "_uuid",
-        "_weakrefset",
-        "_zoneinfo",
-    }
-)
-
 # Types whose private attributes (and `__dict__`) code may not read, whatever the path: event loops,
 # tasks and futures (`loop._selector`, `task._loop`), threads, selectors, files and sockets hold the
 # worker's own descriptors; smol's own objects hold the channel to the host.
@@ -431,64 +265,8 @@ PRIVATE_STATE_OWNERS = (
     "smol_core",
 )
 
-# Module attributes that are a way out even inside an authorized module (file or pickle access).
-DENIED_MODULE_ATTRIBUTES: dict[str, frozenset[str]] = {
-    # smolagents' DANGEROUS_FUNCTIONS: refused even where their module is named exactly (the real
-    # eval/exec/compile run source no rewrite guards; globals/locals expose the namespace dicts)
-    "builtins": frozenset({"compile", "eval", "exec", "globals", "locals"}),
-    "posix": frozenset({"system", "popen"}),
-    "numpy": frozenset(
-        {
-            "load",
-            "save",
-            "savez",
-            "savez_compressed",
-            "fromfile",
-            "memmap",
-            "DataSource",
-            "ctypeslib",
-            "loadtxt",
-            "genfromtxt",
-            "savetxt",
-            "f2py",
-            "distutils",
-            "testing",
-            "tofile",
-        }
-    ),
-    "pandas": frozenset(
-        {
-            "read_pickle",
-            "to_pickle",
-            "read_clipboard",
-            "eval",
-            "read_sql",
-            "read_sql_query",
-            "read_sql_table",
-            "HDFStore",
-            "testing",
-        }
-    ),
-    "string": frozenset({"Formatter"}),
-    "types": frozenset(
-        {
-            "CodeType",
-            "FunctionType",
-            "LambdaType",
-            "FrameType",
-            "CellType",
-            "TracebackType",
-            "MethodType",
-            "BuiltinFunctionType",
-        }
-    ),
-}
-
 # Object types (by module prefix) whose file-writing / pickling methods are refused.
 DENIED_METHOD_OWNERS = ("numpy", "pandas")
-
-# Modules importable without authorization, always as reduced views (see views.py).
-ALWAYS_VIEWED = frozenset({"asyncio", "__future__"})
 
 # Names that code compiled at run time by the stdlib (typing's eval of string annotations,
 # namedtuple and dataclass templates) may not use: there the real builtins can be in scope.

@@ -24,7 +24,7 @@ from . import audit, guards, lifetime, sandbox
 from .channel import Channel, FinalAnswerSignal
 from .error_text import format_runtime, format_static, format_syntax_error
 from .framing import count_elements
-from .policy import DANGEROUS_MODULES
+from .module_policy import DANGEROUS_MODULES
 from .protocol import TAG, encode
 from .runtime import Guards, make_builtins
 from .specials import sandbox_loop_factory, special_views

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from typing import Any
 
-from .policy import DANGEROUS_MODULES
+from .module_policy import DANGEROUS_MODULES
 from .runtime import Guards
 from .views import Authorizer, ForbiddenImportError, ModuleView, SandboxViolation, make_view
 

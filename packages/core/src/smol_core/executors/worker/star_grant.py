@@ -5,21 +5,21 @@ but not those a C module opens itself (`readline.write_history_file`, `spwd.gets
 /etc/shadow, `curses.setupterm` reading terminfo, `syslog.syslog` writing to /dev/log, libuuid's
 clock file); against those only Landlock stands, where the kernel has it. So `"*"` grants a
 standard-library module only after a review found it computes, or touches files solely through
-Python's audited `open` (private C accelerators included: `policy.SAFE_PRIVATE_MODULES` passes the
+Python's audited `open` (private C accelerators included: `module_policy.SAFE_PRIVATE_MODULES` passes the
 private-module rule, and this list decides what `"*"` gives of them). Every other one, a module a new Python version adds included, is refused
 until a person reviews it, and is available when named exactly. `tests/security/test_star_review.py`
 walks `sys.stdlib_module_names` and fails on a module in neither list, so a review cannot be skipped.
 
 Third-party packages are granted by `"*"` as in smolagents (what is installed cannot be listed),
 except the known ones of `STAR_REFUSED_PACKAGES` and smol's own plugins; the modules of
-`policy.DANGEROUS_MODULES` and private modules have rules of their own, applied before this one.
+`module_policy.DANGEROUS_MODULES` and private modules have rules of their own, applied before this one.
 """
 
 from __future__ import annotations
 
 import sys
 
-from .policy import SAFE_PRIVATE_MODULES
+from .module_policy import SAFE_PRIVATE_MODULES
 
 __all__ = ["STAR_REFUSED_PACKAGES", "STAR_REFUSED_STDLIB_MODULES", "STAR_STDLIB_MODULES", "star_refusal"]
 
@@ -28,7 +28,7 @@ __all__ = ["STAR_REFUSED_PACKAGES", "STAR_REFUSED_STDLIB_MODULES", "STAR_STDLIB_
 STAR_STDLIB_MODULES = (SAFE_PRIVATE_MODULES - {"_uuid"}) | frozenset(
     {
         # the private C accelerators public modules import themselves and that only compute come from
-        # policy.SAFE_PRIVATE_MODULES; `_uuid` passes the private-module rule (uuid imports it) but
+        # module_policy.SAFE_PRIVATE_MODULES; `_uuid` passes the private-module rule (uuid imports it) but
         # calls libuuid, which opens its clock file and a socket in C: "*" does not give it
         # public modules
         "__future__",

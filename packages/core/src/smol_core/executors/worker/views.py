@@ -15,7 +15,7 @@ import types
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .policy import DANGEROUS_MODULES, DENIED_MODULE_ATTRIBUTES, SAFE_PRIVATE_MODULES
+from .module_policy import DANGEROUS_MODULES, DENIED_MODULE_ATTRIBUTES, SAFE_PRIVATE_MODULES
 from .star_grant import star_refusal
 
 _KEEP_DUNDERS = ("__name__", "__doc__", "__version__", "__all__")

@@ -1,0 +1,230 @@
+"""What the sandbox allows of modules: the dangerous ones, the private ones a grant may hand out, and
+the attributes refused even inside an authorized module. Data only.
+
+Why apart from policy.py (attributes, dunders, builtins): the import guard (views.py), the `"*"`
+grant (star_grant.py) and the automatic import of an authorized module (session.py) read these
+tables, and a runtime with bridges of its own (the WebAssembly worker's JavaScript modules) extends
+`DANGEROUS_MODULES` before the worker starts.
+"""
+
+from __future__ import annotations
+
+# Modules that are a way out by themselves. Never granted by "*" or by a parent package: the code
+# gets them only when named exactly in additional_authorized_imports, and then (for those with an
+# entry in views.py) as a reduced view.
+DANGEROUS_MODULES = frozenset(
+    {
+        "os",
+        "posix",
+        "nt",
+        "sys",
+        "subprocess",
+        "ctypes",
+        "_ctypes",
+        "cffi",
+        "socket",
+        "_socket",
+        "ssl",
+        "select",
+        "selectors",
+        "signal",
+        "pty",
+        "tty",
+        "termios",
+        "fcntl",
+        "resource",
+        "mmap",
+        "gc",
+        "inspect",
+        "builtins",
+        "importlib",
+        "imp",
+        "pkgutil",
+        "runpy",
+        "zipimport",
+        "marshal",
+        "pickle",
+        "_pickle",
+        "shelve",
+        "dbm",
+        "copyreg",
+        "code",
+        "codeop",
+        "pdb",
+        "bdb",
+        "trace",
+        "tracemalloc",
+        "faulthandler",
+        "threading",
+        "_thread",
+        "multiprocessing",
+        "concurrent",
+        "asyncio.subprocess",
+        "shutil",
+        "tempfile",
+        "io",
+        "_io",
+        "pathlib",
+        "fileinput",
+        "glob",
+        "timeit",
+        "doctest",
+        "cProfile",
+        "profile",
+        "pydoc",
+        "webbrowser",
+        "urllib",
+        "http",
+        "ftplib",
+        "smtplib",
+        "poplib",
+        "imaplib",
+        "telnetlib",
+        "socketserver",
+        "xmlrpc",
+        "sqlite3",
+        "logging.config",
+        "unittest",
+        "venv",
+        "ensurepip",
+        "site",
+        "sysconfig",
+        "platform",
+        "atexit",
+        "_posixsubprocess",
+        "posixpath",
+        "ntpath",
+        "genericpath",
+        "zipfile",
+        "tarfile",
+        # dangerous parts of popular packages
+        "numpy.ctypeslib",
+        "numpy.f2py",
+        "numpy.distutils",
+        "numpy.testing",
+        "numpy.lib.format",
+        "numpy.lib.npyio",
+        "numpy._pytesttester",
+        "pandas.io.pickle",
+        "pandas.io.clipboard",
+        "pandas.io.clipboards",
+        "pandas.testing",
+        "pandas.util.testing",
+        "pandas._testing",
+        # test suites, installers, GUIs and the smol packages themselves: never code's tools
+        "test",
+        "idlelib",
+        "tkinter",
+        "turtle",
+        "turtledemo",
+        "lib2to3",
+        "distutils",
+        "pip",
+        "setuptools",
+        "pkg_resources",
+        "_distutils_hack",
+        "xxsubtype",
+        "xxlimited",
+        "xxlimited_35",
+        "antigravity",
+        "smol",
+        "smol_core",
+    }
+)
+
+# Private top-level modules a grant ("*" or "pkg.*") may still hand out: C accelerators that public
+# modules import themselves and that only compute (no files, processes, interpreters or raw memory).
+# Any other `_name` (`_xxsubinterpreters`, `_testcapi`, `_imp`, `_posixsubprocess`, `_signal`...) runs
+# code outside the guards and must be named exactly; a private submodule (`pkg._internal`) is never
+# granted by a pattern: the package imports it itself when it needs it.
+SAFE_PRIVATE_MODULES = frozenset(
+    {
+        "_abc",
+        "_bisect",
+        "_blake2",
+        "_bz2",
+        "_collections",
+        "_collections_abc",
+        "_compression",
+        "_contextvars",
+        "_csv",
+        "_datetime",
+        "_decimal",
+        "_functools",
+        "_heapq",
+        "_json",
+        "_lzma",
+        "_md5",
+        "_operator",
+        "_pydatetime",
+        "_pydecimal",
+        "_queue",
+        "_random",
+        "_sha1",
+        "_sha2",
+        "_sha256",
+        "_sha3",
+        "_sha512",
+        "_statistics",
+        "_string",
+        "_strptime",
+        "_struct",
+        "_typing",
+        "_uuid",
+        "_weakrefset",
+        "_zoneinfo",
+    }
+)
+
+# Module attributes that are a way out even inside an authorized module (file or pickle access).
+DENIED_MODULE_ATTRIBUTES: dict[str, frozenset[str]] = {
+    # smolagents' DANGEROUS_FUNCTIONS: refused even where their module is named exactly (the real
+    # eval/exec/compile run source no rewrite guards; globals/locals expose the namespace dicts)
+    "builtins": frozenset({"compile", "eval", "exec", "globals", "locals"}),
+    "posix": frozenset({"system", "popen"}),
+    "numpy": frozenset(
+        {
+            "load",
+            "save",
+            "savez",
+            "savez_compressed",
+            "fromfile",
+            "memmap",
+            "DataSource",
+            "ctypeslib",
+            "loadtxt",
+            "genfromtxt",
+            "savetxt",
+            "f2py",
+            "distutils",
+            "testing",
+            "tofile",
+        }
+    ),
+    "pandas": frozenset(
+        {
+            "read_pickle",
+            "to_pickle",
+            "read_clipboard",
+            "eval",
+            "read_sql",
+            "read_sql_query",
+            "read_sql_table",
+            "HDFStore",
+            "testing",
+        }
+    ),
+    "string": frozenset({"Formatter"}),
+    "types": frozenset(
+        {
+            "CodeType",
+            "FunctionType",
+            "LambdaType",
+            "FrameType",
+            "CellType",
+            "TracebackType",
+            "MethodType",
+            "BuiltinFunctionType",
+        }
+    ),
+}
