@@ -7,7 +7,8 @@ library and this folder (`tests/core/executor/test_worker_folder.py` keeps it so
 treats every frame it sends as hostile input.
 
 Layers (see each module's docstring):
-  guards.py, runtime.py, views.py, specials.py, policy.py, star_grant.py: the language layer (AST
+  guards.py, last_value.py, runtime.py, views.py, specials.py, policy.py, module_policy.py,
+      star_grant.py: the language layer (AST
       checks and rewrites, guarded getattr/import/format, curated builtins, filtered module views,
       what may be imported);
   audit.py: a PEP 578 audit hook (runtime compiles, file access, process/network/ctypes events);

@@ -10,13 +10,13 @@ run time (see audit.py), in a stricter mode. Stdlib-only.
 from __future__ import annotations
 
 import ast
-import copy
 import dis
 import string
 from functools import lru_cache
 from types import CodeType
 from typing import Any
 
+from .last_value import CAPTURE_NAMES, capture_last_value
 from .policy import (
     ALLOWED_DUNDER_NAMES,
     ALLOWED_DUNDERS,
@@ -28,10 +28,6 @@ from .policy import (
 
 GETATTR_NAME = "__smol_getattr__"
 MATCH_CHECK_NAME = "__smol_match_class__"
-LAST_VALUE_NAME = "__smol_last__"
-KEEP_VALUE_NAME = "__smol_keep__"
-"""A statement's value inside a final compound statement, before it is known not to be None."""
-CAPTURE_NAMES = frozenset({LAST_VALUE_NAME, KEEP_VALUE_NAME})
 RESERVED_PREFIX = "__smol"
 
 
@@ -228,83 +224,6 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
 
-def _capture_last_value(tree: ast.Module) -> None:
-    """Make the value of the final statement retrievable, as smolagents defines it.
-
-    The value of an action is the value of its last statement: an expression's value, an
-    assignment's value (`x = 3` gives 3, `a, b = 1, 2` gives (1, 2)), an augmented assignment's new
-    value, a function or class defined; for a final `for` or `if`, the last value other than None
-    that such a statement in its body (the branch taken, the last iteration run) gave; None for
-    anything else (`while`, `try`, `with`, imports, `print(...)`). Code that reads its own results
-    (smolagents' `evaluate_python_code`, an agent's "Last output") gets what it got there.
-    """
-    if not tree.body:
-        return
-    last = tree.body[-1]
-    if isinstance(last, ast.Expr):
-        name = ast.copy_location(ast.Name(id=LAST_VALUE_NAME, ctx=ast.Store()), last)
-        tree.body[-1] = ast.copy_location(ast.Assign(targets=[name], value=last.value), last)
-    elif isinstance(last, ast.For | ast.AsyncFor | ast.If):
-        _record_values(last)
-    else:
-        tree.body[-1:] = _capturing(last, LAST_VALUE_NAME)
-    ast.fix_missing_locations(tree)
-
-
-def _capturing(stmt: ast.stmt, into: str) -> list[ast.stmt]:
-    """`stmt`, then (or with) the assignment of its value to `into`; `[stmt]` when it has none."""
-
-    def store() -> ast.Name:
-        return ast.copy_location(ast.Name(id=into, ctx=ast.Store()), stmt)
-
-    def then(value: ast.expr) -> list[ast.stmt]:
-        return [stmt, ast.copy_location(ast.Assign(targets=[store()], value=value), stmt)]
-
-    if isinstance(stmt, ast.Expr):
-        return [ast.copy_location(ast.Assign(targets=[store()], value=stmt.value), stmt)]
-    if isinstance(stmt, ast.Assign):
-        stmt.targets.insert(0, store())  # `into = a = b = value`: the value is evaluated once
-        return [stmt]
-    has_value = not isinstance(stmt, ast.AnnAssign) or stmt.value is not None
-    if (
-        isinstance(stmt, ast.AugAssign | ast.AnnAssign)
-        and has_value
-        and isinstance(stmt.target, ast.Name | ast.Attribute | ast.Subscript)
-    ):
-        target = copy.deepcopy(stmt.target)
-        target.ctx = ast.Load()
-        return then(target)
-    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return then(ast.copy_location(ast.Name(id=stmt.name, ctx=ast.Load()), stmt))
-    return [stmt]
-
-
-def _record_values(stmt: ast.For | ast.AsyncFor | ast.If) -> None:
-    """In a final `for`/`if`: each statement of its body that gives a value other than None records it."""
-    stmt.body = [new for inner in stmt.body for new in _recording(inner)]
-    if isinstance(stmt, ast.If):
-        stmt.orelse = [new for inner in stmt.orelse for new in _recording(inner)]
-
-
-def _recording(stmt: ast.stmt) -> list[ast.stmt]:
-    if isinstance(stmt, ast.For | ast.AsyncFor | ast.If):
-        _record_values(stmt)
-        return [stmt]
-    captured = _capturing(stmt, KEEP_VALUE_NAME)
-    if captured == [stmt] and not isinstance(stmt, ast.Assign):
-        return captured
-    keep = ast.copy_location(ast.Name(id=KEEP_VALUE_NAME, ctx=ast.Load()), stmt)
-    test = ast.copy_location(
-        ast.Compare(left=keep, ops=[ast.IsNot()], comparators=[ast.Constant(value=None)]), stmt
-    )
-    record = ast.Assign(
-        targets=[ast.Name(id=LAST_VALUE_NAME, ctx=ast.Store())],
-        value=ast.Name(id=KEEP_VALUE_NAME, ctx=ast.Load()),
-    )
-    guard = ast.If(test=test, body=[ast.copy_location(record, stmt)], orelse=[])
-    return [*captured, ast.fix_missing_locations(ast.copy_location(guard, stmt))]
-
-
 def _to_guarded_call(node: ast.Attribute, name: str) -> None:
     """Turn `obj.name` into `__smol_getattr__(obj, name)` in place (AST nodes share one layout)."""
     value = node.value
@@ -380,7 +299,7 @@ def rewrite(tree: ast.Module, *, capture_last: bool = True) -> ast.Module:
     if not _fast_rewrite(tree):
         tree = ast.fix_missing_locations(_Rewriter(runtime_compile=False).visit(tree))
     if capture_last:
-        _capture_last_value(tree)
+        capture_last_value(tree)
     return tree
 
 
@@ -479,7 +398,7 @@ def free_global_reads(code: CodeType, candidates: set[str]) -> set[str]:
 def compile_action(source: str, filename: str, flags: int = 0) -> CodeType:
     """Parse, check, rewrite and compile one action. Raises SyntaxError or StaticViolation."""
     tree = ast.parse(source, filename=filename)
-    _capture_last_value(tree)
+    capture_last_value(tree)
     code: CodeType = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
     if _names_are_plain(code):
         return code

@@ -20,7 +20,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from . import audit, guards, lifetime, sandbox
+from . import audit, guards, last_value, lifetime, sandbox
 from .channel import Channel, FinalAnswerSignal
 from .error_text import format_runtime, format_static, format_syntax_error
 from .framing import count_elements
@@ -260,7 +260,7 @@ class Worker:
     def _execute(self, compiled: types.CodeType) -> dict[str, Any]:
         started = time.time()
         rebound: list[str] = []
-        for name in guards.CAPTURE_NAMES:  # a value left by an action that failed is not this one's
+        for name in last_value.CAPTURE_NAMES:  # a value left by an action that failed is not this one's
             self.ns.pop(name, None)
         try:
             try:
@@ -293,8 +293,8 @@ class Worker:
         pending = self.channel.pending_final()
         if pending is not None:  # final_answer's signal was swallowed by the code
             return self._final(pending)
-        self.ns.pop(guards.KEEP_VALUE_NAME, None)
-        output = self.ns.pop(guards.LAST_VALUE_NAME, None)
+        self.ns.pop(last_value.KEEP_VALUE_NAME, None)
+        output = self.ns.pop(last_value.LAST_VALUE_NAME, None)
         return {"op": "done", "output": encode(output), "logs": self.logs.take()}
 
     def _auto_import(self, compiled: types.CodeType) -> None:
@@ -376,7 +376,7 @@ class Worker:
             loop.close()
 
     def _final(self, signal: FinalAnswerSignal) -> dict[str, Any]:
-        self.ns.pop(guards.LAST_VALUE_NAME, None)
+        self.ns.pop(last_value.LAST_VALUE_NAME, None)
         value = None if signal.host_holds_value else encode(signal.value)
         return {
             "op": "final_answer",
