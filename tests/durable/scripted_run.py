@@ -84,6 +84,8 @@ def main(argv: list[str]) -> None:
             time.sleep(600)
         return 2 * x
 
+    slow_double.idempotent = True  # pure: a call a kill interrupted is made again on resume
+
     agent = CodeAgent(
         tools=[slow_double],
         model=FunctionModel(reply),

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from smol_model_litellm import LiteLLMModel
 
 from smol_core.messages import TokenUsage
-from smol_model_litellm import LiteLLMModel
 
 
 def test_a_listed_model_is_priced_by_its_input_and_output_tokens() -> None:
@@ -18,5 +18,7 @@ def test_a_listed_model_is_priced_by_its_input_and_output_tokens() -> None:
 
 
 def test_a_model_the_map_does_not_list_prices_nothing() -> None:
-    model = LiteLLMModel(model_id="openai/my-local-model", api_base="http://127.0.0.1:9", detect_capabilities=False)
+    model = LiteLLMModel(
+        model_id="openai/my-local-model", api_base="http://127.0.0.1:9", detect_capabilities=False
+    )
     assert model.cost_of(TokenUsage(1000, 1000)) is None

@@ -34,6 +34,7 @@ Exception
 |   |   |-- MessageTooLargeError + ValueError          the encoded message is over the transport's limit
 |   |   |-- MessageRefusedError + ValueError           a message is not well-formed (untrusted input)
 |   |   `-- PeerGoneError                              the recipient's process has ended
+|   |-- ToolCallInterruptedError                       a tool call a crash cut off is not made again on resume
 |   `-- CheckpointError                                a durable run's checkpoint cannot be saved or used
 |       |-- CheckpointFormatError                      a checkpoint is corrupt, foreign or of another version
 |       |-- RunNotFoundError + LookupError             no run of this id in the store
@@ -48,6 +49,7 @@ Exception
 |   |       `-- ToolTimeoutError                       a tool call ran past its time limit
 |   |-- AgentMaxStepsError                             the run reached max_steps without a final answer
 |   `-- AgentGenerationError                           the model gave no reply after retries: the run stops
+|-- RecordedToolError                                a tool's error from before a crash, given back on resume
 |-- BlockedAddressError                                a guarded client's connection was refused
 `-- SerializationError                                 a value cannot be written safely, or pickle refused
 ValueError
@@ -80,6 +82,7 @@ from smol_core.durable.errors import (
     RunNotFoundError,
     StoreUnavailableError,
 )
+from smol_core.durable.tool_ledger import RecordedToolError, ToolCallInterruptedError
 from smol_core.errors import (
     AgentError,
     AgentExecutionError,
@@ -151,6 +154,7 @@ __all__ = [
     "PluginNotFoundError",
     "ProtocolError",
     "ProtocolViolationError",
+    "RecordedToolError",
     "RunFinishedError",
     "RunLockedError",
     "RunNotFoundError",
@@ -161,6 +165,7 @@ __all__ = [
     "StoreUnavailableError",
     "TeamRecordError",
     "TooManyRedirectsError",
+    "ToolCallInterruptedError",
     "ToolTimeoutError",
     "TypeHintParsingException",
     "UnknownRecipientError",

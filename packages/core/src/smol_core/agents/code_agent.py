@@ -27,6 +27,7 @@ from smol_core.agents.prompts import (
 )
 from smol_core.agents.run_state import RunState, current_run
 from smol_core.agents.tool_wrappers import managed_agent_callable, tool_callable
+from smol_core.durable import runner as durable
 from smol_core.errors import AgentExecutionError, AgentGenerationError, AgentParsingError
 from smol_core.executors.base import BASE_BUILTIN_MODULES, CodeOutput, InterpreterError, PythonExecutor
 from smol_core.executors.seed_support import fix_final_answer_code
@@ -240,8 +241,9 @@ class CodeAgent(MultiStepAgent):
         self.logger.print(self.prompting_mode(), level=LogLevel.INFO)
         executor = self.python_executor
         executor.send_variables(self.state)
+        ledger = durable.tool_ledger(self._current_run())  # a durable run's: calls made once
         callables: dict[str, Any] = {
-            name: tool_callable(tool, self.tool_timeout_seconds, self.tool_budget)
+            name: tool_callable(tool, self.tool_timeout_seconds, self.tool_budget, ledger)
             for name, tool in self.tools.items()
         }
         callables.update({name: managed_agent_callable(agent) for name, agent in self.managed_agents.items()})

@@ -17,6 +17,7 @@ from smol_core.agents.multi_step import MultiStepAgent, StreamEvent
 from smol_core.agents.parsing import as_text, parse_json_blob, reply_text, truncate_content
 from smol_core.agents.prompts import PromptTemplates, populate_template, tool_calling_agent_templates
 from smol_core.agents.tool_wrappers import managed_agent_callable
+from smol_core.durable import runner as durable
 from smol_core.errors import (
     AgentError,
     AgentGenerationError,
@@ -296,10 +297,20 @@ class ToolCallingAgent(MultiStepAgent):
                         result = tool(raw, sanitize_inputs_outputs=True)
                     if inspect.isawaitable(result):
                         result = asyncio.run(_await(result))
-                    # an image or audio result displays (UI, notebook) and reaches the model as an image
-                    return handle_agent_output_types(result, tool.output_type)
+                    return result
 
-                return self.tool_budget.call(run_tool, limit, tool_name)
+                def call_tool() -> Any:
+                    return self.tool_budget.call(run_tool, limit, tool_name)
+
+                ledger = durable.tool_ledger(self._run())  # a durable run's: calls made once
+                if ledger is not None:
+                    result = ledger.call(
+                        tool_name, arguments, bool(getattr(tool, "idempotent", False)), call_tool
+                    )
+                else:
+                    result = call_tool()
+                # an image or audio result displays (UI, notebook) and reaches the model as an image
+                return handle_agent_output_types(result, tool.output_type)
             if isinstance(arguments, dict):
                 return target(**arguments)
             return target(arguments)

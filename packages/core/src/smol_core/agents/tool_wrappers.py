@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from smol_core.agent_types import handle_agent_input_types
+from smol_core.durable.tool_ledger import ToolLedger
 from smol_core.tools.time_limit import DEFAULT_TOOL_TIMEOUT_SECONDS, StepToolBudget, tool_time_limit
 from smol_core.tools.tool import Tool
 
@@ -21,9 +22,12 @@ def tool_callable(
     tool: Tool,
     timeout_seconds: float | None = DEFAULT_TOOL_TIMEOUT_SECONDS,
     budget: StepToolBudget | None = None,
+    ledger: ToolLedger | None = None,
 ) -> Callable[..., Any]:
     """A callable for code actions: validates arguments, then runs the tool (async tools stay async)
-    within its time limit and the step's tool time `budget` (`tools/time_limit.py`)."""
+    within its time limit and the step's tool time `budget` (`tools/time_limit.py`); in a durable
+    run, through its `ledger`, so that a resumed step does not make a finished call again."""
+    idempotent = bool(getattr(tool, "idempotent", False))
     forward = getattr(tool, "func", None) or tool.forward
     limit = tool_time_limit(tool, timeout_seconds)
     budget = budget or StepToolBudget(None)
@@ -33,7 +37,11 @@ def tool_callable(
             bound = tool.check_arguments(args, kwargs)
             if not getattr(tool, "is_initialized", False):
                 tool.setup()
-            return await budget.call_async(forward(**bound), limit, tool.name)
+            if ledger is None:
+                return await budget.call_async(forward(**bound), limit, tool.name)
+            return await ledger.call_async(
+                tool.name, bound, idempotent, lambda: budget.call_async(forward(**bound), limit, tool.name)
+            )
 
         functools.update_wrapper(call_async, forward)
         call_async.__name__ = tool.name
@@ -44,7 +52,11 @@ def tool_callable(
         # wrapped as an agent type (a tool declared "string" that returns bytes must still give bytes)
         raw_args, raw_kwargs = handle_agent_input_types(*args, **kwargs)
         bound = tool.check_arguments(tuple(raw_args), raw_kwargs)
-        return budget.call(lambda: tool(**bound), limit, tool.name)
+        if ledger is None:
+            return budget.call(lambda: tool(**bound), limit, tool.name)
+        return ledger.call(
+            tool.name, bound, idempotent, lambda: budget.call(lambda: tool(**bound), limit, tool.name)
+        )
 
     call.__name__ = tool.name
     call.__doc__ = tool.description

@@ -57,6 +57,8 @@ class Checkpoint:
     pending_replies: list[ChatMessage] = field(default_factory=list)
     """Model replies received after this step's state was saved: a resumed run takes them instead of
     calling the model again."""
+    tool_ledger: list[dict[str, Any]] = field(default_factory=list)
+    """The tool calls of the step in progress: started, done (with the result) or failed."""
     status: str = "running"
     final_answer: Any = None
     max_steps: int | None = None
@@ -89,6 +91,7 @@ def dump(
         "modules": checkpoint.modules,
         "pending_replies": [message_to_data(message) for message in checkpoint.pending_replies],
         "final_answer": encode(checkpoint.final_answer),
+        "tool_ledger": [_ledger_entry_to_data(entry) for entry in checkpoint.tool_ledger],
     }
     return json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=True).encode("utf-8")
 
@@ -142,6 +145,32 @@ def _checkpoint(document: dict[str, Any]) -> Checkpoint:
         pending_replies=[m for m in pending if m is not None],
         status=str(document["status"]),
         final_answer=decode(document["final_answer"]),
+        tool_ledger=[_ledger_entry(entry, decode) for entry in document.get("tool_ledger", [])],
         max_steps=None if max_steps is None else int(max_steps),
         planning_interval=None if interval is None else int(interval),
     )
+
+
+_LEDGER_STATUSES = frozenset({"started", "done", "failed"})
+
+
+def _ledger_entry_to_data(entry: dict[str, Any]) -> dict[str, Any]:
+    data: dict[str, Any] = {key: entry[key] for key in ("tool", "key", "status", "error") if key in entry}
+    if "result" in entry:
+        data["result"] = encode(entry["result"])
+    return data
+
+
+def _ledger_entry(data: Any, decode: Any) -> dict[str, Any]:
+    if type(data) is not dict or data.get("status") not in _LEDGER_STATUSES:
+        raise ValueError("a tool ledger entry is not a call record")
+    entry: dict[str, Any] = {
+        "tool": str(data["tool"])[:200],
+        "key": str(data["key"])[:300],
+        "status": data["status"],
+    }
+    if "error" in data:
+        entry["error"] = str(data["error"])[:2000]
+    if "result" in data:
+        entry["result"] = decode(data["result"])
+    return entry

@@ -29,6 +29,7 @@ from smol_core.durable.errors import CheckpointError, RunFinishedError, RunNotFo
 from smol_core.durable.sqlite_store import SQLiteStore
 from smol_core.durable.steps import step_to_data
 from smol_core.durable.store import CheckpointStore, Lease
+from smol_core.durable.tool_ledger import ToolLedger
 from smol_core.executors.worker.protocol import UnserializableValue, encode
 from smol_core.memory import ActionStep, FinalAnswerStep, MemoryStep
 from smol_core.messages import ChatMessage
@@ -73,6 +74,8 @@ class DurableRun:
         self.released = False
         self.resumed = bool(state.steps)
         self._namespace: dict[str, Any] | None = None  # the last step's namespace, encoded
+        # the current step's tool calls, saved as each starts and ends (durable/tool_ledger.py)
+        self.tools = ToolLedger(state.tool_ledger, lambda: self._save(at_boundary=False))
 
     # --- the journal (durable/journal.py) -----------------------------------------------------
     def replay_next(self) -> ChatMessage | None:
@@ -121,6 +124,7 @@ class DurableRun:
         must not go on to another step when resumed."""
         self.state.step_number = next_step
         self.state.pending_replies = []
+        self.state.tool_ledger = self.tools.step_done()
         self.replay = []  # replies saved for the step just done, if it made fewer calls (it diverged)
         last = self.agent.memory.steps[-1] if self.agent.memory.steps else None
         if isinstance(last, ActionStep) and last.is_final_answer:
@@ -248,6 +252,12 @@ def end(run: Any) -> None:
     durable: DurableRun | None = getattr(run, "durable", None)
     if durable is not None:
         durable.release()
+
+
+def tool_ledger(run: Any) -> ToolLedger | None:
+    """The ledger a durable run's tool calls go through (durable/tool_ledger.py); None otherwise."""
+    durable: DurableRun | None = getattr(run, "durable", None)
+    return durable.tools if durable is not None else None
 
 
 def _agent_label(agent: Any) -> str:

@@ -15,6 +15,7 @@ class FinalAnswerTool(Tool):
     description = "Gives the final answer to the task and ends the run."
     inputs = {"answer": {"type": "any", "description": "The final answer to the task."}}
     output_type = "any"
+    idempotent = True  # it returns its argument: the loop's signal, never a side effect
 
     def forward(self, answer: Any) -> Any:
         return answer
@@ -25,6 +26,7 @@ class UserInputTool(Tool):
     description = "Asks the user a question and returns their answer."
     inputs = {"question": {"type": "string", "description": "The question to ask the user."}}
     output_type = "string"
+    idempotent = True  # a question asked again after a crash is harmless; one lost is not
 
     def forward(self, question: str) -> str:
         return input(f"{question} => ")

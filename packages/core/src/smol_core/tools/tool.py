@@ -122,6 +122,10 @@ class Tool:
     output_type: str
     output_schema: ClassVar[dict[str, Any] | None] = None
     skip_forward_signature_validation: ClassVar[bool] = False
+    idempotent: bool = False
+    """Safe to call again with the same arguments (a search, a read): in a durable run, a call of it
+    that a crash interrupted is made again on resume; any other is reported to the model instead,
+    as it may already have taken effect (durable/tool_ledger.py)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

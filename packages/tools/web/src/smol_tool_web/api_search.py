@@ -48,6 +48,7 @@ class GoogleSearchTool(Tool):
         },
     }
     output_type = "string"
+    idempotent = True  # it reads: a search or a page fetched again after a crash changes nothing
 
     def __init__(
         self,
@@ -126,6 +127,7 @@ class ApiWebSearchTool(Tool):
     )
     inputs = {"query": {"type": "string", "description": "The search query to perform."}}
     output_type = "string"
+    idempotent = True  # it reads: a search or a page fetched again after a crash changes nothing
 
     def __init__(
         self,

@@ -57,6 +57,7 @@ class WebSearchTool(Tool):
     )
     inputs = {"query": {"type": "string", "description": "The search query to perform."}}
     output_type = "string"
+    idempotent = True  # it reads: a search or a page fetched again after a crash changes nothing
 
     def __init__(
         self,
@@ -183,6 +184,7 @@ class DuckDuckGoSearchTool(Tool):
     )
     inputs = {"query": {"type": "string", "description": "The search query to perform."}}
     output_type = "string"
+    idempotent = True  # it reads: a search or a page fetched again after a crash changes nothing
 
     def __init__(
         self,

@@ -17,6 +17,7 @@ class VisitWebpageTool(Tool):
     description = "Visits a webpage at the given url and reads its content as a markdown string. Use this to browse webpages."
     inputs = {"url": {"type": "string", "description": "The url of the webpage to visit."}}
     output_type = "string"
+    idempotent = True  # it reads: a search or a page fetched again after a crash changes nothing
 
     def __init__(
         self,

@@ -25,6 +25,7 @@ class WikipediaSearchTool(Tool):
     )
     inputs = {"query": {"type": "string", "description": "The topic to search on Wikipedia."}}
     output_type = "string"
+    idempotent = True  # it reads: a search or a page fetched again after a crash changes nothing
 
     def __init__(
         self,

@@ -1,0 +1,79 @@
+"""Tool calls of a durable run killed mid-step: a call that finished is not made again on resume (its
+saved result is given back), and a call the kill interrupted is made again only when its tool is
+declared safe to repeat; otherwise the model is told it may or may not have taken effect."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SCRIPT = Path(__file__).with_name("ledger_run.py")
+
+
+def _run(tmp_path: Path, mode: str, idempotent: str) -> subprocess.Popen[bytes]:
+    args = [
+        str(tmp_path / "runs.sqlite3"),
+        str(tmp_path / "calls.log"),
+        mode,
+        idempotent,
+        str(tmp_path / f"{mode}.json"),
+    ]
+    return subprocess.Popen([sys.executable, str(SCRIPT), *args], stderr=subprocess.PIPE)
+
+
+def _killed_mid_step_then_resumed(tmp_path: Path, idempotent: str) -> dict[str, Any]:
+    first = _run(tmp_path, "run", idempotent)
+    waiting = tmp_path / "calls.log.waiting"
+    deadline = time.monotonic() + 240
+    while not waiting.exists():
+        assert first.poll() is None, first.stderr.read().decode()[-3000:]  # type: ignore[union-attr]
+        assert time.monotonic() < deadline, "the run never reached its second tool call"
+        time.sleep(0.05)
+    os.kill(first.pid, signal.SIGKILL)
+    first.wait(timeout=30)
+    second = _run(tmp_path, "resume", idempotent)
+    _, stderr = second.communicate(timeout=240)
+    assert second.returncode == 0, stderr.decode()[-3000:]
+    return dict(json.loads((tmp_path / "resume.json").read_text()))
+
+
+def test_an_interrupted_call_that_is_not_safe_to_repeat_is_reported_not_made(tmp_path: Path) -> None:
+    result = _killed_mid_step_then_resumed(tmp_path, "no")
+    # send ran once (its saved result came back on resume); wait_here ran once, in the killed process
+    assert (tmp_path / "calls.log").read_text().splitlines() == ["send hello", "wait"]
+    sent, got = result["answer"].split("|", 1)
+    assert sent == "sent #1"
+    assert "may or may not have taken effect" in got and "wait_here" in got
+
+
+def test_an_interrupted_call_that_is_safe_to_repeat_is_made_again(tmp_path: Path) -> None:
+    result = _killed_mid_step_then_resumed(tmp_path, "yes")
+    assert (tmp_path / "calls.log").read_text().splitlines() == ["send hello", "wait", "wait"]
+    assert result["answer"] == "sent #1|waited"
+
+
+def test_the_ledger_gives_back_saved_results_and_errors_in_process() -> None:
+    from smol_core.durable.tool_ledger import RecordedToolError, ToolLedger
+
+    saves: list[int] = []
+    first = ToolLedger([], lambda: saves.append(1))
+    assert first.call("add", {"a": 1}, False, lambda: 2) == 2
+    with pytest.raises(ValueError):
+        first.call("div", {"b": 0}, True, lambda: 1 / 0 if False else (_ for _ in ()).throw(ValueError("no")))
+    # an unsafe call: saved before it runs and after; a safe one: after only
+    assert len(saves) == 3
+    resumed = ToolLedger(list(first.entries), lambda: None)
+    calls: list[str] = []
+    assert resumed.call("add", {"a": 1}, False, lambda: calls.append("add")) == 2
+    with pytest.raises(RecordedToolError, match="ValueError: no"):
+        resumed.call("div", {"b": 0}, True, lambda: calls.append("div"))
+    assert resumed.call("add", {"a": 2}, False, lambda: 5) == 5  # other arguments: a new call
+    assert calls == []
