@@ -49,7 +49,7 @@ Exception
 |   |       `-- ToolTimeoutError                       a tool call ran past its time limit
 |   |-- AgentMaxStepsError                             the run reached max_steps without a final answer
 |   `-- AgentGenerationError                           the model gave no reply after retries: the run stops
-|-- RecordedToolError                                a tool's error from before a crash, given back on resume
+|-- RecordedToolError                                  a tool's error from before a crash, given back on resume
 |-- BlockedAddressError                                a guarded client's connection was refused
 `-- SerializationError                                 a value cannot be written safely, or pickle refused
 ValueError
