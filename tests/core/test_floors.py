@@ -22,14 +22,27 @@ CORE = Path(__file__).resolve().parents[2] / "packages" / "core" / "src"
 FLOORS: list[tuple[str, set[str]]] = [
     (
         "foundation: errors, limits and helpers that know nothing of agents",
-        {"errors", "json_limits", "terminal", "janitor", "type_hints", "source_code", "untrusted_files",
-         "network", "lazy_exports", "version"},
+        {
+            "errors",
+            "json_limits",
+            "terminal",
+            "janitor",
+            "type_hints",
+            "source_code",
+            "untrusted_files",
+            "network",
+            "lazy_exports",
+            "version",
+        },
     ),
     (
         "plumbing: the plugin registry, tracing, smolagents' names resolved by string",
         {"plugins", "instrumentation", "seed_names"},
     ),
-    ("data: messages, memory, logging, agent types", {"messages", "memory", "monitoring", "agent_types", "serialization"}),
+    (
+        "data: messages, memory, logging, agent types",
+        {"messages", "memory", "monitoring", "agent_types", "serialization"},
+    ),
     ("capabilities: models, tools, executors", {"models", "tools", "executors", "loading"}),
     ("what a run uses: prompting for small models, checkpoints", {"prompting", "durable"}),
     ("the agent loop", {"agents"}),
