@@ -137,9 +137,9 @@ def test_code_agent_uses_langchain_tools():
 
 
 def test_cli_langchain_tool_family(monkeypatch):
-    from smol_core.cli import smolagent
+    from smol_core.agents.settings import tools_from_names
 
-    tools = smolagent.build_tools(
+    tools = tools_from_names(
         ["langchain:langchain_samples:multiply", "langchain:langchain_samples:ReverseTool"]
     )
     assert [t.name for t in tools] == ["multiply", "reverse_text"]

@@ -16,12 +16,13 @@ def code(body: str) -> str:
 
 
 def test_cli_mcp_tool_family(demo_http_url, monkeypatch):
+    from smol_core.agents.settings import tools_from_names
     from smol_core.cli import smolagent
     from smol_core.plugins.registry import get_registry
 
     spec = get_registry().tool("mcp")
     assert spec.parametrized
-    stdio_tools = smolagent.build_tools([f"mcp:{sys.executable} {DEMO}"])
+    stdio_tools = tools_from_names([f"mcp:{sys.executable} {DEMO}"])
     assert {"add", "weather"} <= {tool.name for tool in stdio_tools}
     assert next(t for t in stdio_tools if t.name == "add")(a=1, b=2) == 3
 
