@@ -113,6 +113,12 @@ def load_transport(name: str, **kwargs: Any) -> Any:
     return get_registry().transport(name).factory(**kwargs)
 
 
+def load_checkpoint_store(name: str, **kwargs: Any) -> Any:
+    """`load_checkpoint_store("sqlite", path="runs.sqlite3")`: the store of durable runs a plugin
+    registers under `name`, built with the store's own settings."""
+    return get_registry().checkpoint_store(name).factory(**kwargs)
+
+
 def load_tools(name: str, *args: Any, **kwargs: Any) -> list[Any]:
     """The tool (or tools) a plugin registers under `name`, always as a list."""
     from smol_core.tools.tool import Tool

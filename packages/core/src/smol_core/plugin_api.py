@@ -2,7 +2,7 @@
 
 A plugin is a package with an entry point in the group `smol` that names a module of `@hookimpl`
 functions. Each hook returns typed records (`ModelSpec`, `ExecutorSpec`, `ToolSpec`, `CommandSpec`,
-`TransportSpec`) whose factory is usually `lazy("my_pkg.module:Name")`, so that discovering every
+`TransportSpec`, `CheckpointStoreSpec`) whose factory is usually `lazy("my_pkg.module:Name")`, so that discovering every
 installed plugin never imports an SDK. The hooks and their contracts, each with a runnable example,
 are in `smol_core.plugins.hookspecs`; CONTRIBUTING.md walks through writing one of each kind.
 
@@ -26,6 +26,9 @@ Everything else a plugin needs is here too, and only here:
 - the address policy: `AddressPolicy`, `check_url` / `url_refusal` (a URL before it is opened),
   `guarded_request` / `guarded_client` (httpx that checks each address where it connects, each
   redirect hop, and bounds downloads): every tool that fetches a URL goes through them;
+- checkpoint stores (`CheckpointStoreSpec`): the `CheckpointStore` contract with its `Lease`,
+  `StoredCheckpoint` and `RunRecord` records, the errors a store raises (`StoreUnavailableError`,
+  `RunLockedError`), and `SQLiteStore`, the reference a new store is tested beside;
 - errors: every exception is a `SmolError`; model plugins raise `ModelAPIError`.
 
 `tests/core/test_plugin_api.py` fails when a plugin imports anything of smol_core but this module,
@@ -50,7 +53,16 @@ _EXPORTS: dict[str, str] = {
     "CommandSpec": "smol_core.plugins.specs",
     "TransportSpec": "smol_core.plugins.specs",
     "InstrumentorSpec": "smol_core.plugins.specs",
+    "CheckpointStoreSpec": "smol_core.plugins.specs",
     "lazy": "smol_core.plugins.specs",
+    # checkpoint stores: the contract, its records and errors, and the reference store to test beside
+    "CheckpointStore": "smol_core.durable.store",
+    "Lease": "smol_core.durable.store",
+    "RunRecord": "smol_core.durable.store",
+    "StoredCheckpoint": "smol_core.durable.store",
+    "StoreUnavailableError": "smol_core.durable.errors",
+    "RunLockedError": "smol_core.durable.errors",
+    "SQLiteStore": "smol_core.durable.sqlite_store",
     # a package's names imported on first use, so that discovering the plugin imports no SDK
     "lazy_exports": "smol_core.lazy_exports",
     # errors
@@ -239,6 +251,17 @@ if _TYPE_CHECKING:
         check_arguments as check_arguments,
         smolagent_parser as smolagent_parser,
     )
+    from smol_core.durable.errors import (
+        RunLockedError as RunLockedError,
+        StoreUnavailableError as StoreUnavailableError,
+    )
+    from smol_core.durable.sqlite_store import SQLiteStore as SQLiteStore
+    from smol_core.durable.store import (
+        CheckpointStore as CheckpointStore,
+        Lease as Lease,
+        RunRecord as RunRecord,
+        StoredCheckpoint as StoredCheckpoint,
+    )
     from smol_core.errors import (
         AgentToolExecutionError as AgentToolExecutionError,
         ModelAPIError as ModelAPIError,
@@ -387,6 +410,7 @@ if _TYPE_CHECKING:
         hookimpl as hookimpl,
     )
     from smol_core.plugins.specs import (
+        CheckpointStoreSpec as CheckpointStoreSpec,
         CommandSpec as CommandSpec,
         ExecutorSpec as ExecutorSpec,
         InstrumentorSpec as InstrumentorSpec,

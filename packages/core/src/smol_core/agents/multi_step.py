@@ -46,6 +46,7 @@ from smol_core.agents.run_state import RunAttribute, RunState, current_run
 from smol_core.agents.saved_settings import IgnoredSetting
 from smol_core.durable import runner as durable
 from smol_core.errors import AgentError, AgentGenerationError
+from smol_core.loading import load_checkpoint_store
 from smol_core.memory import (
     ActionStep,
     AgentMemory,
@@ -57,6 +58,7 @@ from smol_core.messages import ChatMessage
 from smol_core.models.base import Model
 from smol_core.models.options import grammar_options
 from smol_core.monitoring import AgentLogger, LogLevel, Monitor
+from smol_core.plugins.lazy import plugin_attribute
 from smol_core.tools.time_limit import (
     DEFAULT_STEP_TOOL_BUDGET_SECONDS,
     DEFAULT_TOOL_TIMEOUT_SECONDS,
@@ -106,9 +108,11 @@ class MultiStepAgent(ABC):
         checkpoint_store: Any = None,
         budget: RunBudget | None = None,
     ) -> None:
-        # where `run(..., run_id=...)` saves each step (a `smol_core.durable.CheckpointStore`);
-        # None: the default SQLite file under the user's data folder
-        self.checkpoint_store = checkpoint_store
+        # where `run(..., run_id=...)` saves each step: a `smol_core.durable.CheckpointStore`, a store
+        # plugin's name ("sqlite"), or None: the default SQLite file under the user's data folder
+        self.checkpoint_store = (
+            load_checkpoint_store(checkpoint_store) if isinstance(checkpoint_store, str) else checkpoint_store
+        )
         # what each run may spend (tokens, cost, time, steps); `run(budget=...)` overrides it
         self.budget = budget
         self._last_run = RunState(memory=AgentMemory(""))  # until the system prompt can be built
@@ -458,21 +462,18 @@ class MultiStepAgent(ABC):
         return cast(MultiStepAgent, agent_from_folder(folder, **kwargs))
 
     def push_to_hub(self, repo_id: str, **kwargs: Any) -> str:
-        from smol_core.plugins.lazy import plugin_attribute
-
-        push: Callable[..., str] = plugin_attribute("smol_tool_hub", "push_agent_to_hub", "smol-tool-hub")
-        return push(self, repo_id, **kwargs)
+        """Save the agent as a Hub repository (needs smol-tool-hub)."""
+        return str(
+            plugin_attribute("smol_tool_hub", "push_agent_to_hub", "smol-tool-hub")(self, repo_id, **kwargs)
+        )
 
     @classmethod
     def from_hub(
         cls, repo_id: str, token: str | None = None, trust_remote_code: bool = False, **kwargs: Any
     ) -> MultiStepAgent:
-        from smol_core.plugins.lazy import plugin_attribute
-
-        load: Callable[..., MultiStepAgent] = plugin_attribute(
-            "smol_tool_hub", "agent_from_hub", "smol-tool-hub"
-        )
-        return load(repo_id, token=token, trust_remote_code=trust_remote_code, **kwargs)
+        """Load an agent saved on the Hub (needs smol-tool-hub and trust_remote_code=True)."""
+        load = plugin_attribute("smol_tool_hub", "agent_from_hub", "smol-tool-hub")
+        return cast(MultiStepAgent, load(repo_id, token=token, trust_remote_code=trust_remote_code, **kwargs))
 
     def fresh_copy(self) -> MultiStepAgent:
         """A copy that shares this agent's configuration (model, tools, prompts, callbacks, logger)

@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from smol_core.plugins.hookspecs import hookimpl
-from smol_core.plugins.specs import ExecutorSpec, ModelSpec, ToolSpec, TransportSpec, lazy
+from smol_core.plugins.specs import (
+    CheckpointStoreSpec,
+    ExecutorSpec,
+    ModelSpec,
+    ToolSpec,
+    TransportSpec,
+    lazy,
+)
 
 
 @hookimpl
@@ -61,5 +68,16 @@ def smol_transports() -> Iterable[TransportSpec]:
             lazy("smol_core.teams.local:LocalTransport"),
             "multiprocessing queues between agent processes on this machine (no server).",
             aliases=("multiprocessing",),
+        )
+    ]
+
+
+@hookimpl
+def smol_checkpoint_stores() -> Iterable[CheckpointStoreSpec]:
+    return [
+        CheckpointStoreSpec(
+            "sqlite",
+            lazy("smol_core.durable.sqlite_store:SQLiteStore"),
+            "One SQLite file (WAL), no server: by default under the user's data folder (path=...).",
         )
     ]

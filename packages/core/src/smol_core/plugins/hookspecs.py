@@ -19,6 +19,7 @@ from collections.abc import Iterable
 import pluggy
 
 from smol_core.plugins.specs import (
+    CheckpointStoreSpec,
     CommandSpec,
     ExecutorSpec,
     InstrumentorSpec,
@@ -226,6 +227,23 @@ def smol_transports() -> Iterable[TransportSpec]:  # type: ignore[empty-body]
         @hookimpl
         def smol_transports():
             return [TransportSpec("threads", ThreadTransport, "Queues between threads.")]
+    """
+
+
+@hookspec
+def smol_checkpoint_stores() -> Iterable[CheckpointStoreSpec]:  # type: ignore[empty-body]
+    """Stores of durable runs' checkpoints (`agent.run(..., run_id=...)`, `checkpoint_store="name"`).
+
+    `factory(**kwargs)` returns an object with the `smol_core.durable.CheckpointStore` methods:
+    `acquire`/`release` (a lease: one live process drives a run at a time, and a lease whose owner
+    died is taken over), `save` (atomic: a checkpoint is whole or absent), `load`, `list`, `delete`.
+    Raise `StoreUnavailableError` with what to do when the backend cannot be reached. Example::
+
+        from smol_core.plugin_api import CheckpointStoreSpec, hookimpl, lazy
+
+        @hookimpl
+        def smol_checkpoint_stores():
+            return [CheckpointStoreSpec("postgres", lazy("my_pkg.store:PostgresStore"), "One table per team.")]
     """
 
 

@@ -28,6 +28,7 @@ from smol_core.errors import PluginConflictError, PluginNotFoundError
 from smol_core.plugins import hookspecs
 from smol_core.plugins.specs import (
     KNOWN_PROVIDERS,
+    CheckpointStoreSpec,
     CommandSpec,
     ExecutorSpec,
     InstrumentorSpec,
@@ -36,8 +37,16 @@ from smol_core.plugins.specs import (
     TransportSpec,
 )
 
-Kind = Literal["models", "executors", "tools", "commands", "transports", "instrumentors"]
-KINDS: tuple[Kind, ...] = ("models", "executors", "tools", "commands", "transports", "instrumentors")
+Kind = Literal["models", "executors", "tools", "commands", "transports", "instrumentors", "checkpoint_stores"]
+KINDS: tuple[Kind, ...] = (
+    "models",
+    "executors",
+    "tools",
+    "commands",
+    "transports",
+    "instrumentors",
+    "checkpoint_stores",
+)
 # smol-core's own parts, registered as plugins are: each floor registers what it provides (the
 # CLI its commands), so the registry below never imports a floor above it
 BUILTIN_PLUGINS: dict[str, str] = {
@@ -45,8 +54,12 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "smol-core.cli": "smol_core.cli.plugin",
 }
 
-Spec = ModelSpec | ExecutorSpec | ToolSpec | CommandSpec | TransportSpec | InstrumentorSpec
-S = TypeVar("S", ModelSpec, ExecutorSpec, ToolSpec, CommandSpec, TransportSpec, InstrumentorSpec)
+Spec = (
+    ModelSpec | ExecutorSpec | ToolSpec | CommandSpec | TransportSpec | InstrumentorSpec | CheckpointStoreSpec
+)
+S = TypeVar(
+    "S", ModelSpec, ExecutorSpec, ToolSpec, CommandSpec, TransportSpec, InstrumentorSpec, CheckpointStoreSpec
+)
 
 
 @dataclass
@@ -280,6 +293,9 @@ class PluginRegistry:
 
     def transport(self, name: str) -> TransportSpec:
         return cast(TransportSpec, self.get("transports", name))
+
+    def checkpoint_store(self, name: str) -> CheckpointStoreSpec:
+        return cast(CheckpointStoreSpec, self.get("checkpoint_stores", name))
 
     def plugins(self) -> list[PluginInfo]:
         """Every plugin, loaded or failed, with what it registers (for `smol plugins`)."""

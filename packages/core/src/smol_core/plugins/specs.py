@@ -103,6 +103,17 @@ class TransportSpec:
 
 
 @dataclass(frozen=True)
+class CheckpointStoreSpec:
+    """Where durable runs keep their checkpoints (`smol_core.durable.CheckpointStore`):
+    `factory(**kwargs)` returns a store, from the store's own settings (a path, a URL). Agents take
+    it as `checkpoint_store="name"`; `sqlite` (one file, no server) is built in."""
+
+    name: str
+    factory: Callable[..., Any]
+    description: str = ""
+
+
+@dataclass(frozen=True)
 class InstrumentorSpec:
     """A tracer of agent runs (`smol_core.instrumentation.Instrumentor`).
 
