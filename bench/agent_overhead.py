@@ -78,7 +78,7 @@ def smol_fresh_agent() -> tuple[float, float]:
     return statistics.median(to_call[3:]), statistics.median(to_answer[3:])
 
 
-def seed_fresh_agent() -> tuple[float, float] | None:
+def smolagents_fresh_agent() -> tuple[float, float] | None:
     try:
         from smolagents import CodeAgent, LogLevel
         from smolagents.models import ChatMessage, MessageRole, Model
@@ -105,7 +105,7 @@ def seed_fresh_agent() -> tuple[float, float] | None:
     return statistics.median(to_call[3:]), statistics.median(to_answer[3:])
 
 
-def seed_per_step(logs: bool) -> float | None:
+def smolagents_per_step(logs: bool) -> float | None:
     try:
         from smolagents import CodeAgent, LogLevel
         from smolagents.models import ChatMessage, MessageRole, Model
@@ -142,11 +142,11 @@ def prompt_sizes() -> tuple[int, int | None]:
 
     smol = len(CodeAgent(tools=[], model=ScriptedModel([])).system_prompt)
     try:
-        from smolagents import CodeAgent as SeedCodeAgent
+        from smolagents import CodeAgent as SmolagentsCodeAgent
         from smolagents.models import Model
     except ImportError:
         return smol, None
-    return smol, len(SeedCodeAgent(tools=[], model=Model(model_id="x")).system_prompt)
+    return smol, len(SmolagentsCodeAgent(tools=[], model=Model(model_id="x")).system_prompt)
 
 
 def count_tokens(texts: list[str]) -> list[float | None]:
@@ -182,27 +182,33 @@ def main() -> None:
     from smol_core.testing import ScriptedModel
 
     rows = [
-        ("overhead per step, logs off", _ms(smol_per_step(False)), _ms(seed_per_step(False))),
-        ("overhead per step, logs on", _ms(smol_per_step(True)), _ms(seed_per_step(True))),
+        ("overhead per step, logs off", _ms(smol_per_step(False)), _ms(smolagents_per_step(False))),
+        ("overhead per step, logs on", _ms(smol_per_step(True)), _ms(smolagents_per_step(True))),
     ]
-    smol_fresh, seed_fresh = smol_fresh_agent(), seed_fresh_agent()
+    smol_fresh, smolagents_fresh = smol_fresh_agent(), smolagents_fresh_agent()
     rows.append(
         (
             "fresh agent: constructor to first model call",
             _ms(smol_fresh[0]),
-            _ms(seed_fresh and seed_fresh[0]),
+            _ms(smolagents_fresh and smolagents_fresh[0]),
         )
     )
-    rows.append(("fresh agent: constructor to answer", _ms(smol_fresh[1]), _ms(seed_fresh and seed_fresh[1])))
-    smol_chars, seed_chars = prompt_sizes()
+    rows.append(
+        (
+            "fresh agent: constructor to answer",
+            _ms(smol_fresh[1]),
+            _ms(smolagents_fresh and smolagents_fresh[1]),
+        )
+    )
+    smol_chars, smolagents_chars = prompt_sizes()
     prompts = [CodeAgent(tools=[], model=ScriptedModel([])).system_prompt]
-    if seed_chars is not None:
-        from smolagents import CodeAgent as SeedCodeAgent
+    if smolagents_chars is not None:
+        from smolagents import CodeAgent as SmolagentsCodeAgent
         from smolagents.models import Model
 
-        prompts.append(SeedCodeAgent(tools=[], model=Model(model_id="x")).system_prompt)
+        prompts.append(SmolagentsCodeAgent(tools=[], model=Model(model_id="x")).system_prompt)
     tokens = count_tokens(prompts) + [None]
-    rows.append(("CodeAgent system prompt, characters", str(smol_chars), str(seed_chars or "n/a")))
+    rows.append(("CodeAgent system prompt, characters", str(smol_chars), str(smolagents_chars or "n/a")))
     rows.append(
         ("CodeAgent system prompt, tokens (SmolLM2)", str(tokens[0] or "n/a"), str(tokens[1] or "n/a"))
     )

@@ -47,12 +47,12 @@ def native_runner(code: str) -> Callable[[], Any]:
     return run
 
 
-def seed_executor() -> Any | None:
+def smolagents_executor() -> Any | None:
     try:
-        from smolagents.local_python_executor import LocalPythonExecutor as Seed
+        from smolagents.local_python_executor import LocalPythonExecutor as SmolagentsExecutor
     except ImportError:
         return None
-    ex = Seed(
+    ex = SmolagentsExecutor(
         additional_authorized_imports=[
             "collections",
             "itertools",
@@ -70,33 +70,40 @@ def seed_executor() -> Any | None:
 
 def main() -> None:
     smol = LocalPythonExecutor(["json"], timeout_seconds=60)
-    seed = seed_executor()
-    header = f"{'snippet':<26}{'native ms':>11}{'smol ms':>10}{'seed ms':>10}{'smol/native':>13}{'seed/native':>13}"
+    smolagents = smolagents_executor()
+    header = f"{'snippet':<26}{'native ms':>11}{'smol ms':>10}{'smolagents ms':>15}{'smol/native':>13}{'smolagents/native':>19}"
     print(header)
     print("-" * len(header))
-    smol_ratios, seed_ratios = [], []
+    smol_ratios, smolagents_ratios = [], []
     for name, code in SNIPPETS.items():
         native = best(native_runner(code))
         mine = best(lambda: smol(code))
-        seed_cell, seed_ratio = "n/a", "n/a"
-        if seed is not None:
+        smolagents_cell, smolagents_ratio = "n/a", "n/a"
+        if smolagents is not None:
             try:
-                seed_t = best(lambda: seed(code), repeat=3)
+                smolagents_t = best(lambda: smolagents(code), repeat=3)
             except Exception:
-                seed_cell, seed_ratio = "fails", "-"
+                smolagents_cell, smolagents_ratio = "fails", "-"
             else:
-                seed_ratios.append(seed_t / native)
-                seed_cell, seed_ratio = f"{seed_t * 1e3:.3f}", f"{seed_t / native:.2f}"
+                smolagents_ratios.append(smolagents_t / native)
+                smolagents_cell, smolagents_ratio = (
+                    f"{smolagents_t * 1e3:.3f}",
+                    f"{smolagents_t / native:.2f}",
+                )
         smol_ratios.append(mine / native)
         print(
-            f"{name:<26}{native * 1e3:>11.3f}{mine * 1e3:>10.3f}{seed_cell:>10}"
-            f"{mine / native:>13.2f}{seed_ratio:>13}"
+            f"{name:<26}{native * 1e3:>11.3f}{mine * 1e3:>10.3f}{smolagents_cell:>15}"
+            f"{mine / native:>13.2f}{smolagents_ratio:>19}"
         )
     geo = math.exp(statistics.fmean(math.log(r) for r in smol_ratios))
     print("-" * len(header))
-    seed_geo = math.exp(statistics.fmean(math.log(r) for r in seed_ratios)) if seed_ratios else float("nan")
-    print(f"{'geometric mean slowdown':<26}{'':>11}{'':>10}{'':>10}{geo:>13.2f}{seed_geo:>13.2f}")
-    print("(seed geometric mean over the snippets it runs)")
+    smolagents_geo = (
+        math.exp(statistics.fmean(math.log(r) for r in smolagents_ratios))
+        if smolagents_ratios
+        else float("nan")
+    )
+    print(f"{'geometric mean slowdown':<26}{'':>11}{'':>10}{'':>15}{geo:>13.2f}{smolagents_geo:>19.2f}")
+    print("(smolagents geometric mean over the snippets it runs)")
 
     for _ in range(200):
         smol(TRIVIAL)
@@ -109,13 +116,13 @@ def main() -> None:
         f"\nwarm round trip, trivial 3-line action: median {statistics.median(trips) * 1e3:.3f} ms, "
         f"p90 {sorted(trips)[int(len(trips) * 0.9)] * 1e3:.3f} ms"
     )
-    if seed is not None:
-        seed_trips = []
+    if smolagents is not None:
+        smolagents_trips = []
         for _ in range(500):
             t = time.perf_counter()
-            seed(TRIVIAL)
-            seed_trips.append(time.perf_counter() - t)
-        print(f"seed system, same action: median {statistics.median(seed_trips) * 1e3:.3f} ms")
+            smolagents(TRIVIAL)
+            smolagents_trips.append(time.perf_counter() - t)
+        print(f"smolagents, same action: median {statistics.median(smolagents_trips) * 1e3:.3f} ms")
     smol.close()
 
     starts = []

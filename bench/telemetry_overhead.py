@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 SMOL_MODES = ["absent", "off", "on", "on+content"]
-SEED_MODES = ["seed", "seed+openinference"]
+SMOLAGENTS_MODES = ["smolagents", "smolagents+openinference"]
 
 
 def add(a: int, b: int) -> int:
@@ -96,13 +96,15 @@ def _smol_run(kind: str, mode: str, steps: int, runs: int, phoenix: str | None) 
 # --- the seed system ------------------------------------------------------------------------------
 
 
-def _seed_run(kind: str, mode: str, steps: int, runs: int, phoenix: str | None) -> list[tuple[float, float]]:
+def _smolagents_run(
+    kind: str, mode: str, steps: int, runs: int, phoenix: str | None
+) -> list[tuple[float, float]]:
     from smolagents import ChatMessage, CodeAgent, Model, ToolCallingAgent, tool
     from smolagents.models import ChatMessageToolCall, ChatMessageToolCallFunction
     from smolagents.monitoring import LogLevel, TokenUsage
 
     provider = None
-    if mode != "seed":
+    if mode != "smolagents":
         from openinference.instrumentation.smolagents import SmolagentsInstrumentor
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
@@ -112,7 +114,7 @@ def _seed_run(kind: str, mode: str, steps: int, runs: int, phoenix: str | None) 
                 return SpanExportResult.SUCCESS
 
         provider = TracerProvider()
-        if mode == "seed-phoenix":
+        if mode == "smolagents-phoenix":
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
             provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=f"{phoenix}/v1/traces")))
@@ -120,7 +122,7 @@ def _seed_run(kind: str, mode: str, steps: int, runs: int, phoenix: str | None) 
             provider.add_span_processor(BatchSpanProcessor(Dropped()))
         SmolagentsInstrumentor().instrument(tracer_provider=provider)
 
-    seed_add = tool(add)
+    smolagents_add = tool(add)
 
     class Scripted(Model):
         def __init__(self, replies: list[Any]) -> None:
@@ -144,11 +146,14 @@ def _seed_run(kind: str, mode: str, steps: int, runs: int, phoenix: str | None) 
                 "<code>\nfinal_answer(x)\n</code>"
             ]
             return CodeAgent(
-                tools=[seed_add], model=Scripted(replies), verbosity_level=LogLevel.OFF, max_steps=steps + 1
+                tools=[smolagents_add],
+                model=Scripted(replies),
+                verbosity_level=LogLevel.OFF,
+                max_steps=steps + 1,
             )
         replies = [("add", {"a": 1, "b": 2})] * steps + [("final_answer", {"answer": "3"})]
         return ToolCallingAgent(
-            tools=[seed_add], model=Scripted(replies), verbosity_level=LogLevel.OFF, max_steps=steps + 1
+            tools=[smolagents_add], model=Scripted(replies), verbosity_level=LogLevel.OFF, max_steps=steps + 1
         )
 
     times: list[tuple[float, float]] = []
@@ -195,7 +200,7 @@ def hooks_when_off(repeat: int = 200_000) -> float:
 
 
 def child(args: argparse.Namespace) -> None:
-    runner = _seed_run if args.mode.startswith("seed") else _smol_run
+    runner = _smolagents_run if args.mode.startswith("smolagents") else _smol_run
     times = runner(args.kind, args.mode, args.steps, args.runs, args.phoenix)
     print(
         json.dumps(
@@ -239,7 +244,7 @@ def main() -> None:
     try:
         import smolagents  # noqa: F401
 
-        modes += SEED_MODES + (["seed-phoenix"] if args.phoenix else [])
+        modes += SMOLAGENTS_MODES + (["smolagents-phoenix"] if args.phoenix else [])
     except ImportError:
         print("(smolagents is not installed here: run in the bench-telemetry env to compare with the seed)")
     for kind in args.kinds.split(","):
@@ -254,7 +259,7 @@ def main() -> None:
             if isinstance(result, str):
                 print(f"  {mode:<20} {result}")
                 continue
-            family = "seed" if mode.startswith("seed") else "smol"
+            family = "smolagents" if mode.startswith("smolagents") else "smol"
             base = baseline.setdefault(family, result)
             print(
                 f"  {mode:<20} wall {result['wall']:7.3f} ({_delta(result['wall'], base['wall'])})"

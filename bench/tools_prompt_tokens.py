@@ -69,7 +69,7 @@ def smol_prompts(n: int) -> tuple[str, str]:
     return empty, CodeAgent(tools=tools, model=ScriptedModel([])).system_prompt
 
 
-def seed_prompts(n: int) -> tuple[str, str] | None:
+def smolagents_prompts(n: int) -> tuple[str, str] | None:
     try:
         from smolagents import CodeAgent, tool
         from smolagents.models import Model
@@ -185,7 +185,7 @@ def main() -> None:
             rows = []
             for label, prompts in (
                 ("smol CodeAgent, @tool", smol_prompts(N_TOOLS)),
-                ("seed CodeAgent, @tool (smolagents)", seed_prompts(N_TOOLS)),
+                ("seed CodeAgent, @tool (smolagents)", smolagents_prompts(N_TOOLS)),
                 ("smol CodeAgent, tool from an MCP schema", smol_mcp_prompts(N_TOOLS)),
                 ("smol CodeAgent, tool from LangChain", smol_langchain_prompts(N_TOOLS)),
             ):

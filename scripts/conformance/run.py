@@ -2,7 +2,7 @@
 
 Why: the README promises that moving from smolagents is a matter of imports. This run is that
 promise measured: it fetches the smolagents sdist from PyPI (never committed here), runs its tests/
-folder as published, once in the `conformance-seed` environment (real smolagents) and once in the
+folder as published, once in the `conformance-smolagents` environment (real smolagents) and once in the
 `conformance` environment (smol, with `smolagents` mapped onto smol's public names by the shim in
 shim/smolagents, which holds no behaviour), and prints one table: per test file, how many of the
 tests that pass on smolagents pass on smol. It exits non-zero when smol's count falls below the
@@ -174,8 +174,8 @@ def read_report(report: Path) -> dict[str, Outcome]:
     return outcomes
 
 
-def table(seed: dict[str, Outcome], smol: dict[str, Outcome]) -> tuple[int, int, list[Outcome]]:
-    counted = {key: outcome for key, outcome in seed.items() if outcome.passed}
+def table(smolagents: dict[str, Outcome], smol: dict[str, Outcome]) -> tuple[int, int, list[Outcome]]:
+    counted = {key: outcome for key, outcome in smolagents.items() if outcome.passed}
     per_file: Counter[str] = Counter()
     passing: Counter[str] = Counter()
     failures = []
@@ -231,7 +231,7 @@ def main() -> int:
     arguments = parser.parse_args()
     tests = fetch_tests()
     reports = {}
-    for side, env in (("smolagents", "conformance-seed"), ("smol", "conformance")):
+    for side, env in (("smolagents", "conformance-smolagents"), ("smol", "conformance")):
         reports[side] = run_side(hatch_python(env), lay_out(tests, side), side, arguments.selection)
     total, ours, failures = table(read_report(reports["smolagents"]), read_report(reports["smol"]))
     if arguments.failures:

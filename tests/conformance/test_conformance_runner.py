@@ -31,11 +31,11 @@ def _report(tmp_path: Path, name: str, cases: str) -> Path:
     return path
 
 
-SEED = """
+SMOLAGENTS = """
 <testcase classname="tests.test_agents.TestCodeAgent" name="test_ok" />
 <testcase classname="tests.test_agents.TestCodeAgent" name="test_broken[a]" />
 <testcase classname="tests.test_agents" name="test_module_level" />
-<testcase classname="tests.test_agents" name="test_seed_fails_too"><failure message="boom" /></testcase>
+<testcase classname="tests.test_agents" name="test_smolagents_fails_too"><failure message="boom" /></testcase>
 <testcase classname="tests.test_tools" name="test_skipped"><skipped message="torch" /></testcase>
 <testcase classname="tests.test_tools" name="test_missing_on_smol" />
 """
@@ -43,15 +43,15 @@ SMOL = """
 <testcase classname="tests.test_agents.TestCodeAgent" name="test_ok" />
 <testcase classname="tests.test_agents.TestCodeAgent" name="test_broken[a]"><failure message="AssertionError: x&#10;more" /></testcase>
 <testcase classname="tests.test_agents" name="test_module_level" />
-<testcase classname="tests.test_agents" name="test_seed_fails_too" />
+<testcase classname="tests.test_agents" name="test_smolagents_fails_too" />
 """
 
 
 def test_only_tests_passing_on_smolagents_count_and_missing_ones_fail(tmp_path: Path) -> None:
-    seed = run.read_report(_report(tmp_path, "seed", SEED))
+    smolagents = run.read_report(_report(tmp_path, "smolagents", SMOLAGENTS))
     smol = run.read_report(_report(tmp_path, "smol", SMOL))
-    assert "test_tools.py::test_skipped#0" not in seed  # skipped on both sides: not counted
-    total, passing, failures = run.table(seed, smol)
+    assert "test_tools.py::test_skipped#0" not in smolagents  # skipped on both sides: not counted
+    total, passing, failures = run.table(smolagents, smol)
     assert (total, passing) == (4, 2)
     assert sorted(f.test for f in failures) == [
         "test_agents.py::TestCodeAgent::test_broken[a]",
@@ -62,9 +62,11 @@ def test_only_tests_passing_on_smolagents_count_and_missing_ones_fail(tmp_path: 
 
 
 def test_parametrized_cases_are_matched_by_position_not_by_their_printed_values(tmp_path: Path) -> None:
-    seed = run.read_report(
+    smolagents = run.read_report(
         _report(
-            tmp_path, "seed", '<testcase classname="tests.test_models" name="test_flat[OpenAIModel-0]" />'
+            tmp_path,
+            "smolagents",
+            '<testcase classname="tests.test_models" name="test_flat[OpenAIModel-0]" />',
         )
     )
     smol = run.read_report(
@@ -74,7 +76,7 @@ def test_parametrized_cases_are_matched_by_position_not_by_their_printed_values(
             '<testcase classname="tests.test_models" name="test_flat[OpenAIServerModel-0]" />',
         )
     )
-    assert run.table(seed, smol)[:2] == (1, 1)
+    assert run.table(smolagents, smol)[:2] == (1, 1)
 
 
 def test_a_failure_is_explained_by_its_test_id_or_a_prefix_of_it(

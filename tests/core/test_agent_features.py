@@ -187,7 +187,7 @@ def test_missing_folder_is_a_clear_error(tmp_path):
         MultiStepAgent.from_folder(str(tmp_path))
 
 
-def test_custom_jinja_prompt_templates_from_the_seed_system_render():
+def test_custom_jinja_prompt_templates_from_smolagents_render():
     template = (
         "Tools:{%- for tool in tools.values() %}\n- {{ tool.name }}: {{ tool.description }}{%- endfor %}"
     )

@@ -40,7 +40,7 @@ def test_smolagent_unknown_tool_is_a_clear_error(registry, capsys):
     assert "No tool named 'no_such_tool'" in capsys.readouterr().err
 
 
-def test_seed_class_names_resolve_to_plugin_names(registry):
+def test_smolagents_class_names_resolve_to_plugin_names(registry):
     assert smolagent.resolve_model_type("ScriptedModel") == "scripted"
 
 

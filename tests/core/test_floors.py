@@ -37,7 +37,7 @@ FLOORS: list[tuple[str, set[str]]] = [
     ),
     (
         "plumbing: the plugin registry, tracing, smolagents' names resolved by string",
-        {"plugins", "instrumentation", "seed_names"},
+        {"plugins", "instrumentation", "smolagents_names"},
     ),
     (
         "data: messages, memory, logging, agent types",

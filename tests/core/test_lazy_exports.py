@@ -51,7 +51,7 @@ def test_an_unknown_name_raises_the_usual_error_with_the_hint() -> None:
 
 def test_an_unknown_name_goes_to_otherwise_when_given() -> None:
     getattr_, _, _ = lazy_exports(fake_module(), {}, otherwise=lambda name: name.upper())
-    assert getattr_("seed") == "SEED"
+    assert getattr_("smolagents_name") == "SMOLAGENTS_NAME"
 
 
 def test_a_submodule_of_its_own_name_is_exported_whole() -> None:

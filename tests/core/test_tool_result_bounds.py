@@ -51,7 +51,7 @@ def test_huge_prints_are_cut_to_the_limit_with_a_note_that_says_how_much():
         assert "over 100 characters" in executor("print('b' * 1_000)").logs
 
 
-def test_code_output_unpacks_as_in_the_seeds_executor_examples():
+def test_code_output_unpacks_as_in_smolagents_executor_examples():
     with LocalPythonExecutor() as executor:
         output, logs, is_final_answer = executor("print('hi')\n2 + 3")
     assert (output, logs, is_final_answer) == (5, "hi\n", False)

@@ -28,7 +28,7 @@ def get_weather(city: str) -> str:
     return "sunny"
 
 
-def test_the_seed_call_round_trips() -> None:
+def test_the_smolagents_call_round_trips() -> None:
     request = ModelRequest.from_call(
         HI,
         stop_sequences=["Observation:"],
@@ -67,7 +67,7 @@ class Recording(Model):
         return ChatMessage(role=MessageRole.ASSISTANT, content="ok", token_usage=TokenUsage(1, 1))
 
 
-def test_a_model_that_implements_request_answers_the_seed_call() -> None:
+def test_a_model_that_implements_request_answers_the_smolagents_call() -> None:
     model = Recording()
     assert model(HI).content == "ok"
     assert model.generate(HI, stop_sequences=["x"], grammar="g", seed=3).content == "ok"
@@ -89,7 +89,7 @@ class CannedModel(Model):
         )
 
 
-def test_a_model_written_the_seed_way_keeps_working() -> None:
+def test_a_model_written_the_smolagents_way_keeps_working() -> None:
     model = CannedModel()
     assert "final_answer" in model(HI).text
     assert "final_answer" in model.request(ModelRequest(messages=HI, grammar="g")).text

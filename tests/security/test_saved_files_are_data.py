@@ -99,7 +99,7 @@ def test_code_grants_a_security_setting(registry, file_key, asked, attribute, de
     assert loaded.ignored_settings == ()
 
 
-def test_seed_style_sandbox_keys_in_a_dict_are_ignored(registry):
+def test_smolagents_style_sandbox_keys_in_a_dict_are_ignored(registry):
     data = _dict_of(_code_agent())
     data.update(use_e2b_executor=True, trust_remote_code=True, timeout_seconds=10**6)
     with pytest.warns(SavedSettingIgnoredWarning):

@@ -183,7 +183,7 @@ def test_a_saved_agent_file_cannot_reach_live_objects(tmp_path, registry):
 
 # --- the templates people use still render as before --------------------------------------------
 
-SEED_STYLE_CODE = """\
+SMOLAGENTS_STYLE_CODE = """\
 Tools:
 {%- for tool in tools.values() %}
 {{ tool.to_code_prompt() }}
@@ -200,7 +200,7 @@ Imports: {{authorized_imports}}
 {{custom_instructions}}
 {%- endif %}"""
 
-SEED_STYLE_TOOL_CALLING = """\
+SMOLAGENTS_STYLE_TOOL_CALLING = """\
 {%- for tool in tools.values() %}
 - {{ tool.to_tool_calling_prompt() }} | {{ tool.name }} {{ tool.description }} {{ tool.inputs }} {{ tool.output_type }}
 {%- endfor %}
@@ -232,11 +232,11 @@ def _trusted_render(template: str, agent: MultiStepAgent, **extra: Any) -> str:
     )
 
 
-def test_seed_style_code_template_renders_as_with_live_objects():
-    agent = _manager({"system_prompt": SEED_STYLE_CODE})
+def test_smolagents_style_code_template_renders_as_with_live_objects():
+    agent = _manager({"system_prompt": SMOLAGENTS_STYLE_CODE})
     agent.instructions = "Be brief."
     expected = _trusted_render(
-        SEED_STYLE_CODE,
+        SMOLAGENTS_STYLE_CODE,
         agent,
         authorized_imports=", ".join(agent.authorized_imports),
         custom_instructions="Be brief.",  # type: ignore[attr-defined]
@@ -245,9 +245,9 @@ def test_seed_style_code_template_renders_as_with_live_objects():
     assert "def recorder(path: str) -> str:" in expected and "def member(task" in expected
 
 
-def test_seed_style_tool_calling_template_renders_as_with_live_objects():
-    agent = _manager({"system_prompt": SEED_STYLE_TOOL_CALLING}, ToolCallingAgent)
-    template = SEED_STYLE_TOOL_CALLING
+def test_smolagents_style_tool_calling_template_renders_as_with_live_objects():
+    agent = _manager({"system_prompt": SMOLAGENTS_STYLE_TOOL_CALLING}, ToolCallingAgent)
+    template = SMOLAGENTS_STYLE_TOOL_CALLING
     rendered = agent.system_prompt
     # agents do not carry `inputs` in smol; the view gives the seed system's, as its managers set them
     assert rendered == _trusted_render(template, agent)
@@ -267,7 +267,7 @@ def test_default_templates_render_unchanged(kind):
     assert "recorder" in agent.system_prompt and "member" in agent.system_prompt
 
 
-SEED_STYLE_PLAN = """\
+SMOLAGENTS_STYLE_PLAN = """\
 Task: {{task}}
 {%- for tool in tools.values() %}
 {{ tool.to_code_prompt() }}
@@ -279,11 +279,11 @@ def {{ agent.name }}(task: str) -> str: \"\"\"{{ agent.description }}\"\"\"
 {%- endif %}"""
 
 
-def test_seed_style_planning_template_renders_as_with_live_objects():
-    agent = _manager({"planning": {"initial_plan": SEED_STYLE_PLAN}})
+def test_smolagents_style_planning_template_renders_as_with_live_objects():
+    agent = _manager({"planning": {"initial_plan": SMOLAGENTS_STYLE_PLAN}})
     step = list(agent._planning_step("the task", is_first_step=True, max_steps=5))[-1]
     prompt = step.model_input_messages[0].content[0]["text"]  # type: ignore[attr-defined]
-    assert prompt == _trusted_render(SEED_STYLE_PLAN, agent, task="the task")
+    assert prompt == _trusted_render(SMOLAGENTS_STYLE_PLAN, agent, task="the task")
     assert "def recorder(path: str) -> str:" in prompt
 
 

@@ -61,7 +61,9 @@ def descendants(pid: int | None = None) -> list[tuple[int, str]]:
     return found
 
 
-def seed_agent_process(queue_dict, agent_id: int, task: str | None, replies: list[str], answers) -> None:
+def smolagents_agent_process(
+    queue_dict, agent_id: int, task: str | None, replies: list[str], answers
+) -> None:
     """The seed README's per-process function, with only its imports changed (and a scripted model)."""
     from smol_core import CodeAgent, ReceiveMessagesTool, SendMessageTool
 

@@ -26,7 +26,7 @@ def manager():
         yield running
 
 
-class TestSeedQueueDict(TransportConformance):
+class TestSmolagentsQueueDict(TransportConformance):
     # A Manager's queue (the seed's shared mapping) is one round trip to the manager process per put
     # and per get, about 500 messages a second here: the flood is smaller, the behaviour the same.
     flood_size = 5_000

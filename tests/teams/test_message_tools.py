@@ -19,7 +19,7 @@ def transport():
     return LocalTransport(num_agents=2)
 
 
-def test_the_tools_have_the_seed_names_inputs_and_outputs(transport):
+def test_the_tools_have_smolagents_names_inputs_and_outputs(transport):
     send, receive = SendMessageTool(transport, 0), ReceiveMessagesTool(transport, 1)
     assert send.name == "send_message"
     assert send.inputs["target_id"]["type"] == "integer"
@@ -34,7 +34,7 @@ def test_the_tools_have_the_seed_names_inputs_and_outputs(transport):
     assert receive() == []  # drained
 
 
-def test_the_tools_take_a_seed_queue_dict_as_a_plain_mapping():
+def test_the_tools_take_a_smolagents_queue_dict_as_a_plain_mapping():
     import queue
 
     queue_dict = {0: queue.Queue(), 1: queue.Queue()}

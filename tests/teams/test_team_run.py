@@ -10,14 +10,22 @@ import multiprocessing
 import subprocess
 import sys
 
-from team_helpers import AGENT_0, AGENT_1, code, descendants, five_plus_three, left_behind, seed_agent_process
+from team_helpers import (
+    AGENT_0,
+    AGENT_1,
+    code,
+    descendants,
+    five_plus_three,
+    left_behind,
+    smolagents_agent_process,
+)
 
 from smol_core import run_agents
 from smol_core.teams import AgentSettings, Team
 from smol_core.testing import ScriptedModel
 
 
-def test_the_seed_manager_and_process_code_runs_with_only_its_imports_changed():
+def test_the_smolagents_manager_and_process_code_runs_with_only_its_imports_changed():
     ctx = multiprocessing.get_context("spawn")
     with ctx.Manager() as manager:
         queue_dict = manager.dict()
@@ -27,7 +35,7 @@ def test_the_seed_manager_and_process_code_runs_with_only_its_imports_changed():
         task = "Compute 5 + 3"
         processes = [
             ctx.Process(
-                target=seed_agent_process,
+                target=smolagents_agent_process,
                 args=(queue_dict, i, task if i == 0 else None, [AGENT_0, AGENT_1][i], answers),
             )
             for i in range(2)

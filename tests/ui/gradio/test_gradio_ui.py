@@ -105,7 +105,7 @@ def test_uploads_are_checked_by_type_and_size_and_named_safely(tmp_path: Path) -
     assert status.value == "Uploads are turned off" and files == []
 
 
-def test_stream_to_gradio_yields_gradio_messages_as_the_seed_system_does() -> None:
+def test_stream_to_gradio_yields_gradio_messages_as_smolagents_does() -> None:
     with CodeAgent(tools=[], model=ScriptedModel([answer("done")]), verbosity_level=-1) as agent:
         messages = list(stream_to_gradio(agent, "task"))
     assert all(isinstance(m, gr.ChatMessage) for m in messages)

@@ -35,7 +35,7 @@ def test_text_becomes_an_xpath_literal_never_xpath(text: str, literal: str) -> N
     assert vwb._escape_xpath_string(text) == literal
 
 
-def test_search_item_ctrl_f_uses_the_module_driver_and_the_seeds_wording() -> None:
+def test_search_item_ctrl_f_uses_the_module_driver_and_smolagents_wording() -> None:
     driver = mock.Mock()
     driver.find_elements.return_value = [mock.Mock(), mock.Mock(), mock.Mock()]
     with mock.patch.object(vwb, "driver", driver):
@@ -47,7 +47,7 @@ def test_search_item_ctrl_f_uses_the_module_driver_and_the_seeds_wording() -> No
             vwb.search_item_ctrl_f("x", nth_result=4)
 
 
-def test_run_webagent_builds_the_seeds_agent_around_a_browser_under_the_policy() -> None:
+def test_run_webagent_builds_smolagents_agent_around_a_browser_under_the_policy() -> None:
     started: list[Any] = []
 
     def start_chrome(headless: bool, options: Any) -> Any:

@@ -67,7 +67,7 @@ _EXPORTS: dict[str, str] = {
     "truncate_content": "smol_core.agents.parsing",
     "is_valid_name": "smol_core.tools.validation",
     "make_init_file": "smol_core.source_code",
-    "run_smolagent": "smol_core.cli.seed_cli",
+    "run_smolagent": "smol_core.cli.smolagents_cli",
     "load_executor": "smol_core.loading",
     "load_tools": "smol_core.loading",
     "load_tool": "smol_core.loading",
@@ -107,14 +107,14 @@ _EXPORTS: dict[str, str] = {
     "evaluate_condition": "smol_core.executors.evaluate",
     "evaluate_delete": "smol_core.executors.evaluate",
     "evaluate_subscript": "smol_core.executors.evaluate",
-    "BASE_PYTHON_TOOLS": "smol_core.executors.seed_support",
-    "DANGEROUS_FUNCTIONS": "smol_core.executors.seed_support",
-    "DANGEROUS_MODULES": "smol_core.executors.seed_support",
-    "PrintContainer": "smol_core.executors.seed_support",
-    "check_import_authorized": "smol_core.executors.seed_support",
-    "fix_final_answer_code": "smol_core.executors.seed_support",
-    "get_safe_module": "smol_core.executors.seed_support",
-    "timeout": "smol_core.executors.seed_support",
+    "BASE_PYTHON_TOOLS": "smol_core.executors.smolagents_support",
+    "DANGEROUS_FUNCTIONS": "smol_core.executors.smolagents_support",
+    "DANGEROUS_MODULES": "smol_core.executors.smolagents_support",
+    "PrintContainer": "smol_core.executors.smolagents_support",
+    "check_import_authorized": "smol_core.executors.smolagents_support",
+    "fix_final_answer_code": "smol_core.executors.smolagents_support",
+    "get_safe_module": "smol_core.executors.smolagents_support",
+    "timeout": "smol_core.executors.smolagents_support",
     # monitoring
     "AgentLogger": "smol_core.monitoring",
     "LogLevel": "smol_core.monitoring",
@@ -149,7 +149,7 @@ _EXPORTS: dict[str, str] = {
 def _smolagents_name(name: str) -> _Any:
     """A smolagents name smol's table lacks: a plugin's class when installed, else an error naming
     what to do."""
-    from smol_core.seed_names import resolve
+    from smol_core.smolagents_names import resolve
 
     return resolve(name)
 
@@ -184,7 +184,7 @@ if _TYPE_CHECKING:
     from smol_core.agents.result import RunResult
     from smol_core.agents.settings import AgentSettings
     from smol_core.agents.tool_calling_agent import ToolCallingAgent
-    from smol_core.cli.seed_cli import run_smolagent
+    from smol_core.cli.smolagents_cli import run_smolagent
     from smol_core.errors import (
         AgentError,
         AgentExecutionError,
@@ -217,7 +217,7 @@ if _TYPE_CHECKING:
     )
     from smol_core.executors.local import LocalPythonExecutor
     from smol_core.executors.remote import RemotePythonExecutor
-    from smol_core.executors.seed_support import (
+    from smol_core.executors.smolagents_support import (
         BASE_PYTHON_TOOLS,
         DANGEROUS_FUNCTIONS,
         DANGEROUS_MODULES,

@@ -15,7 +15,7 @@ from smol_core.plugins.registry import get_registry
 FIREWORKS_API_BASE = "https://api.fireworks.ai/inference/v1"
 
 
-def _seed_defaults(model_type: str, given: dict[str, Any]) -> dict[str, Any]:
+def _smolagents_defaults(model_type: str, given: dict[str, Any]) -> dict[str, Any]:
     """What smolagents' `load_model` sets for its class names when the caller does not: its
     `OpenAIModel` talks to Fireworks (key in FIREWORKS_API_KEY), its `InferenceClientModel` takes
     the token from HF_API_KEY (else HF_TOKEN, as the model itself reads it), its
@@ -43,7 +43,7 @@ def load_model(model_type: str, model_id: str | None = None, **kwargs: Any) -> A
     for option in ("api_base", "api_key", "provider"):
         if option in kwargs and kwargs[option] is None:
             del kwargs[option]
-    kwargs = {**_seed_defaults(model_type, kwargs), **kwargs}
+    kwargs = {**_smolagents_defaults(model_type, kwargs), **kwargs}
     try:
         spec = get_registry().model(model_type)
     except PluginNotFoundError as error:

@@ -58,12 +58,12 @@ HOMES: dict[str, tuple[str, ...]] = {
     "smolagents.local_python_executor": (
         "smol_core.executors.local",
         "smol_core.executors.evaluate",
-        "smol_core.executors.seed_support",
+        "smol_core.executors.smolagents_support",
     ),
     "smolagents.remote_executors": (),
     "smolagents.default_tools": ("smol_core.tools.base_tools",),
     "smolagents.serialization": (),
-    "smolagents.cli": ("smol_core.cli.seed_cli", "smol_core.cli.smolagent"),
+    "smolagents.cli": ("smol_core.cli.smolagents_cli", "smol_core.cli.smolagent"),
     "smolagents.gradio_ui": ("smol_ui_gradio", "smol_ui_gradio.streaming", "smol_ui_gradio.rendering"),
     "smolagents.mcp_client": ("smol_tool_mcp",),
     "smolagents.vision_web_browser": ("smol_ui_webagent.vision_web_browser", "smol_ui_webagent"),
@@ -80,7 +80,7 @@ def _modules(homes: tuple[str, ...]) -> list[types.ModuleType]:
     return found
 
 
-class SeedModule(types.ModuleType):
+class SmolagentsModule(types.ModuleType):
     """A smolagents module whose names are smol's: reads resolve, writes go through."""
 
     def __init__(self, name: str) -> None:
@@ -134,7 +134,7 @@ class SeedModule(types.ModuleType):
             object.__delattr__(self, attribute)
 
 
-class _SeedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+class _SmolagentsFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(
         self, fullname: str, path: Any, target: Any = None
     ) -> importlib.machinery.ModuleSpec | None:
@@ -143,14 +143,14 @@ class _SeedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
-        return SeedModule(spec.name)
+        return SmolagentsModule(spec.name)
 
     def exec_module(self, module: types.ModuleType) -> None:
         return None
 
 
-sys.meta_path.insert(0, _SeedFinder())
+sys.meta_path.insert(0, _SmolagentsFinder())
 _package = sys.modules[__name__]
-_shim = SeedModule(__name__)
+_shim = SmolagentsModule(__name__)
 _shim.__dict__.update({k: v for k, v in vars(_package).items() if k.startswith("__")})
 sys.modules[__name__] = _shim

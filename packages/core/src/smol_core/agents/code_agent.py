@@ -30,7 +30,7 @@ from smol_core.agents.tool_wrappers import managed_agent_callable, tool_callable
 from smol_core.durable import runner as durable
 from smol_core.errors import AgentExecutionError, AgentGenerationError, AgentParsingError
 from smol_core.executors.base import BASE_BUILTIN_MODULES, CodeOutput, InterpreterError, PythonExecutor
-from smol_core.executors.seed_support import fix_final_answer_code
+from smol_core.executors.smolagents_support import fix_final_answer_code
 from smol_core.memory import ActionStep, ToolCall
 from smol_core.messages import ChatMessage, ChatMessageStreamDelta, agglomerate_stream_deltas
 from smol_core.models.base import Model

@@ -28,7 +28,7 @@ MAX_ITEMS = 10_000
 
 # The inputs the seed system gives a managed agent (`MultiStepAgent._setup_managed_agents`), which
 # its tool-calling template prints with `{{ agent.inputs }}`; smol's agents do not carry them.
-SEED_MANAGED_AGENT_INPUTS: dict[str, dict[str, Any]] = {
+SMOLAGENTS_MANAGED_AGENT_INPUTS: dict[str, dict[str, Any]] = {
     "task": {"type": "string", "description": "Long detailed description of the task."},
     "additional_args": {
         "type": "object",
@@ -125,7 +125,7 @@ class AgentView(_FrozenView):
         self._freeze(
             name=_text(str, getattr(agent, "name", "")),
             description=_text(str, getattr(agent, "description", "")),
-            inputs=plain_value(getattr(agent, "inputs", SEED_MANAGED_AGENT_INPUTS)),
+            inputs=plain_value(getattr(agent, "inputs", SMOLAGENTS_MANAGED_AGENT_INPUTS)),
             output_type=_text(str, getattr(agent, "output_type", "string")),
             _str=_text(str, agent),
             _repr=_text(repr, agent),

@@ -254,9 +254,9 @@ class ToolCallingAgent(MultiStepAgent):
             self.state[key] = result
             # the seed keeps the latest image and audio as "image.png" / "audio.mp3": code and prompts
             # written for it name them so, and a final_answer("image.png") returns the image itself
-            seed_key = _SEED_STATE_KEYS.get(type(result).__name__)
-            if seed_key is not None:
-                self.state[seed_key] = result
+            smolagents_key = _SMOLAGENTS_STATE_KEYS.get(type(result).__name__)
+            if smolagents_key is not None:
+                self.state[smolagents_key] = result
             observation = f"Stored '{key}' in memory."
         self.logger.print(f"Observations: {observation}", level=LogLevel.INFO)
         return ToolOutput(
@@ -328,7 +328,7 @@ class ToolCallingAgent(MultiStepAgent):
             ) from error
 
 
-_SEED_STATE_KEYS = {"AgentImage": "image.png", "AgentAudio": "audio.mp3"}
+_SMOLAGENTS_STATE_KEYS = {"AgentImage": "image.png", "AgentAudio": "audio.mp3"}
 
 
 _BLOB_CHECK_CHARS = 100_000

@@ -53,12 +53,12 @@ from smol_core.executors.evaluate_failures import (
     Failure,
     failure_detail,
     read_failure,
-    seed_detail,
+    smolagents_detail,
     statement_at,
 )
 from smol_core.executors.host.driver import sandbox_builtin_name
 from smol_core.executors.local import LocalPythonExecutor
-from smol_core.executors.seed_support import (
+from smol_core.executors.smolagents_support import (
     DEFAULT_MAX_LEN_OUTPUT,
     MAX_EXECUTION_TIME_SECONDS,
     PrintContainer,
@@ -369,7 +369,7 @@ def _node_source(node: ast.AST) -> str:
 
 
 def _as_exception(failure: Failure, node: ast.AST) -> Exception:
-    detail = seed_detail(failure, node)
+    detail = smolagents_detail(failure, node)
     if detail.startswith("InterpreterError: "):
         return InterpreterError(detail.removeprefix("InterpreterError: "))
     error_type = getattr(builtins, failure.type_name or "", None)

@@ -92,7 +92,7 @@ def statement_at(tree: ast.Module, code: str, failure: Failure) -> ast.stmt | No
     return found[0] if found else None
 
 
-def seed_detail(failure: Failure, node: ast.AST | None) -> str:
+def smolagents_detail(failure: Failure, node: ast.AST | None) -> str:
     """The cause, worded as smolagents words the errors its users match on."""
     name = _undefined_name(failure)
     if isinstance(node, ast.Delete):
@@ -111,14 +111,14 @@ def seed_detail(failure: Failure, node: ast.AST | None) -> str:
                 "allowed tools or defined/imported in the preceding code"
             )
         return f"InterpreterError: The variable `{name}` is not defined."
-    for pattern, wording in _SEED_WORDINGS:
+    for pattern, wording in _SMOLAGENTS_WORDINGS:
         match = pattern.search(failure.text)
         if match is not None:
             return f"InterpreterError: {wording.format(*match.groups())}"
     return failure.detail
 
 
-_SEED_WORDINGS = [
+_SMOLAGENTS_WORDINGS = [
     (
         re.compile(r"argument after \*\* must be a mapping, not (\w+)$"),
         "Cannot unpack non-dict value in **kwargs: {}",
@@ -200,4 +200,4 @@ def _indexing_detail(failure: Failure, node: ast.AST | None, state: dict[str, An
 def failure_detail(failure: Failure, node: ast.AST | None, state: dict[str, Any]) -> str:
     """The cause of a failed `evaluate_python_code`, as smolagents words it for the statement `node`."""
     detail = _indexing_detail(failure, node, state) or _list_add_detail(failure, node, state)
-    return detail or seed_detail(failure, node)
+    return detail or smolagents_detail(failure, node)

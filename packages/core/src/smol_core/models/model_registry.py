@@ -40,7 +40,7 @@ class ModelClassRegistry(MutableMapping[str, type]):
             return self._added[name]
         if name not in MODEL_CLASS_NAMES or name in self._removed:
             raise KeyError(name)
-        from smol_core.seed_names import resolve
+        from smol_core.smolagents_names import resolve
 
         cls: type = resolve(name)
         return cls

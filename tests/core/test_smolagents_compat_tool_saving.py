@@ -148,7 +148,7 @@ def test_saved_function_tool_is_a_class_with_its_inputs_and_loads_back(tmp_path:
     assert "from tool import SimpleTool" in (tmp_path / "app.py").read_text(encoding="utf-8")
 
 
-def test_function_tool_forward_reads_like_the_seeds() -> None:
+def test_function_tool_forward_reads_like_smolagents() -> None:
     parameters = list(inspect.signature(greet.forward).parameters)
     assert parameters == ["self", "name", "excited", "title"]
     source = greet.forward.__source__

@@ -104,7 +104,7 @@ def test_multistep_subclass_with_neither_step_says_so() -> None:
         list(agent._step_stream(ActionStep(step_number=1)))
 
 
-def test_error_messages_keep_the_seeds_wording() -> None:
+def test_error_messages_keep_smolagents_wording() -> None:
     with pytest.raises(ValueError, match="Each tool or managed_agent should have a unique name!"):
         CodeAgent(tools=[PythonInterpreterTool(), PythonInterpreterTool()], model=ScriptedModel([ANSWER]))
 
@@ -139,7 +139,7 @@ def test_tool_calling_agent_keeps_the_latest_image_as_image_png() -> None:
     assert agent.state["image.png"] is not None
 
 
-def test_step_dicts_carry_observation_images_as_the_seeds_bytes() -> None:
+def test_step_dicts_carry_observation_images_as_smolagents_bytes() -> None:
     image = Image.new("RGB", (4, 3), color=(255, 0, 0))
     data = ActionStep(step_number=1, observations_images=[image, "shot.png"]).dict()
     assert data["observations_images"] == [image.tobytes(), "shot.png"]

@@ -9,9 +9,9 @@ import pytest
 import smol_core
 from smol_core import Tool
 from smol_core.errors import DocstringParsingException
-from smol_core.seed_names import ABSENT_CLASSES, PLUGIN_EXPORTS
+from smol_core.smolagents_names import ABSENT_CLASSES, PLUGIN_EXPORTS
 
-SEED_CORE_NAMES = [
+SMOLAGENTS_CORE_NAMES = [
     "CodeAgent", "ToolCallingAgent", "MultiStepAgent", "Tool", "tool", "load_tool", "ToolCollection",
     "PromptTemplates", "PlanningPromptTemplate", "ManagedAgentPromptTemplate", "FinalAnswerPromptTemplate",
     "AUTHORIZED_TYPES", "get_clean_message_list", "tool_role_conversions", "ChatMessage", "MessageRole",
@@ -20,8 +20,8 @@ SEED_CORE_NAMES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("name", SEED_CORE_NAMES)
-def test_every_seed_core_name_imports(name: str) -> None:
+@pytest.mark.parametrize("name", SMOLAGENTS_CORE_NAMES)
+def test_every_smolagents_core_name_imports(name: str) -> None:
     assert getattr(smol_core, name) is not None
 
 
@@ -55,7 +55,7 @@ def test_the_namespace_holds_only_public_names() -> None:
     assert not hasattr(smol_core, "NoSuchThing")
 
 
-def test_chat_messages_read_like_the_seeds_dicts() -> None:
+def test_chat_messages_read_like_smolagents_dicts() -> None:
     from smol_core import ChatMessage, MessageRole
 
     message = ChatMessage("user", "hi")
@@ -65,7 +65,7 @@ def test_chat_messages_read_like_the_seeds_dicts() -> None:
         message["nope"]
 
 
-def test_agent_logs_and_succinct_logs_as_older_seed_versions_named_them() -> None:
+def test_agent_logs_and_succinct_logs_as_older_smolagents_versions_named_them() -> None:
     from smol_core import CodeAgent
     from smol_core.testing import ScriptedModel
 

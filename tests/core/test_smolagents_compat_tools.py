@@ -86,7 +86,7 @@ def test_literal_with_none_is_a_nullable_enum_of_its_type() -> None:
         (3, TypeError, "must be a string or list of strings"),
     ],
 )
-def test_bad_input_types_raise_the_seeds_exception_types(
+def test_bad_input_types_raise_smolagents_exception_types(
     kind: object, error: type[Exception], message: str
 ) -> None:
     with pytest.raises(error, match=message):
