@@ -35,6 +35,8 @@ Exception
 |   |   |-- MessageRefusedError + ValueError           a message is not well-formed (untrusted input)
 |   |   `-- PeerGoneError                              the recipient's process has ended
 |   |-- ToolCallInterruptedError                       a tool call a crash cut off is not made again on resume
+|   |-- ApprovalPendingError                           a durable run paused for a person's decision on a call
+|   |-- ToolCallDeniedError                            a person denied the call: not made, the model reads why
 |   `-- CheckpointError                                a durable run's checkpoint cannot be saved or used
 |       |-- CheckpointFormatError                      a checkpoint is corrupt, foreign or of another version
 |       |-- RunNotFoundError + LookupError             no run of this id in the store
@@ -75,12 +77,14 @@ from __future__ import annotations
 from smol_core.agents.saved_settings import SavedSettingAppliedWarning, SavedSettingIgnoredWarning
 from smol_core.agents.serialization import AgentLoadError
 from smol_core.durable.errors import (
+    ApprovalPendingError,
     CheckpointError,
     CheckpointFormatError,
     RunFinishedError,
     RunLockedError,
     RunNotFoundError,
     StoreUnavailableError,
+    ToolCallDeniedError,
 )
 from smol_core.durable.tool_ledger import RecordedToolError, ToolCallInterruptedError
 from smol_core.errors import (
@@ -133,6 +137,7 @@ __all__ = [
     "AgentParsingError",
     "AgentToolCallError",
     "AgentToolExecutionError",
+    "ApprovalPendingError",
     "BlockedAddressError",
     "BudgetExceededError",
     "CheckpointError",
@@ -165,6 +170,7 @@ __all__ = [
     "StoreUnavailableError",
     "TeamRecordError",
     "TooManyRedirectsError",
+    "ToolCallDeniedError",
     "ToolCallInterruptedError",
     "ToolTimeoutError",
     "TypeHintParsingException",

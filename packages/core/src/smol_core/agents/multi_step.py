@@ -426,6 +426,7 @@ class MultiStepAgent(ABC):
 
     # What the file or dict this agent was loaded from asked for and did not get (security settings
     # come only from code): filled by `from_folder`, `from_dict` and `from_hub`.
+    approval_policy: Callable[[str, Any], bool] | None = None  # (tool, arguments) -> ask a person first?
     ignored_settings: tuple[IgnoredSetting, ...] = ()
     # The security settings a trusted load (`from_hub(..., trust_remote_code=True)`) applied from
     # the saved files, each shown with a warning before it applied.

@@ -26,7 +26,7 @@ from smol_core.agents.budget import RunBudget, check_can_price
 from smol_core.agents.result import RunEnd, RunResult
 from smol_core.agents.run_state import RunState, _Binding, bound_to
 from smol_core.durable import runner as durable
-from smol_core.errors import AgentMaxStepsError, BudgetExceededError
+from smol_core.errors import AgentMaxStepsError, BudgetExceededError, SmolError
 from smol_core.memory import (
     ActionStep,
     AgentMemory,
@@ -87,6 +87,8 @@ class AgentRun(RunState):
         binding = _Binding(self.agent, self)
         try:
             check_can_price(self.budget, self.agent.model)
+            if run_id is None:
+                _check_approvals_can_pause(self.agent)
             if run_id is not None:
                 durable.start(self.agent, self, run_id, max_steps, task)
             instrumentation.discover()
@@ -262,6 +264,18 @@ def end_step_span(scope: Any, step: ActionStep) -> None:
         scope.set("usage.output_tokens", step.token_usage.output_tokens)
     scope.set("step.final", bool(step.is_final_answer))
     scope.end()
+
+
+def _check_approvals_can_pause(agent: Any) -> None:
+    """A call that needs a person's approval pauses the run until they decide, which only a durable
+    run can do (its checkpoint outlives the process): refuse the run before any model call."""
+    asking = [name for name, tool in agent.tools.items() if getattr(tool, "requires_approval", False)]
+    if asking or agent.approval_policy is not None:
+        what = f"the tools {', '.join(asking)} need" if asking else "the agent's approval_policy asks for"
+        raise SmolError(
+            f"{what} a person's approval before a call, which pauses the run until they decide: give "
+            "run() a run_id (a durable run, resumed after `smol runs approve|deny`)"
+        )
 
 
 _ARGUMENT_PREVIEW_CHARS = 200

@@ -304,9 +304,11 @@ class ToolCallingAgent(MultiStepAgent):
 
                 ledger = durable.tool_ledger(self._run())  # a durable run's: calls made once
                 if ledger is not None:
-                    result = ledger.call(
-                        tool_name, arguments, bool(getattr(tool, "idempotent", False)), call_tool
+                    safe, approval = (
+                        bool(getattr(tool, "idempotent", False)),
+                        bool(getattr(tool, "requires_approval", False)),
                     )
+                    result = ledger.call(tool_name, arguments, safe, call_tool, approval)
                 else:
                     result = call_tool()
                 # an image or audio result displays (UI, notebook) and reaches the model as an image

@@ -28,6 +28,7 @@ def tool_callable(
     within its time limit and the step's tool time `budget` (`tools/time_limit.py`); in a durable
     run, through its `ledger`, so that a resumed step does not make a finished call again."""
     idempotent = bool(getattr(tool, "idempotent", False))
+    approval = bool(getattr(tool, "requires_approval", False))
     forward = getattr(tool, "func", None) or tool.forward
     limit = tool_time_limit(tool, timeout_seconds)
     budget = budget or StepToolBudget(None)
@@ -40,7 +41,11 @@ def tool_callable(
             if ledger is None:
                 return await budget.call_async(forward(**bound), limit, tool.name)
             return await ledger.call_async(
-                tool.name, bound, idempotent, lambda: budget.call_async(forward(**bound), limit, tool.name)
+                tool.name,
+                bound,
+                idempotent,
+                lambda: budget.call_async(forward(**bound), limit, tool.name),
+                approval,
             )
 
         functools.update_wrapper(call_async, forward)
@@ -55,7 +60,11 @@ def tool_callable(
         if ledger is None:
             return budget.call(lambda: tool(**bound), limit, tool.name)
         return ledger.call(
-            tool.name, bound, idempotent, lambda: budget.call(lambda: tool(**bound), limit, tool.name)
+            tool.name,
+            bound,
+            idempotent,
+            lambda: budget.call(lambda: tool(**bound), limit, tool.name),
+            approval,
         )
 
     call.__name__ = tool.name

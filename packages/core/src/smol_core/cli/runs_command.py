@@ -24,7 +24,9 @@ _PREVIEW = 160
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", default=None, help="The SQLite store (default: the user's runs.sqlite3).")
-    actions = parser.add_subparsers(dest="action", required=True, metavar="list|show|resume|delete")
+    actions = parser.add_subparsers(
+        dest="action", required=True, metavar="list|show|resume|approve|deny|delete"
+    )
     listing = actions.add_parser("list", help="Every run in the store, newest first.")
     listing.add_argument("--json", action="store_true", help="Machine-readable output.")
     show = actions.add_parser("show", help="One run: status, steps, variables, what could not be saved.")
@@ -35,6 +37,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     resume.add_argument("run_id")
     resume.add_argument("options", nargs=argparse.REMAINDER, help="smolagent options: --model-type ...")
+    for decision, what in (("approve", "Let"), ("deny", "Refuse")):
+        decide = actions.add_parser(
+            decision, help=f"{what} the tool call a paused run waits for (then resume the run)."
+        )
+        decide.add_argument("run_id")
+        decide.add_argument("--note", default=None, help="Why: the model reads it with a denial.")
     delete = actions.add_parser("delete", help="Forget a run and its checkpoint.")
     delete.add_argument("run_id")
 
@@ -46,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
             from smol_core.cli.smolagent import main as smolagent
 
             return smolagent(["--resume", args.run_id, "--store", str(store.path), *args.options])
-        result: int = {"list": _list, "show": _show, "delete": _delete}[args.action](store, args)
+        actions = {"list": _list, "show": _show, "delete": _delete, "approve": _decide, "deny": _decide}
+        result: int = actions[args.action](store, args)
         return result
     except CheckpointError as error:
         print(f"smol runs: {escape_line(str(error))}", file=sys.stderr)
@@ -94,6 +103,14 @@ def _show(store: SQLiteStore, args: argparse.Namespace) -> int:
         "variables": {name: type(value).__name__ for name, value in state.namespace.items()},
         "not_saved": dict(state.uncaptured),
         "model_replies_pending": len(state.pending_replies),
+        "waiting_for_approval": next(
+            (
+                e.get("call", e.get("tool"))
+                for e in state.tool_ledger
+                if e.get("status") == "awaiting_approval"
+            ),
+            None,
+        ),
         "final_answer": None if state.final_answer is None else repr(state.final_answer)[:_PREVIEW],
     }
     if args.json:
@@ -110,6 +127,16 @@ def _show(store: SQLiteStore, args: argparse.Namespace) -> int:
             print(f"{key}: {escape_line(shown)}")
         else:
             print(f"{key}: {escape_controls(str(value))}")
+    return 0
+
+
+def _decide(store: SQLiteStore, args: argparse.Namespace) -> int:
+    from smol_core.durable.approvals import approve, deny
+
+    decided = (approve if args.action == "approve" else deny)(args.run_id, args.note, store)
+    verb = "approved" if args.action == "approve" else "denied"
+    call = escape_line(str(decided.get("call", decided.get("tool"))))
+    print(f"{verb}: {call}; `smol runs resume {escape_line(args.run_id)} ...` goes on")
     return 0
 
 

@@ -5,20 +5,24 @@
 `agent.resume(run_id)` continues it, in this process or another. See docs/durable.md.
 """
 
+from smol_core.durable.approvals import approve, deny, pending_approval
 from smol_core.durable.checkpoint import FORMAT_VERSION, Checkpoint
 from smol_core.durable.errors import (
+    ApprovalPendingError,
     CheckpointError,
     CheckpointFormatError,
     RunFinishedError,
     RunLockedError,
     RunNotFoundError,
     StoreUnavailableError,
+    ToolCallDeniedError,
 )
 from smol_core.durable.sqlite_store import SQLiteStore, default_store_path
 from smol_core.durable.store import CheckpointStore, Lease, RunRecord, StoredCheckpoint
 
 __all__ = [
     "FORMAT_VERSION",
+    "ApprovalPendingError",
     "Checkpoint",
     "CheckpointError",
     "CheckpointFormatError",
@@ -31,5 +35,9 @@ __all__ = [
     "SQLiteStore",
     "StoreUnavailableError",
     "StoredCheckpoint",
+    "ToolCallDeniedError",
+    "approve",
     "default_store_path",
+    "deny",
+    "pending_approval",
 ]

@@ -151,11 +151,12 @@ def _checkpoint(document: dict[str, Any]) -> Checkpoint:
     )
 
 
-_LEDGER_STATUSES = frozenset({"started", "done", "failed"})
+_LEDGER_STATUSES = frozenset({"started", "done", "failed", "awaiting_approval"})
+_LEDGER_TEXT = ("tool", "key", "status", "error", "call", "approval", "note")
 
 
 def _ledger_entry_to_data(entry: dict[str, Any]) -> dict[str, Any]:
-    data: dict[str, Any] = {key: entry[key] for key in ("tool", "key", "status", "error") if key in entry}
+    data: dict[str, Any] = {key: entry[key] for key in _LEDGER_TEXT if key in entry}
     if "result" in entry:
         data["result"] = encode(entry["result"])
     return data
@@ -169,8 +170,11 @@ def _ledger_entry(data: Any, decode: Any) -> dict[str, Any]:
         "key": str(data["key"])[:300],
         "status": data["status"],
     }
-    if "error" in data:
-        entry["error"] = str(data["error"])[:2000]
+    for key in ("error", "call", "note"):
+        if key in data:
+            entry[key] = str(data[key])[:2000]
+    if data.get("approval") in ("approved", "denied"):
+        entry["approval"] = data["approval"]
     if "result" in data:
         entry["result"] = decode(data["result"])
     return entry

@@ -42,3 +42,13 @@ class RunLockedError(CheckpointError):
 
 class StoreUnavailableError(CheckpointError):
     """The checkpoint store cannot be opened, read or written (a read-only folder, a locked or broken file)."""
+
+
+class ApprovalPendingError(SmolError):
+    """A durable run paused before a tool call that needs a person's approval; the checkpoint is
+    saved, and `approve`/`deny` (or `smol runs approve|deny`) then `resume` goes on."""
+
+
+class ToolCallDeniedError(SmolError):
+    """A person denied a tool call a durable run paused for: the call is not made, and the model
+    reads why (the note) as the call's error."""

@@ -25,7 +25,7 @@ from typing import Any
 
 from smol_core.durable import checkpoint as checkpoint_format, journal
 from smol_core.durable.checkpoint import Checkpoint
-from smol_core.durable.errors import CheckpointError, RunFinishedError, RunNotFoundError
+from smol_core.durable.errors import ApprovalPendingError, CheckpointError, RunFinishedError, RunNotFoundError
 from smol_core.durable.sqlite_store import SQLiteStore
 from smol_core.durable.steps import step_to_data
 from smol_core.durable.store import CheckpointStore, Lease
@@ -75,7 +75,12 @@ class DurableRun:
         self.resumed = bool(state.steps)
         self._namespace: dict[str, Any] | None = None  # the last step's namespace, encoded
         # the current step's tool calls, saved as each starts and ends (durable/tool_ledger.py)
-        self.tools = ToolLedger(state.tool_ledger, lambda: self._save(at_boundary=False))
+        self.tools = ToolLedger(
+            state.tool_ledger,
+            lambda: self._save(at_boundary=False),
+            approval_policy=getattr(agent, "approval_policy", None),
+            run_id=state.run_id,
+        )
 
     # --- the journal (durable/journal.py) -----------------------------------------------------
     def replay_next(self) -> ChatMessage | None:
@@ -236,6 +241,12 @@ def first_step(agent: Any, run: Any) -> int:
 
 def after_step(agent: Any, run: Any) -> None:
     durable: DurableRun | None = getattr(run, "durable", None)
+    if durable is not None and durable.tools.pending is not None:
+        # the step stopped at a call that waits for a person: the run pauses here, saved as it was
+        # when the step began (with the step's model reply and calls), and the step runs again on resume
+        durable.state.status = "awaiting_approval"
+        durable._save(at_boundary=False)
+        raise ApprovalPendingError(durable.tools.pending_message())
     if durable is not None:
         if durable.state.task != agent.task and agent.task:
             durable.state.task = agent.task  # the task as the run worded it (additional_args, messages)
@@ -276,6 +287,7 @@ def attach_resumed(agent: Any, run: Any, run_id: str, max_steps: int | None) -> 
             raise RunNotFoundError(f"no run {run_id!r} in {store!r}: `smol runs list` shows the runs there")
         if state.status == "finished":
             raise RunFinishedError(f"run {run_id!r} already finished: there is nothing to resume")
+        state.status = "running"
         if state.agent.split(" ")[0] != type(agent).__name__:
             raise CheckpointError(
                 f"run {run_id!r} was started by a {state.agent.split(' ')[0][:60]}, not a {type(agent).__name__}: "

@@ -20,8 +20,9 @@ import hashlib
 import json
 import threading
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, NoReturn
 
+from smol_core.durable.errors import ApprovalPendingError, ToolCallDeniedError
 from smol_core.errors import SmolError
 from smol_core.executors.worker.protocol import UnserializableValue, encode
 
@@ -47,22 +48,41 @@ class ToolLedger:
     """The current step's calls (`entries`, saved with the run's state) and, in a resumed step, the
     calls its first attempt made (`recorded`), taken back as the step calls them again."""
 
-    def __init__(self, entries: list[dict[str, Any]], save: Save) -> None:
+    def __init__(
+        self,
+        entries: list[dict[str, Any]],
+        save: Save,
+        approval_policy: Callable[[str, Any], bool] | None = None,
+        run_id: str = "",
+    ) -> None:
         self.entries = entries
         self.recorded = list(entries)  # what the first attempt of this step made, if it is resumed
         self._save = save
         self._lock = threading.Lock()
+        self.approval_policy = approval_policy
+        self.run_id = run_id
+        self.pending: dict[str, Any] | None = None
+        """The call this step waits on a person's decision for: the run pauses when the step ends."""
 
     def step_done(self) -> list[dict[str, Any]]:
         """A new step begins: nothing recorded any longer applies. Returns the new (empty) entries."""
         with self._lock:
             self.entries.clear()
             self.recorded.clear()
+            self.pending = None
             return self.entries
 
-    def call(self, tool: str, arguments: Any, idempotent: bool, make_call: Callable[[], Any]) -> Any:
-        """`make_call()` once across crashes: its saved result when the first attempt finished it."""
-        replayed, entry = self._begin(tool, arguments, idempotent)
+    def call(
+        self,
+        tool: str,
+        arguments: Any,
+        idempotent: bool,
+        make_call: Callable[[], Any],
+        requires_approval: bool = False,
+    ) -> Any:
+        """`make_call()` once across crashes: its saved result when the first attempt finished it;
+        not before a person approved it, when the tool or the agent's policy asks for approval."""
+        replayed, entry = self._begin(tool, arguments, idempotent, requires_approval)
         if replayed is not None:
             return replayed()
         try:
@@ -74,10 +94,15 @@ class ToolLedger:
         return result
 
     async def call_async(
-        self, tool: str, arguments: Any, idempotent: bool, make_call: Callable[[], Awaitable[Any]]
+        self,
+        tool: str,
+        arguments: Any,
+        idempotent: bool,
+        make_call: Callable[[], Awaitable[Any]],
+        requires_approval: bool = False,
     ) -> Any:
         """`call` for an async tool."""
-        replayed, entry = self._begin(tool, arguments, idempotent)
+        replayed, entry = self._begin(tool, arguments, idempotent, requires_approval)
         if replayed is not None:
             return replayed()
         try:
@@ -89,23 +114,73 @@ class ToolLedger:
         return result
 
     def _begin(
-        self, tool: str, arguments: Any, idempotent: bool
+        self, tool: str, arguments: Any, idempotent: bool, requires_approval: bool = False
     ) -> tuple[Callable[[], Any] | None, dict[str, Any]]:
+        """A call's entry, ready to be made; or what a recorded call gives back instead. Entries
+        are kept in place (a recorded one is updated, never copied), so the saved ledger holds
+        each call once, those a resumed step has not reached yet included."""
+        if self.pending is not None:  # nothing more runs in a step that waits for a decision
+            raise ApprovalPendingError(self.pending_message())
         key = call_key(tool, arguments)
         with self._lock:
             recorded = next((entry for entry in self.recorded if entry["key"] == key), None)
             if recorded is not None:
                 self.recorded.remove(recorded)
-        if recorded is not None:
+        if recorded is not None and recorded.get("status") == "awaiting_approval":
+            entry = self._decision(recorded)  # raises unless a person approved the call
+        elif recorded is not None:
             replayed = self._replay(recorded, idempotent)
             if replayed is not None:
                 return replayed, recorded
-        entry: dict[str, Any] = {"tool": tool, "key": key, "status": "started"}
-        with self._lock:
-            self.entries.append(entry)
+            entry = recorded  # an interrupted call, safe to repeat: made again
+        else:
+            entry = {"tool": tool, "key": key}
+            with self._lock:
+                self.entries.append(entry)
+            if requires_approval or self._policy_asks(tool, arguments):
+                entry["call"] = _preview(tool, arguments)
+                self._wait_for_approval(entry)
+        entry["status"] = "started"
         if not idempotent:
             self._save()  # the call is known to be in flight before it can take effect
         return None, entry
+
+    # --- approval -----------------------------------------------------------------------------
+    def _policy_asks(self, tool: str, arguments: Any) -> bool:
+        return self.approval_policy is not None and bool(self.approval_policy(tool, arguments))
+
+    def _wait_for_approval(self, entry: dict[str, Any]) -> NoReturn:
+        """Mark the call as waiting for a person and stop it (the run pauses when the step ends)."""
+        entry["status"] = "awaiting_approval"
+        entry.pop("approval", None)
+        with self._lock:
+            self.pending = entry
+        self._save()
+        raise ApprovalPendingError(self.pending_message())
+
+    def _decision(self, recorded: dict[str, Any]) -> dict[str, Any]:
+        """A call that waited for approval, asked again: its entry when a person approved it."""
+        approval, note = recorded.get("approval"), recorded.get("note")
+        if approval == "approved":
+            return recorded
+        if approval == "denied":
+            recorded.update(status="failed", error=f"denied: {note or 'no reason given'}")
+            self._save()
+            raise ToolCallDeniedError(
+                f"a person denied the call {recorded.get('call', recorded.get('tool'))}"
+                + (f": {note}" if note else "")
+                + ". It was not made; do not call it again the same way."
+            )
+        self._wait_for_approval(recorded)
+
+    def pending_message(self) -> str:
+        pending = self.pending or {}
+        run = f"run {self.run_id!r}" if self.run_id else "the run"
+        return (
+            f"{run} is paused: its call {pending.get('call', pending.get('tool', 'a tool'))} waits for a person's "
+            f"decision: `smol runs approve {self.run_id}` or `smol runs deny {self.run_id} --note WHY` "
+            "(smol_core.durable.approve/deny in Python), then resume it"
+        )
 
     def _failed(self, entry: dict[str, Any], error: BaseException) -> None:
         entry.update(status="failed", error=f"{type(error).__name__}: {error}"[:2000])
@@ -119,21 +194,16 @@ class ToolLedger:
         """What a call the first attempt made gives back now; None: make the call again."""
         status = recorded.get("status")
         result = recorded.get("result")
-        with self._lock:
-            self.entries.append(recorded)
         if status == "done" and not isinstance(result, UnserializableValue):
             return lambda: result
         if status == "failed":
             message = str(recorded.get("error", "the tool failed"))
             return lambda: _raise(RecordedToolError(message))
-        with self._lock:
-            self.entries.remove(recorded)
         if idempotent:
             return None
         what = "its result could not be saved" if status == "done" else "it was still running"
-        entry = {**recorded, "status": "failed", "error": f"ToolCallInterruptedError: {what}"}
-        with self._lock:
-            self.entries.append(entry)
+        recorded.pop("result", None)
+        recorded.update(status="failed", error=f"ToolCallInterruptedError: {what}")
         self._save()
         tool = recorded.get("tool", "the tool")
         return lambda: _raise(
@@ -143,6 +213,15 @@ class ToolLedger:
                 f"whether it did before calling {tool} again."
             )
         )
+
+
+def _preview(tool: str, arguments: Any) -> str:
+    """The call as a person reads it before deciding: `send_email({'to': 'a@b.c'})`, cut at 300 characters."""
+    try:
+        shown = repr(arguments)
+    except Exception:
+        shown = f"<{type(arguments).__name__}>"
+    return f"{tool}({shown[:300]}{'...' if len(shown) > 300 else ''})"
 
 
 def _raise(error: BaseException) -> Any:

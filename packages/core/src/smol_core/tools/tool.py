@@ -126,6 +126,9 @@ class Tool:
     """Safe to call again with the same arguments (a search, a read): in a durable run, a call of it
     that a crash interrupted is made again on resume; any other is reported to the model instead,
     as it may already have taken effect (durable/tool_ledger.py)."""
+    requires_approval: bool = False
+    """A person approves each call first: a durable run pauses before the call (its checkpoint saved,
+    its process free to exit) until `smol runs approve|deny` (durable/approvals.py), then resumes."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
