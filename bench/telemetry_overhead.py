@@ -1,5 +1,5 @@
 """What tracing costs per agent step: smol with smol-telemetry-otel on, off, and not loaded, against
-the seed system (smolagents) with and without OpenInference's instrumentation, measured the same way.
+smolagents with and without OpenInference's instrumentation, measured the same way.
 
 Each mode runs in a fresh process: agents with a scripted model (no model time), `--steps` steps a
 run (a tool call each; for CodeAgents, code that calls the tool in the sandbox), `--runs` runs after
@@ -93,7 +93,7 @@ def _smol_run(kind: str, mode: str, steps: int, runs: int, phoenix: str | None) 
     return times
 
 
-# --- the seed system ------------------------------------------------------------------------------
+# --- smolagents ------------------------------------------------------------------------------
 
 
 def _smolagents_run(
@@ -246,7 +246,7 @@ def main() -> None:
 
         modes += SMOLAGENTS_MODES + (["smolagents-phoenix"] if args.phoenix else [])
     except ImportError:
-        print("(smolagents is not installed here: run in the bench-telemetry env to compare with the seed)")
+        print("(smolagents is not installed here: run in the bench-telemetry env to compare with it)")
     for kind in args.kinds.split(","):
         print(
             f"\n{kind} agent, {args.steps} scripted steps a run, {args.runs} runs, ms per step: the fastest"

@@ -1,6 +1,6 @@
-"""Prompt cost of tools: how much one simple tool adds to the CodeAgent system prompt, smol vs the seed.
+"""Prompt cost of tools: how much one simple tool adds to the CodeAgent system prompt, smol vs smolagents.
 
-The same functions are made tools by smol's `@tool` and the seed's (smolagents) `@tool`; the growth
+The same functions are made tools by smol's `@tool` and smolagents' `@tool`; the growth
 of `agent.system_prompt` from no tools to N tools, divided by N, is the cost per tool. Tokens are
 counted with SmolLM2's real tokenizer (the embedded GGUF served by llama.cpp's `/tokenize`, through
 smol-model-llamacpp's `LlamaServer`); without it, an estimate of characters / 4 is printed, labelled.
@@ -46,7 +46,7 @@ def get_weather_{index}(city: str, unit: str = "celsius") -> str:
 
 
 def _functions(n: int) -> list[Callable[..., Any]]:
-    """The tool functions, from a real file: the seed's `@tool` reads each function's source."""
+    """The tool functions, from a real file: smolagents' `@tool` reads each function's source."""
     import importlib.util
     import tempfile
     from pathlib import Path
@@ -185,7 +185,7 @@ def main() -> None:
             rows = []
             for label, prompts in (
                 ("smol CodeAgent, @tool", smol_prompts(N_TOOLS)),
-                ("seed CodeAgent, @tool (smolagents)", smolagents_prompts(N_TOOLS)),
+                ("smolagents CodeAgent, @tool", smolagents_prompts(N_TOOLS)),
                 ("smol CodeAgent, tool from an MCP schema", smol_mcp_prompts(N_TOOLS)),
                 ("smol CodeAgent, tool from LangChain", smol_langchain_prompts(N_TOOLS)),
             ):

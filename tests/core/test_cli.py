@@ -102,7 +102,7 @@ def test_smolagent_constrains_decoding_by_default_for_grammar_models(registry, c
 
 def test_python_api_constrains_decoding_by_default_for_grammar_models_as_the_cli_does():
     """One place decides (the agent, from the model's capabilities): `CodeAgent(...)` in Python gets
-    what `smolagent` gets, and an explicit choice wins; models without a grammar keep the seed's default."""
+    what `smolagent` gets, and an explicit choice wins; models without a grammar keep smolagents' default."""
     import dataclasses
 
     from smol_core import CodeAgent

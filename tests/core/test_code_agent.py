@@ -228,7 +228,7 @@ def test_unknown_executor_type_is_a_clear_error():
     with pytest.raises(
         PluginNotFoundError, match="No executor named 'firecracker'.*Installed executors: .*local"
     ):
-        make_agent([code("final_answer(1)")], executor_type="firecracker")  # when made, as in the seed
+        make_agent([code("final_answer(1)")], executor_type="firecracker")  # when made, as in smolagents
 
 
 def test_system_prompt_is_compact():

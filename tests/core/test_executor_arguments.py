@@ -17,7 +17,7 @@ def test_a_mistyped_executor_keyword_names_the_ones_it_takes() -> None:
         load_executor("local", [], memory_limit=512)
     message = str(caught.value)
     assert "'memory_limit'" in message and "memory_limit_mb" in message and "timeout_seconds" in message
-    assert isinstance(caught.value, TypeError)  # what code written for the seed catches
+    assert isinstance(caught.value, TypeError)  # what code written for smolagents catches
 
 
 def test_code_agent_reports_it_when_the_executor_is_built() -> None:

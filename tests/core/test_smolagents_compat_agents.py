@@ -1,5 +1,5 @@
-"""Agents, memory and logging behave as a smolagents 1.26 user expects: gaps found by running the
-seed's own tests on smol."""
+"""Agents, memory and logging behave as a smolagents 1.26 user expects: gaps found by running
+smolagents' own tests on smol."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def test_logger_takes_any_int_level_and_a_rich_console() -> None:
     agent.run("Count to 3")
     assert "final_answer(7)" in console.export_text()
 
-    loud = AgentLogger(level=100)  # the seed's "show everything"
+    loud = AgentLogger(level=100)  # smolagents' "show everything"
     assert loud.level == 100
     assert CodeAgent(tools=[], model=ScriptedModel([ANSWER]), verbosity_level=100).logger.level == 100
 
@@ -79,7 +79,7 @@ def test_additional_args_values_reach_the_model() -> None:
 
 
 class StepOnlyAgent(MultiStepAgent):
-    """A subclass written against older seed versions: it overrides `step`, not `_step_stream`."""
+    """A subclass written against older smolagents versions: it overrides `step`, not `_step_stream`."""
 
     def initialize_system_prompt(self) -> str:
         return "system"
@@ -147,7 +147,7 @@ def test_step_dicts_carry_observation_images_as_smolagents_bytes() -> None:
 
 
 def test_a_continued_run_plans_with_the_earlier_conversation_in_view() -> None:
-    """As the seed: the first plan of a run that continues memory (reset=False, or steps put in by
+    """As in smolagents: the first plan of a run that continues memory (reset=False, or steps put in by
     hand) is an update plan that sees every earlier step, the first task included."""
     plan = "Plan: answer.\n<end_plan>"
     agent = CodeAgent(

@@ -1,6 +1,6 @@
 """Saving tools as a smolagents 1.26 user expects: the file is checked, self-contained, and loads back.
 
-Found when the seed's own tests ran on smol: `validate_tool_attributes` was missing, saved files
+Found when smolagents' own tests ran on smol: `validate_tool_attributes` was missing, saved files
 copied every import of the tool's module (a test module's `pytest`, a `from smolagents ...`) and not
 the tool's `inputs`, and a `@tool`'s `forward` had no `self` nor `__source__`.
 """

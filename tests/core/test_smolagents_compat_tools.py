@@ -1,4 +1,4 @@
-"""Tools behave as a smolagents 1.26 user expects: what found gaps when the seed's own tests ran on smol."""
+"""Tools behave as a smolagents 1.26 user expects: what found gaps when smolagents' own tests ran on smol."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def test_bad_input_types_raise_smolagents_exception_types(
 
 
 def test_sanitized_call_returns_agent_types() -> None:
-    """`tool(..., sanitize_inputs_outputs=True)` wraps the output as the seed does; a plain call does not."""
+    """`tool(..., sanitize_inputs_outputs=True)` wraps the output as smolagents does; a plain call does not."""
     answer = FinalAnswerTool()
     wrapped = answer("done", sanitize_inputs_outputs=True)
     assert isinstance(wrapped, AgentText)
@@ -121,8 +121,8 @@ def test_from_dict_without_code_says_which_key() -> None:
 
 def test_code_actions_get_what_forward_returned_not_an_agent_type() -> None:
     """A sanitized call wraps the output by `output_type`; code actions must not see that wrapping:
-    a tool declared as returning a string that returns bytes still gives the code bytes, as the
-    seed's executor (which calls tools unsanitized) does."""
+    a tool declared as returning a string that returns bytes still gives the code bytes, as
+    smolagents' executor (which calls tools unsanitized) does."""
     from smol_core import CodeAgent, LogLevel
     from smol_core.testing import ScriptedModel
 

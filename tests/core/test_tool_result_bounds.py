@@ -58,7 +58,7 @@ def test_code_output_unpacks_as_in_smolagents_executor_examples():
 
 
 def test_assigning_to_a_tool_name_is_refused_and_the_tool_is_put_back():
-    """As in the seed: `final_answer = x` would break every later `final_answer(...)` call."""
+    """As in smolagents: `final_answer = x` would break every later `final_answer(...)` call."""
     import pytest
 
     from smol_core.executors.base import InterpreterError

@@ -1,4 +1,4 @@
-"""`ModelRequest`: the seed call becomes one value, and models written either way answer it."""
+"""`ModelRequest`: the smolagents call becomes one value, and models written either way answer it."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def test_a_model_that_implements_request_answers_the_smolagents_call() -> None:
 
 
 class CannedModel(Model):
-    """The README's "Writing a plugin" model: it overrides `generate` the seed's way."""
+    """The README's "Writing a plugin" model: it overrides `generate` the smolagents way."""
 
     def generate(self, messages, stop_sequences=None, response_format=None, tools_to_call_from=None, **kw):  # type: ignore[no-untyped-def]
         self.seen = {"stop_sequences": stop_sequences, **kw}

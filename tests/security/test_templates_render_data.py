@@ -215,7 +215,7 @@ SMOLAGENTS_STYLE_TOOL_CALLING = """\
 
 def _trusted_render(template: str, agent: MultiStepAgent, **extra: Any) -> str:
     """What the template gave when it rendered the live objects (a template written in code)."""
-    for member in agent.managed_agents.values():  # the seed system sets these on managed agents
+    for member in agent.managed_agents.values():  # smolagents sets these on managed agents
         member.inputs = {  # type: ignore[attr-defined]
             "task": {"type": "string", "description": "Long detailed description of the task."},
             "additional_args": {
@@ -249,7 +249,7 @@ def test_smolagents_style_tool_calling_template_renders_as_with_live_objects():
     agent = _manager({"system_prompt": SMOLAGENTS_STYLE_TOOL_CALLING}, ToolCallingAgent)
     template = SMOLAGENTS_STYLE_TOOL_CALLING
     rendered = agent.system_prompt
-    # agents do not carry `inputs` in smol; the view gives the seed system's, as its managers set them
+    # agents do not carry `inputs` in smol; the view gives smolagents', as its managers set them
     assert rendered == _trusted_render(template, agent)
     assert "Takes inputs: {'task':" in rendered
 

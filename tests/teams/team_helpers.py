@@ -13,7 +13,7 @@ def code(body: str) -> str:
     return f"Thought: I act.\n<code>\n{body}\n</code>"
 
 
-# The seed's two-agent workflow: agent 0 writes the code and sends it; agent 1 runs it and answers.
+# smolagents' two-agent workflow: agent 0 writes the code and sends it; agent 1 runs it and answers.
 AGENT_0 = [
     code('send_message(target_id=1, message="result = 5 + 3")'),
     code('replies = receive_messages(timeout=60)\nfinal_answer(replies[0]["message"])'),
@@ -64,7 +64,7 @@ def descendants(pid: int | None = None) -> list[tuple[int, str]]:
 def smolagents_agent_process(
     queue_dict, agent_id: int, task: str | None, replies: list[str], answers
 ) -> None:
-    """The seed README's per-process function, with only its imports changed (and a scripted model)."""
+    """The smolagents README's per-process function, with only its imports changed (and a scripted model)."""
     from smol_core import CodeAgent, ReceiveMessagesTool, SendMessageTool
 
     agent = CodeAgent(

@@ -1,5 +1,5 @@
 """The transport conformance suite against the `local` transport, in both of its shapes: its own
-multiprocessing queues, and the seed system's `manager.dict()` of `manager.Queue()`s."""
+multiprocessing queues, and smolagents' `manager.dict()` of `manager.Queue()`s."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def manager():
 
 
 class TestSmolagentsQueueDict(TransportConformance):
-    # A Manager's queue (the seed's shared mapping) is one round trip to the manager process per put
+    # A Manager's queue (smolagents' shared mapping) is one round trip to the manager process per put
     # and per get, about 500 messages a second here: the flood is smaller, the behaviour the same.
     flood_size = 5_000
 
@@ -47,11 +47,11 @@ class TestSmolagentsQueueDict(TransportConformance):
             **limits,
         )
 
-    @pytest.mark.skip(reason="the seed's queues are made by its user: no shared quota counters")
+    @pytest.mark.skip(reason="smolagents' queues are made by its user: no shared quota counters")
     def test_one_sender_cannot_fill_an_inbox_for_the_others(self):
         pass
 
-    @pytest.mark.skip(reason="the seed's queues are made by its user: no shared quota counters")
+    @pytest.mark.skip(reason="smolagents' queues are made by its user: no shared quota counters")
     def test_one_sender_cannot_hold_more_than_its_bytes_in_a_peer(self):
         pass
 

@@ -1,4 +1,4 @@
-"""Teams of agents as processes: the seed's Manager/Process code, `run_agents`, shutdown, the CLI.
+"""Teams of agents as processes: smolagents' Manager/Process code, `run_agents`, shutdown, the CLI.
 
 Every agent here runs in its own `spawn`ed process with a scripted model and the real local
 executor; after each run the test lists this process's descendants: none may be left behind.

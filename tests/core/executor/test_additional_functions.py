@@ -1,4 +1,4 @@
-"""`additional_functions`: the seed executor's functions callable by name, taken by smol's local executor."""
+"""`additional_functions`: the smolagents executor's functions callable by name, taken by smol's local executor."""
 
 from __future__ import annotations
 

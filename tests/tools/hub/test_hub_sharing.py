@@ -81,7 +81,7 @@ def test_loading_without_trust_downloads_nothing(hub: StandInHub) -> None:
     hub.add_files("alice/evil", {"tool.py": "raise SystemExit('ran untrusted code')"})
     with pytest.raises(RemoteCodeNotTrustedError, match="trust_remote_code=True"):
         Tool.from_hub("alice/evil", endpoint=hub.endpoint)
-    with pytest.raises(ValueError, match="trust_remote_code=True"):  # the seed system raised ValueError
+    with pytest.raises(ValueError, match="trust_remote_code=True"):  # smolagents raised ValueError
         tool_from_hub("alice/evil", endpoint=hub.endpoint)
     assert hub.requests == []
 

@@ -108,7 +108,7 @@ def test_smol_mcp_client_passes_the_token_in_headers(tools_url: str) -> None:
             connect_timeout=10,
         )
     with pytest.raises(MCPConnectionError, match=r"answered HTTP 401 .*SMOL_MCP_TOKEN"):
-        MCPClient(tools_url, connect_timeout=10)  # a bare URL, as the seed's users pass it
+        MCPClient(tools_url, connect_timeout=10)  # a bare URL, as smolagents' users pass it
 
 
 def test_mcp_url_on_the_command_line_sends_smol_mcp_token(

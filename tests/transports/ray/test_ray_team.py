@@ -1,4 +1,4 @@
-"""Teams whose messages travel through a mailbox on a real local Ray cluster: the seed's two-agent
+"""Teams whose messages travel through a mailbox on a real local Ray cluster: smolagents' two-agent
 workflow through `run_agents` and through `smolagent --transport ray`, and a peer that never
 answers (a timeout the model sees, then an answer, never a hang)."""
 

@@ -31,7 +31,7 @@ def test_smol_ui_serves_the_agent_the_flags_describe(
         *SMOL,
         "ui",
         "--model-type",
-        "OpenAIServerModel",  # the seed system's class name works, as for smolagent
+        "OpenAIServerModel",  # smolagents' class name works, as for smolagent
         "--model-id",
         "standin",
         "--api-base",

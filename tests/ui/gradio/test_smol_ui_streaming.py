@@ -16,7 +16,7 @@ from smol_ui_gradio.cli import build_agent, configure, model_streams  # noqa: E4
 
 
 class WholeReplies(Model):
-    """A model written the seed's way: `generate` only, so a 'stream' is the whole reply at once."""
+    """A model written the smolagents way: `generate` only, so a 'stream' is the whole reply at once."""
 
     def generate(self, messages, stop_sequences=None, response_format=None, tools_to_call_from=None, **kw):
         return ChatMessage("assistant", "final_answer(1)")

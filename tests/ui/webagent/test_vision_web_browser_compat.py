@@ -1,4 +1,4 @@
-"""The seed's `vision_web_browser` names, from `smol_ui_webagent.vision_web_browser`: XPath escaping,
+"""smolagents' `vision_web_browser` names, from `smol_ui_webagent.vision_web_browser`: XPath escaping,
 the module-level tools acting on its `driver`, and `run_webagent`, which keeps the browser in the host
 (helium is never authorized in the sandbox: code holding the browser could open file:// pages)."""
 

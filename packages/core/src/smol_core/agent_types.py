@@ -1,6 +1,6 @@
 """Values an agent hands back that show themselves: text, images and audio.
 
-The seed system's `AgentText`, `AgentImage` and `AgentAudio`, with three differences that follow
+smolagents' `AgentText`, `AgentImage` and `AgentAudio`, with three differences that follow
 from how smol treats its inputs:
 
 - Importing this module costs nothing: Pillow, numpy, soundfile and torch are imported only when a

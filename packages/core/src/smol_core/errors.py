@@ -29,7 +29,7 @@ class BudgetExceededError(SmolError):
 class PluginNotFoundError(SmolError, LookupError, ValueError):
     """A model, executor or tool was asked for by a name that no installed plugin registers.
 
-    Also a `ValueError`: the seed system raises one for an unknown `executor_type`, and code that
+    Also a `ValueError`: smolagents raises one for an unknown `executor_type`, and code that
     moved over may catch it."""
 
 
@@ -50,7 +50,7 @@ class AgentError(Exception):
     def __init__(self, message: str, logger: Any = None) -> None:
         super().__init__(message)
         self.message = message
-        # As in the seed system, an error given the agent's logger shows itself when raised; the
+        # As in smolagents, an error given the agent's logger shows itself when raised; the
         # agent loop shows the others, so that each error is printed once.
         self.logged = logger is not None and hasattr(logger, "log_error")
         # An error that ends the run is said by a caller that reports it itself (the `smolagent`
@@ -100,7 +100,7 @@ class ModelAPIError(SmolError, AgentGenerationError):
     facts rather than parse messages: `status` (the HTTP status, None when no answer came), `model_id`,
     `provider` and `retryable` (whether trying again later may help: a 429, a 5xx, a dropped
     connection, a time-out; not a 401 or a 400). It is a `SmolError`, an error of the host's making;
-    it stays an `AgentGenerationError` too, so code written for the seed system keeps catching it.
+    it stays an `AgentGenerationError` too, so code written for smolagents keeps catching it.
     """
 
     def __init__(

@@ -138,7 +138,7 @@ def load_tool(
     trust_remote_code: bool = False,
     **kwargs: Any,
 ) -> Any:
-    """A tool saved on the Hub (the seed's `load_tool`); needs smol-tool-hub and `trust_remote_code=True`,
+    """A tool saved on the Hub (smolagents' `load_tool`); needs smol-tool-hub and `trust_remote_code=True`,
     since loading a tool runs its code on this machine."""
     from smol_core.tools.tool import Tool
 

@@ -1,6 +1,6 @@
 """The agent's memory: the steps of a run, and how they become the messages the model reads.
 
-Step classes and fields follow the seed system so that callbacks and replay code keep working.
+Step classes and fields follow smolagents so that callbacks and replay code keep working.
 One deliberate difference: a `CodeAgent` step is written back as the model's own reply followed by
 the observation, without repeating the code in a separate "Calling tools" message, which halves
 the tokens each step costs while keeping the same information.
@@ -37,7 +37,7 @@ def jsonable(value: Any) -> Any:
 
 
 def _image_bytes(image: Any) -> Any:
-    """An observation image in a step's dict: a PIL image's raw bytes (`tobytes()`), as the seed
+    """An observation image in a step's dict: a PIL image's raw bytes (`tobytes()`), as smolagents
     gives them, so code that reads them back from `memory.get_full_steps()` gets the pixels; a value
     that is not an image (a path) as it is."""
     to_bytes = getattr(image, "tobytes", None)
@@ -45,7 +45,7 @@ def _image_bytes(image: Any) -> Any:
 
 
 def _message_dict(message: ChatMessage) -> dict[str, Any]:
-    """A message in a step's dict: its fields with `raw` kept as JSON can hold it, as the seed does
+    """A message in a step's dict: its fields with `raw` kept as JSON can hold it, as smolagents does
     (saved runs show what the provider answered); `ChatMessage.dict()` itself leaves `raw` out."""
     data = dict(message.dict())
     return {

@@ -1,7 +1,7 @@
 """Provider-neutral chat messages, tool calls, streaming deltas and usage accounting.
 
 Every model plugin translates between these types and its provider's wire format, so the agent
-loop never sees a provider-specific object. Field names follow the seed system (smolagents) so that
+loop never sees a provider-specific object. Field names follow smolagents so that
 code written against it keeps working.
 """
 
@@ -149,7 +149,7 @@ class ChatMessage:
     _FIELDS = ("role", "content", "tool_calls", "raw", "token_usage")
 
     def __getitem__(self, key: str) -> Any:
-        """`message["role"]`, as the seed's docs and older versions (which used dicts) read messages."""
+        """`message["role"]`, as smolagents' docs and older versions (which used dicts) read messages."""
         if key not in self._FIELDS:
             raise KeyError(key)
         return getattr(self, key)

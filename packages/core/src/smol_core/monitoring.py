@@ -126,7 +126,7 @@ class AgentLogger:
     def __init__(
         self, level: LogLevel | int = LogLevel.INFO, console: Any = None, stream: IO[str] | None = None
     ) -> None:
-        # The seed takes any int as a verbosity (`verbosity_level=100` shows everything), not only
+        # smolagents takes any int as a verbosity (`verbosity_level=100` shows everything), not only
         # the named levels, and a rich `Console` to print to: both are accepted, the console by
         # writing plain text through it (so `Console(record=True).export_text()` sees the log).
         self.level: LogLevel | int = _as_level(level)

@@ -16,7 +16,7 @@ from typing import Any
 
 from smol_core.plugins.lazy import MissingPluginError, plugin_attribute
 
-# the seed's name -> (module, smol's name) where smol spells the same object differently
+# smolagents' name -> (module, smol's name) where smol spells the same object differently
 ALIASES: dict[str, tuple[str, str]] = {
     "tool_role_conversions": ("smol_core.models.message_list", "TOOL_ROLE_CONVERSIONS"),
 }
@@ -82,7 +82,7 @@ def absent_class(name: str, reason: str) -> type:
 
 
 def resolve(name: str) -> Any:
-    """The object a seed-system name stands for in smol; ImportError saying why when there is none."""
+    """The object a smolagents name stands for in smol; ImportError saying why when there is none."""
     if name in ALIASES:
         module_name, attribute = ALIASES[name]
         return getattr(importlib.import_module(module_name), attribute)

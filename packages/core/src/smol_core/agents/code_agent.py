@@ -66,7 +66,7 @@ Reply with a JSON object with two keys: "thought" (a short thought) and "code" (
 class CodeAgent(MultiStepAgent):
     """An agent whose actions are Python code, run by an executor chosen by name (`executor_type`).
 
-    Parameters are the seed system's, plus `answer_drafts`: how many answers to draft per step and
+    Parameters are smolagents', plus `answer_drafts`: how many answers to draft per step and
     vote on (self-consistency). None: 3 for a small model without tools (`ModelCapabilities.small`),
     1 otherwise. It needs `stream_outputs=False` and applies only to agents without tools, whose
     code only computes.
@@ -121,7 +121,7 @@ class CodeAgent(MultiStepAgent):
         self._executor = executor
         self._executor_given = executor is not None  # a copy cannot make another like it (fresh_copy)
         self._executor_owner: RunState | None = None
-        if executor is None:  # an unknown name fails here, as in the seed, not at the first run
+        if executor is None:  # an unknown name fails here, as in smolagents, not at the first run
             from smol_core.plugins.registry import get_registry
 
             get_registry().executor(executor_type)
@@ -134,7 +134,7 @@ class CodeAgent(MultiStepAgent):
 
         None (the default) lets the model's capabilities decide: on for a model that decodes under a
         grammar (the embedded llama.cpp model: without it a small model writes prose instead of code),
-        off otherwise, as in the seed system. This is the one place that decides, for the Python API
+        off otherwise, as in smolagents. This is the one place that decides, for the Python API
         and the CLI alike; an explicit True or False always wins.
         """
         chosen = self._use_structured_outputs_internally
@@ -228,7 +228,7 @@ class CodeAgent(MultiStepAgent):
             "code_block_closing_tag": closing,
         }
         template = self.prompt_templates["system_prompt"]
-        if "{%" in template:  # a seed-system Jinja template iterates over the Tool objects themselves
+        if "{%" in template:  # a smolagents Jinja template iterates over the Tool objects themselves
             variables = {
                 **variables,
                 "tools": self.tools,

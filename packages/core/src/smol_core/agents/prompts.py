@@ -1,7 +1,7 @@
 """Default prompt templates, and how templates are filled in.
 
 Written for the smallest models first: short, concrete, one worked example per pattern, one action
-format. Larger models follow them as well. Templates have the seed system's keys
+format. Larger models follow them as well. Templates have smolagents' keys
 (`system_prompt`, `planning`, `managed_agent`, `final_answer`) so custom templates written for it
 work here; those may use Jinja2 syntax, which is rendered with Jinja2 when (and only when) a
 template needs it. The defaults use plain `{{name}}` placeholders and render without it, but for the
@@ -257,7 +257,7 @@ def tool_calling_agent_templates() -> PromptTemplates:
 
 
 def merge_templates(base: PromptTemplates, custom: dict[str, Any] | None) -> PromptTemplates:
-    """Custom templates override the defaults key by key (nested dicts merged), as in the seed system.
+    """Custom templates override the defaults key by key (nested dicts merged), as in smolagents.
 
     Templates come from files too, so their shape is checked here, once: a template is text, and a
     group (`planning`, `managed_agent`, `final_answer`) is a mapping of texts; anything else is one

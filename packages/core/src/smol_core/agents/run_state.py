@@ -5,7 +5,7 @@ and a managed agent may be called by two of its manager's tool calls at once (To
 them in threads). When `task`, `memory`, `step_number` and `state` lived on the agent, two such
 calls wrote into one memory. Now each `run()` makes a `RunState`; the agent's attributes of those
 names are views (`RunAttribute`) of the run that is executing in the current context, or of the
-last run started when none is (so the seed's `agent.memory` after a run, and `reset=False`, keep
+last run started when none is (so smolagents' `agent.memory` after a run, and `reset=False`, keep
 working).
 
 How the current run is found: a context variable maps each agent to the run executing in this

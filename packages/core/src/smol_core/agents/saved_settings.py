@@ -44,7 +44,7 @@ SAFE_DEFAULTS: dict[str, Any] = {
     "max_print_outputs_length": None,
 }
 # Other keys that would change the sandbox or run code on the host if a loader ever read them
-# (some are the seed system's names): always ignored when they come from a file.
+# (some are smolagents' names): always ignored when they come from a file.
 OTHER_SECURITY_KEYS = frozenset(
     {
         "executor",

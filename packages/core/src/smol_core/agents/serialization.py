@@ -1,6 +1,6 @@
 """Export and import agents: `agent.json`, prompts, tools as source files, managed agents in subfolders.
 
-The folder layout is the seed system's (agent.json, prompts.yaml, tools/, managed_agents/,
+The folder layout is smolagents' (agent.json, prompts.yaml, tools/, managed_agents/,
 requirements.txt, app.py) so saved agents move between the two. `prompts.yaml` is written as JSON,
 which every YAML reader accepts, so that saving needs no YAML library. Secrets (API keys, tokens)
 are never written.
@@ -379,7 +379,7 @@ def _managed_agents_from_dict(
 def agent_from_folder(
     folder: str | os.PathLike[str], *, _loader: str = "from_folder()", trusted: bool = False, **overrides: Any
 ) -> Any:
-    """Load what `save_agent` wrote. Tool files are code and run (as in the seed system); settings
+    """Load what `save_agent` wrote. Tool files are code and run (as in smolagents); settings
     are data, and security settings come only from `overrides` (see `saved_settings`), or, where the
     caller `trusted` the folder explicitly (`from_hub(trust_remote_code=True)`), from the folder too,
     each shown first."""

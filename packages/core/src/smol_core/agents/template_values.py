@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 MAX_DEPTH = 12
 MAX_ITEMS = 10_000
 
-# The inputs the seed system gives a managed agent (`MultiStepAgent._setup_managed_agents`), which
+# The inputs smolagents gives a managed agent (`MultiStepAgent._setup_managed_agents`), which
 # its tool-calling template prints with `{{ agent.inputs }}`; smol's agents do not carry them.
 SMOLAGENTS_MANAGED_AGENT_INPUTS: dict[str, dict[str, Any]] = {
     "task": {"type": "string", "description": "Long detailed description of the task."},
@@ -111,8 +111,8 @@ class ToolView(_FrozenView):
 
 
 class AgentView(_FrozenView):
-    """A managed agent as a template sees it: name, description, inputs and output type (those the
-    seed system gives its managed agents, unless the agent has its own)."""
+    """A managed agent as a template sees it: name, description, inputs and output type (those
+    smolagents gives its managed agents, unless the agent has its own)."""
 
     __slots__ = ("description", "inputs", "name", "output_type")
 

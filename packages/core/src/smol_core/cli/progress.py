@@ -31,7 +31,7 @@ _CLEAR = "\r\x1b[2K"
 
 def _phase(kind: str, name: str, attributes: Mapping[str, Any], quiet: bool) -> str | None:
     # In a quiet run (nothing logged between phases), a step is waiting for its model whenever
-    # nothing inside it (code, a tool) is under way: a model that overrides `generate` the seed's
+    # nothing inside it (code, a tool) is under way: a model that overrides `generate` the smolagents
     # way makes no span of its own. With a log, its lines would land on the drawn status line.
     if kind == "model" or (kind == "step" and quiet):
         return "waiting for the model"

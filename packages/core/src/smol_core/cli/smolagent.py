@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--model-type",
         default=os.environ.get("SMOL_MODEL_TYPE", DEFAULT_MODEL_TYPE),
-        help="A model plugin name (llamacpp, openai, litellm, inference, transformers, ...) or a seed-system "
+        help="A model plugin name (llamacpp, openai, litellm, inference, transformers, ...) or a smolagents "
         "class name such as LiteLLMModel. Default: the embedded llama.cpp model.",
     )
     parser.add_argument("--model-id", default=os.environ.get("SMOL_MODEL_ID"), help="Model id or local path.")
@@ -177,7 +177,7 @@ def _split(values: Sequence[str]) -> list[str]:
 
 
 def resolve_model_type(model_type: str) -> str:
-    """Accept our plugin names and the seed system's class names (`LiteLLMModel` -> `litellm`)."""
+    """Accept our plugin names and smolagents' class names (`LiteLLMModel` -> `litellm`)."""
     from smol_core.plugins.registry import get_registry
 
     registry = get_registry()

@@ -2,7 +2,7 @@
 
 An executor keeps state (variables, functions, imports) from one call to the next, runs one code
 action per call, and returns a `CodeOutput`. Code that fails or is blocked raises `InterpreterError`
-(a `ValueError`, as in the seed system) whose message is meant for the model to read; a time-out
+(a `ValueError`, as in smolagents) whose message is meant for the model to read; a time-out
 raises `ExecutionTimeoutError`. Anything else that escapes an executor is a host-side failure.
 """
 
@@ -29,7 +29,7 @@ BASE_BUILTIN_MODULES = [
     "time",
     "unicodedata",
 ]
-"""Modules importable without asking, as in the seed system; `additional_authorized_imports` adds more."""
+"""Modules importable without asking, as in smolagents; `additional_authorized_imports` adds more."""
 
 STATE_LOST = (
     "The sandbox worker was restarted: variables, functions, classes and imports defined by earlier "
@@ -50,7 +50,7 @@ class CodeOutput:
     is_final_answer: bool = False
 
     def __iter__(self) -> Iterator[Any]:
-        """`output, logs, is_final_answer = executor(code)`, as the seed's executor examples unpack it."""
+        """`output, logs, is_final_answer = executor(code)`, as smolagents' executor examples unpack it."""
         return iter((self.output, self.logs, self.is_final_answer))
 
 
@@ -102,7 +102,7 @@ class PythonExecutor(ABC):
         """Release processes, containers or connections. Idempotent."""
 
     def cleanup(self) -> None:
-        """Alias of `close` kept for users of the seed system."""
+        """Alias of `close` kept for users of smolagents."""
         self.close()
 
     def __enter__(self) -> PythonExecutor:

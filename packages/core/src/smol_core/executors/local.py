@@ -37,7 +37,7 @@ class LocalPythonExecutor(WorkerExecutor):
         work, else a budget the worker checks); its files are gone when the executor closes, and
         with the worker wherever the worker holds them in its own tmpfs.
     os_sandbox: apply namespaces, mounts, Landlock, a uid change and seccomp where the OS allows.
-    additional_functions: functions the code may call by name, as the seed's executor takes them
+    additional_functions: functions the code may call by name, as smolagents' executor takes them
         (`CodeAgent(executor_kwargs={"additional_functions": {...}})`). Like tools, they run on the
         host, outside the sandbox, with what the code passes them: give only what you would give
         the model as a tool. A builtin among them (`{"open": open}`) is the sandbox's own builtin of

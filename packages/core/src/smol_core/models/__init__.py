@@ -1,6 +1,6 @@
 """The `Model` protocol and the helpers model plugins share.
 
-`Model.request(ModelRequest)` is what a model implements (the seed's `generate(...)` call arrives as
+`Model.request(ModelRequest)` is what a model implements (smolagents' `generate(...)` call arrives as
 one `ModelRequest`); `ApiModel` is the request/retry/parse skeleton of models behind an API, and
 `ChatCompletionsModel` its OpenAI-shaped form; every API failure is a `smol_core.errors.ModelAPIError`.
 """

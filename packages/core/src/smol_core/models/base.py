@@ -27,9 +27,9 @@ __all__ = ["EXPORTED_ATTRIBUTES", "SECRET_KEYS", "Model"]
 class Model:
     """Base class of language models.
 
-    Subclasses implement `request` (and `request_stream` if they can stream): the seed's `generate(...)`
+    Subclasses implement `request` (and `request_stream` if they can stream): smolagents' `generate(...)`
     call, which agents and users make, arrives there as one `ModelRequest`. A subclass that overrides
-    `generate` itself, as in the seed system, is answered by it instead.
+    `generate` itself, as in smolagents, is answered by it instead.
     """
 
     capabilities = ModelCapabilities()
@@ -113,10 +113,10 @@ class Model:
         tools_to_call_from: list[Any] | None = None,
         **kwargs: Any,
     ) -> ChatMessage:
-        """The seed system's call. It becomes one `ModelRequest`, which `request` answers.
+        """smolagents' call. It becomes one `ModelRequest`, which `request` answers.
 
         Subclasses implement `request` (and `request_stream` if they can stream); one that still
-        overrides `generate` the seed's way keeps working, and `request` then calls it.
+        overrides `generate` the smolagents way keeps working, and `request` then calls it.
         Every model call of an agent passes here (or through `generate_stream`): it is traced here.
         """
         request = ModelRequest.from_call(
@@ -138,7 +138,7 @@ class Model:
         tools_to_call_from: list[Any] | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatMessageStreamDelta]:
-        """The seed system's streaming call, answered by `request_stream` (traced as one model call)."""
+        """smolagents' streaming call, answered by `request_stream` (traced as one model call)."""
         request = ModelRequest.from_call(
             messages, stop_sequences, response_format, tools_to_call_from, **kwargs
         )
@@ -150,7 +150,7 @@ class Model:
 
     def request(self, request: ModelRequest) -> ChatMessage:
         """Answer one request: what a model plugin implements."""
-        if type(self).generate is not Model.generate:  # a model written the seed's way
+        if type(self).generate is not Model.generate:  # a model written the smolagents way
             return self.generate(**request.to_call())
         raise NotImplementedError(f"{type(self).__name__} must implement request() (or generate()).")
 

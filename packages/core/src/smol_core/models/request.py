@@ -1,10 +1,10 @@
 """`ModelRequest`: one model call as one value, instead of a long signature repeated in every plugin.
 
-The seed system's call is `model.generate(messages, stop_sequences, response_format,
+smolagents' call is `model.generate(messages, stop_sequences, response_format,
 tools_to_call_from, **kwargs)`, and users and third-party models keep making and overriding it.
 Inside smol, `Model.generate` turns that call into a `ModelRequest` once, and plugins implement
 `Model.request(request)`: options that used to travel hidden in `**kwargs` (`grammar`, `tool_choice`)
-are named fields, and every other keyword is kept, as given, in `options`. `to_call()` gives the seed
+are named fields, and every other keyword is kept, as given, in `options`. `to_call()` gives the smolagents
 call back, for models that still override `generate` the old way.
 """
 
@@ -52,7 +52,7 @@ class ModelRequest:
         tools_to_call_from: list[Any] | None = None,
         **kwargs: Any,
     ) -> ModelRequest:
-        """The request a seed-style `generate(...)` call makes (its keywords sorted into fields)."""
+        """The request a smolagents-style `generate(...)` call makes (its keywords sorted into fields)."""
         options = dict(kwargs)
         return cls(
             messages=list(messages),
@@ -66,7 +66,7 @@ class ModelRequest:
 
     @property
     def keywords(self) -> dict[str, Any]:
-        """The call's keywords beyond the seed's four, as a seed-style call would pass them on."""
+        """The call's keywords beyond smolagents' four, as a smolagents-style call would pass them on."""
         extra: dict[str, Any] = {}
         if self.grammar is not None:
             extra["grammar"] = self.grammar
@@ -75,7 +75,7 @@ class ModelRequest:
         return {**extra, **self.options}
 
     def to_call(self) -> dict[str, Any]:
-        """The seed call's keyword arguments: `model.generate(**request.to_call())` asks the same."""
+        """The smolagents call's keyword arguments: `model.generate(**request.to_call())` asks the same."""
         return {
             "messages": list(self.messages),
             "stop_sequences": self.stop_sequences,

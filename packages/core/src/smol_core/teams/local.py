@@ -1,6 +1,6 @@
 """The `local` transport: one multiprocessing queue per agent, on this machine, with no server.
 
-It accepts the seed system's layout as it is, `queue_dict = manager.dict()` of `manager.Queue()`s
+It accepts smolagents' layout as it is, `queue_dict = manager.dict()` of `manager.Queue()`s
 keyed by agent id, and otherwise makes its own `multiprocessing` queues (faster: no manager process
 in the path). Each queue carries JSON text only; what comes off it is checked by `accept_message`.
 
@@ -12,7 +12,7 @@ Its own queues are a team's, made here, so this transport is the team's launcher
   yet read. A sender over its quota is told the inbox is full *for it*; the others still have
   theirs, and the queue itself is bounded by the sum of the quotas, so one agent can neither grow a
   peer's memory nor starve the other senders.
-The seed's layout (queues someone else made) keeps no quotas and no keys unless given `credentials`:
+smolagents' layout (queues someone else made) keeps no quotas and no keys unless given `credentials`:
 there is no launcher to issue them.
 
 Delivery: a queue hands a message over once, so there is nothing to acknowledge and nothing to
@@ -60,7 +60,7 @@ class LocalTransport:
         self.max_pending_per_sender = max(1, int(max_pending_per_sender))
         self.max_pending_bytes_per_sender = max(1, int(max_pending_bytes_per_sender))
         self._pending: Any = None
-        """(recipient, sender) -> [messages, bytes] unread, in shared memory; None for the seed's queues."""
+        """(recipient, sender) -> [messages, bytes] unread, in shared memory; None for smolagents' queues."""
         self._size = 0
         if queue_dict is None:
             if num_agents is None or num_agents < 1:
@@ -190,4 +190,4 @@ class LocalTransport:
         """Nothing to do: a queue hands each message over once."""
 
     def close(self) -> None:
-        """Nothing to release: the queues belong to whoever made them (the team, or the seed's manager)."""
+        """Nothing to release: the queues belong to whoever made them (the team, or smolagents' manager)."""

@@ -1,7 +1,7 @@
 """`SendMessageTool` and `ReceiveMessagesTool`: how an agent talks to the other agents of its team.
 
-Names, inputs and outputs are the seed system's, so its code runs with only its imports changed:
-`SendMessageTool(queue_dict, agent_id)` takes the seed's `manager.dict()` of `manager.Queue()`s as
+Names, inputs and outputs are smolagents', so its code runs with only its imports changed:
+`SendMessageTool(queue_dict, agent_id)` takes smolagents' `manager.dict()` of `manager.Queue()`s as
 well as any `Transport`. Errors (an unknown recipient, a message too large, a peer that has
 stopped) are raised as `MessagingError`s with a plain sentence, which the agent turns into the
 step's observation: the model reads what went wrong and can try again.
@@ -31,13 +31,13 @@ PREVIEW_CHARS = 200
 
 
 def as_transport(queue_dict_or_transport: Any) -> Transport:
-    """A `Transport` as it is; the seed's mapping of queues wrapped in the `local` transport."""
+    """A `Transport` as it is; smolagents' mapping of queues wrapped in the `local` transport."""
     if isinstance(queue_dict_or_transport, Transport):
         return queue_dict_or_transport
     if isinstance(queue_dict_or_transport, Mapping) or hasattr(queue_dict_or_transport, "keys"):
         return LocalTransport(queue_dict=queue_dict_or_transport)
     raise TypeError(
-        "expected a Transport or a mapping of agent id -> queue (the seed's manager.dict() of "
+        "expected a Transport or a mapping of agent id -> queue (smolagents' manager.dict() of "
         f"manager.Queue()s), got {type(queue_dict_or_transport).__name__}"
     )
 

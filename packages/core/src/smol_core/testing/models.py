@@ -50,7 +50,7 @@ class _TestModel(Model):
         raise NotImplementedError
 
     def request(self, request: ModelRequest) -> ChatMessage:
-        call = request.to_call()  # recorded as the seed call gave it, so tests can read any keyword
+        call = request.to_call()  # recorded as the smolagents call gave it, so tests can read any keyword
         messages = call.pop("messages")
         stop_sequences = request.stop_sequences
         self.calls.append({"messages": list(messages), **call})

@@ -57,7 +57,7 @@ def validate_tool_definition(tool: Tool | type[Tool]) -> None:
         if not isinstance(entry, dict) or "type" not in entry or "description" not in entry:
             raise ValueError(f"Tool {name!r}: input {arg!r} needs both a 'type' and a 'description'.")
         # TypeError for a type that is not a string (or list of strings), ValueError for an unknown
-        # name: the exception types the seed raises, so code that catches them keeps working
+        # name: the exception types smolagents raises, so code that catches them keeps working
         kinds = entry["type"]
         if not isinstance(kinds, str | list):
             raise TypeError(
@@ -140,7 +140,7 @@ def _json_type_of_value(value: Any) -> str:
 
 
 def validate_tool_arguments(tool: Tool, arguments: Any) -> None:
-    """Check arguments against `tool.inputs` before calling it, as the seed's function of this name.
+    """Check arguments against `tool.inputs` before calling it, as smolagents' function of this name.
 
     For code that drives tools itself (a custom agent loop): `arguments` is a dict of name -> value,
     or the single value of a one-input tool. An unknown or missing argument raises ValueError

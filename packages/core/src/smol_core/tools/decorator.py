@@ -54,7 +54,7 @@ class FunctionTool(Tool):
         self.output_type = output_type
         self.is_initialized = True
         functools.update_wrapper(self, func)
-        # an instance attribute shadows the method below: `forward` reads as the seed's does
+        # an instance attribute shadows the method below: `forward` reads as in smolagents
         vars(self)["forward"] = _forward_of(func)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
@@ -70,7 +70,7 @@ class FunctionTool(Tool):
 
 
 def _forward_of(func: Callable[..., Any]) -> Callable[..., Any]:
-    """`func` as the seed's `@tool` exposes it on `tool.forward`: its signature starts with `self`
+    """`func` as smolagents' `@tool` exposes it on `tool.forward`: its signature starts with `self`
     (code that inspects `forward` finds the parameters it does on a Tool subclass) and
     `forward.__source__` holds the method's source, `def forward(self, ...)`, that `to_dict` and
     `save` write into the tool's class."""
@@ -94,7 +94,7 @@ def _forward_of(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def _forward_source(func: Callable[..., Any], signature: inspect.Signature) -> str | None:
     """`def forward{signature}:` and the function's body; None when its source cannot be read (a
-    function made by `exec`: such a tool works, but cannot be saved). Warns, as the seed does, when
+    function made by `exec`: such a tool works, but cannot be saved). Warns, as smolagents does, when
     the function has decorators other than `@tool`: they are not written with the saved tool."""
     try:
         source = textwrap.dedent(inspect.getsource(func))
@@ -160,7 +160,7 @@ def tool(
         signature = inspect.signature(f)
         no_return = signature.return_annotation is inspect.Signature.empty
         if no_return and signature.parameters:
-            # as the seed: the model is told what a tool returns, so it must be declared (a tool
+            # as in smolagents: the model is told what a tool returns, so it must be declared (a tool
             # without arguments and without a return hint is an action: it returns null)
             raise TypeHintParsingException(
                 f"Tool return type not found: make sure your function {f.__name__!r} has a return type "

@@ -1,6 +1,6 @@
 """Describe Python functions as tools: JSON types from type hints, descriptions from Google docstrings.
 
-The JSON type names are the seed system's, so tools written for it keep validating:
+The JSON type names are smolagents', so tools written for it keep validating:
 string, boolean, integer, number, image, audio, array, object, any, null.
 """
 
@@ -52,7 +52,7 @@ def json_type_of(hint: Any) -> dict[str, Any]:
     origin = get_origin(hint)
     args = get_args(hint)
     if origin is Literal:
-        # as the seed: `None` among the values makes the input nullable rather than widening its
+        # as in smolagents: `None` among the values makes the input nullable rather than widening its
         # type to "any", and values of several types give a list of types
         values = [a for a in args if a is not None]
         names = list(dict.fromkeys(_SIMPLE.get(type(a), "any") for a in values)) or ["null"]

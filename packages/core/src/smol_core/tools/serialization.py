@@ -36,7 +36,7 @@ module-level import) that the saved file does not import: it is never evaluated 
 
 
 def tool_source(tool: Tool) -> str:
-    """Self-contained source of a class named after the tool's, as the seed writes it: its
+    """Self-contained source of a class named after the tool's, as smolagents writes it: its
     `name`, `description`, `inputs` (with `nullable`, defaults...) and `output_type` as literals, and
     its methods; a `@tool` function becomes the `forward` of a `SimpleTool` class.
 
@@ -196,7 +196,7 @@ def save_tool(
 
 
 def saved_class_name(tool: Tool) -> str:
-    """The name of the class a tool's saved source defines (`SimpleTool` for a `@tool`, as in the seed)."""
+    """The name of the class a tool's saved source defines (`SimpleTool` for a `@tool`, as in smolagents)."""
     return "SimpleTool" if tool.source_function is not None else type(tool).__name__
 
 

@@ -1,4 +1,4 @@
-"""Check that a tool's source can stand on its own, as the seed's `smolagents.tool_validation` does.
+"""Check that a tool's source can stand on its own, as `smolagents.tool_validation` does.
 
 Why: `Tool.save` and `Tool.to_dict` write the tool as source code that is loaded back somewhere
 else (another process, a Space, an agent folder), with none of the module it came from. A name the
@@ -31,7 +31,7 @@ def is_valid_name(name: Any) -> bool:
 
 class MethodChecker(ast.NodeVisitor):
     """Collects the names a method uses without defining them (arguments, assignments, imports,
-    builtins, class attributes and the seed's always-available modules count as defined)."""
+    builtins, class attributes and smolagents' always-available modules count as defined)."""
 
     def __init__(self, class_attributes: set[str], check_imports: bool = True) -> None:
         self.undefined_names: set[str] = set()

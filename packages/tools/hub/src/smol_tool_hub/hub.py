@@ -19,7 +19,7 @@ from typing import Any
 
 from smol_core.plugin_api import SmolError, Tool, ToolCollection, tool_from_code
 
-# Keyword arguments that go to the download, not to the tool's or agent's constructor (as in the seed).
+# Keyword arguments that go to the download, not to the tool's or agent's constructor (as in smolagents).
 _DOWNLOAD_KWARGS = ("cache_dir", "force_download", "revision", "local_files_only", "proxies", "subfolder")
 
 

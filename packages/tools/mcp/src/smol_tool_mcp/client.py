@@ -36,7 +36,7 @@ class MCPClient:
         server_parameters: an `mcp.StdioServerParameters` (a command run as a subprocess), a URL,
             a dict `{"url": ..., "transport": "streamable-http" | "sse", "headers": {...}}`, or a
             list of these.
-        adapter_kwargs: accepted for compatibility with the seed system; `connect_timeout` is honoured.
+        adapter_kwargs: accepted for compatibility with smolagents; `connect_timeout` is honoured.
         structured_output: use a tool's `outputSchema`/`structuredContent` (values come back as dicts,
             primitives unwrapped). `None` (the default) and `True` do; `False` returns text content only.
         timeout: seconds a tool call may take before it fails with `MCPToolError`.

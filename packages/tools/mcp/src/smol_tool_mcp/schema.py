@@ -1,7 +1,7 @@
 """Map MCP tool schemas (JSON Schema) to smol `Tool` inputs and output types, and back.
 
-smol's inputs are a flat dict of argument -> {type, description, nullable, ...} with the seed
-system's type names; MCP servers send full JSON Schema (pydantic's `anyOf` for optionals, `$ref`
+smol's inputs are a flat dict of argument -> {type, description, nullable, ...} with smolagents'
+type names; MCP servers send full JSON Schema (pydantic's `anyOf` for optionals, `$ref`
 for models, type lists). The mapping keeps what a model needs to call the tool correctly (the
 type, whether it may be left out, enums, array items) and drops what only bloats the prompt
 (pydantic's `title`s).

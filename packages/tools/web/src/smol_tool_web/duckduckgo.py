@@ -1,6 +1,6 @@
 """Read DuckDuckGo's two script-free result pages: `html.duckduckgo.com/html/` and `lite.duckduckgo.com/lite/`.
 
-Both are plain HTML, stable for years, and need no API key, which is why the seed system used them.
+Both are plain HTML, stable for years, and need no API key, which is why smolagents used them.
 Links on them go through a redirect (`//duckduckgo.com/l/?uddg=<target>`): the target is decoded so the
 model sees (and can visit) the real address. Ads (`result--ad`, `result-sponsored`, `y.js` links) are
 dropped.

@@ -173,7 +173,7 @@ class WebSearchTool(Tool):
 class DuckDuckGoSearchTool(Tool):
     """DuckDuckGo's HTML results page, at most `rate_limit` queries per second (DuckDuckGo bans bursts).
 
-    The seed system took extra keyword arguments for its `ddgs` client; here `headers=` and `timeout=`
+    smolagents took extra keyword arguments for its `ddgs` client; here `headers=` and `timeout=`
     are the ones that matter, and other keywords are accepted and ignored so old code keeps working.
     """
 

@@ -2,7 +2,7 @@
 
 Why a module of its own, importing Gradio at the top: Gradio hands a handler the request (and so
 the session id) only when the handler's type hints name `gr.Request` and can be resolved, and
-`smol_ui_gradio.ui` must stay importable without Gradio (plugin discovery, the seed's helpers).
+`smol_ui_gradio.ui` must stay importable without Gradio (plugin discovery, smolagents' helpers).
 
 Uploads pass three checks before a file is kept: Gradio refuses a file over the size limit while
 receiving it (`GradioUI.launch` gives it `max_file_size`) and one of another type before the

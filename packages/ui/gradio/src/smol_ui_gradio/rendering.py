@@ -171,7 +171,7 @@ def planning_step_messages(step: PlanningStep, skip_model_outputs: bool = False)
 def final_answer_messages(output: Any) -> list[UIMessage]:
     """The answer: text in bold, an image or a sound as the file the page shows or plays.
 
-    An `AgentText` answer goes on a line of its own under the heading, as the seed system shows it."""
+    An `AgentText` answer goes on a line of its own under the heading, as smolagents shows it."""
     if isinstance(output, AgentText):
         return [message(f"**Final answer:**\n{output.to_string()}\n")]
     answer = handle_agent_output_types(output)

@@ -1,7 +1,7 @@
-"""The seed system's streaming helpers: an agent's run as Gradio chat messages.
+"""smolagents' streaming helpers: an agent's run as Gradio chat messages.
 
 `stream_to_gradio` yields a `gradio.ChatMessage` per rendered message, and the text streamed so far
-(a `str`) while a model with `stream_outputs=True` is writing, as the seed system does, so code that
+(a `str`) while a model with `stream_outputs=True` is writing, as smolagents does, so code that
 fed its own `gr.Chatbot` from it keeps working. The page (`GradioUI`) uses `ChatStream` directly.
 """
 

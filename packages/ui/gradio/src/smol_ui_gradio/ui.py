@@ -7,7 +7,7 @@ and has Stop (interrupt before the next step) and Reset (start the conversation 
 Each browser session talks to an agent of its own (`sessions.py`): a copy of the configured agent,
 or a new one from the function given instead of an agent, with its own memory, sandbox and upload
 folder, all released when the session ends. The methods below without a session (`upload_file`,
-`stream_run`, `reset`, `interrupt`) act on `self.agent` itself, as the seed system's do, for code
+`stream_run`, `reset`, `interrupt`) act on `self.agent` itself, as smolagents' methods do, for code
 that drives the UI without a browser. The page's layout and handlers are `page.py`; what a step
 looks like is `rendering`, and how a run's events become the messages shown so far is `ChatStream`.
 """
@@ -38,7 +38,7 @@ class GradioUI:
             session ends; None turns uploads off.
         reset_agent_memory: Forget earlier tasks at the start of each one (default: remember them,
             so a follow-up question works; the Reset button forgets on demand).
-        allowed_file_types: Extensions accepted for upload (default: the seed's .pdf, .docx, .txt).
+        allowed_file_types: Extensions accepted for upload (default: smolagents' .pdf, .docx, .txt).
         max_upload_bytes: The largest file accepted (`launch()` also gives it to Gradio, which then
             refuses a larger file while it is still being received).
         max_sessions: How many browser sessions (each with an agent and a sandbox) may live at once.
@@ -89,8 +89,8 @@ class GradioUI:
     def upload_file(
         self, file: Any, file_uploads_log: list[str], allowed_file_types: list[str] | None = None
     ) -> tuple[Any, list[str]]:
-        """Check and keep one uploaded file (a path, or a file object with `.name` as Gradio and the
-        seed system's callers pass) in `file_upload_folder`; returns, as the seed system does, a
+        """Check and keep one uploaded file (a path, or a file object with `.name` as Gradio and
+        smolagents' callers pass) in `file_upload_folder`; returns, as smolagents does, a
         `gr.Textbox` with the status ("File uploaded: <path>", "File type disallowed", ...) and the
         new list of files. `allowed_file_types` overrides the UI's own for this call."""
         import gradio as gr
@@ -104,7 +104,7 @@ class GradioUI:
     def accept_upload(
         self, file: Any, uploaded: list[str], folder: Path | None, policy: UploadPolicy | None = None
     ) -> tuple[str, list[str], str]:
-        """Check one upload and copy it into `folder`: the seed's status line, the new list of files,
+        """Check one upload and copy it into `folder`: smolagents' status line, the new list of files,
         and a longer explanation for the page (why a file was refused, which files the task gets)."""
         path = file if file is None or isinstance(file, str | Path) else getattr(file, "name", None)
         if not path:
@@ -187,8 +187,8 @@ class GradioUI:
         return build_page(self)
 
     def launch(self, share: bool = False, **kwargs: Any) -> Any:
-        """Serve the page (on 127.0.0.1 unless `server_name=` says otherwise). Unlike the seed
-        system, `share` is off by default: a public link exposes the agent and its tools.
+        """Serve the page (on 127.0.0.1 unless `server_name=` says otherwise). Unlike
+        smolagents, `share` is off by default: a public link exposes the agent and its tools.
 
         Gradio is given the upload size limit (`max_file_size`, unless passed), so a larger file is
         refused while it is received instead of being written first. When a blocking launch ends,

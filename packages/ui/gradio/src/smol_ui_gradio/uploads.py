@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_ALLOWED_TYPES = (".pdf", ".docx", ".txt")
-"""The seed system's default: documents only. Pass `allowed_file_types` for more (images, data)."""
+"""smolagents' default: documents only. Pass `allowed_file_types` for more (images, data)."""
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 IMAGE_TYPES = (".png", ".jpg", ".jpeg", ".webp")
 

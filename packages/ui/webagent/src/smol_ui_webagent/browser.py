@@ -70,7 +70,7 @@ class BrowserSession:
             everything, or entries such as `"127.0.0.1:8080"`, `"intranet.example"`,
             `"10.0.0.0/8"` (as `VisitWebpageTool`'s; `SMOL_WEB_ALLOW_PRIVATE` adds more).
         launcher: Starts the browser from the prepared Chrome options (policy proxy, profile, flags)
-            and returns its driver; by default Selenium with this machine's chromedriver. The seed's
+            and returns its driver; by default Selenium with this machine's chromedriver. In smolagents,
             `run_webagent` passes `helium.start_chrome`.
     """
 

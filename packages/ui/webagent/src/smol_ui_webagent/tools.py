@@ -1,6 +1,6 @@
-"""The seed system's browser tools, as smol tools bound to one `BrowserSession`.
+"""smolagents' browser tools, as smol tools bound to one `BrowserSession`.
 
-The seed system imports helium into the agent's Python (`from helium import *`) and lets the code
+smolagents imports helium into the agent's Python (`from helium import *`) and lets the code
 drive the browser directly. smol's executor runs the agent's code in a sandboxed worker that holds
 no browser and cannot reach the network, so the browser stays in the host and the agent drives it
 through these tools, the narrow proxies the sandbox already allows: go to a URL, click, type, find

@@ -1,17 +1,17 @@
-"""The seed system's `vision_web_browser` module, for code written against it.
+"""smolagents' `vision_web_browser` module, for code written against it.
 
-What it offers, under the seed's names: `_escape_xpath_string` (text as an XPath literal, so a
+What it offers, under smolagents' names: `_escape_xpath_string` (text as an XPath literal, so a
 searched string can never become XPath), the tools `search_item_ctrl_f`, `go_back`, `close_popups`
 (and `go_to`, `click`) acting on the module's `driver`, `save_screenshot`, `helium_instructions`,
 `initialize_driver`, `initialize_agent` and `run_webagent(prompt, model_type, model_id, ...)`,
-which browses with a model loaded by `load_model`, as the seed's does.
+which browses with a model loaded by `load_model`, as in smolagents.
 
-Where the seed lets the agent's code drive the browser (`from helium import *` in its executor),
+Where smolagents lets the agent's code drive the browser (`from helium import *` in its executor),
 smol's sandbox holds no browser and cannot start one (it may not open sockets), so helium's names
 there only say that no browser window exists. The browser stays in the host, under smol's address
 policy (a proxy for every request, `file:` and non-public addresses refused, each page landed on
 re-checked), and the model navigates with the tools: `go_to` and `click` here take the place of
-the seed's in-sandbox helium calls, and of its web search tool.
+smolagents' in-sandbox helium calls, and of its web search tool.
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def save_screenshot(memory_step: ActionStep, agent: Any = None) -> None:
 
 
 def initialize_driver() -> Any:
-    """Start Chromium under the address policy, through helium as the seed does; returns the driver."""
+    """Start Chromium under the address policy, through helium as smolagents does; returns the driver."""
     global _session
     session = BrowserSession(
         headless=False, launcher=lambda options: helium.start_chrome(headless=False, options=options)
@@ -156,7 +156,7 @@ def initialize_driver() -> Any:
 
 
 def initialize_agent(model: Any) -> CodeAgent:
-    """The seed's agent: four browser tools, the screenshot callback, 20 steps."""
+    """smolagents' agent: four browser tools, the screenshot callback, 20 steps."""
     return CodeAgent(
         tools=[go_to, click, search_item_ctrl_f, close_popups],
         model=model,

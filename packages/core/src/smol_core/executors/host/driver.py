@@ -50,7 +50,7 @@ __all__ = ["READY_TIMEOUT", "STATE_LOST", "WorkerExecutor"]
 
 READY_TIMEOUT = 60.0
 DEFAULT_MAX_PRINT_OUTPUTS_LENGTH = 20_000
-"""Characters of printed output an action hands the model (about 5,000 tokens), as the seed's 50,000 does
+"""Characters of printed output an action hands the model (about 5,000 tokens), as smolagents' 50,000 does
 for larger contexts; set `max_print_outputs_length` for more or less."""
 _REPLIES = {"ready": frozenset({"ready"}), "done": frozenset({"done", "error"})}
 

@@ -151,7 +151,7 @@ class Worker:
     def _restore_tools(self) -> list[str]:
         """The tool names the code rebound or deleted, each bound to its tool again.
 
-        `final_answer = x` would leave every later `final_answer(...)` calling an int; the seed
+        `final_answer = x` would leave every later `final_answer(...)` calling an int; smolagents
         refuses such an assignment, and so does this (after the fact: the action becomes an error).
         """
         bound = {"final_answer": self._default_final_answer, **self.tools}
