@@ -264,7 +264,7 @@ class MultiStepAgent(ABC):
             if self.planning_interval is not None and (
                 self.step_number == 1 or (self.step_number - 1) % self.planning_interval == 0
             ):
-                # as the seed: a run that continues a conversation (reset=False) or memory with
+                # as in smolagents: a run that continues a conversation (reset=False) or memory with
                 # steps put in by hand plans with those steps in view, as an update
                 first = len(self.memory.steps) == 1
                 yield from self._generate_planning_step(
@@ -359,7 +359,7 @@ class MultiStepAgent(ABC):
     def _step_stream(self, memory_step: ActionStep) -> Generator[StreamEvent]:
         """Produce and execute one action; yield events, and an `ActionOutput` at the end.
 
-        Not abstract, as in the seed: a subclass written against older versions overrides `step`
+        Not abstract, as in smolagents: a subclass written against older versions overrides `step`
         (returning the final answer or None) instead, and runs through it."""
         if type(self).step is MultiStepAgent.step:
             raise NotImplementedError(f"{type(self).__name__} must implement _step_stream() or step().")
@@ -380,11 +380,11 @@ class MultiStepAgent(ABC):
 
     @property
     def logs(self) -> list[Any]:
-        """The run's steps (`agent.memory.steps`), under the name older seed versions used."""
+        """The run's steps (`agent.memory.steps`), under the name older smolagents versions used."""
         return list(self.memory.steps)
 
     def get_succinct_logs(self) -> list[dict[str, Any]]:
-        """The steps without model inputs (`agent.memory.get_succinct_steps()`), as older seed versions named it."""
+        """The steps without model inputs (`agent.memory.get_succinct_steps()`), as older smolagents versions named it."""
         return self.memory.get_succinct_steps()
 
     def write_memory_to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:

@@ -252,7 +252,7 @@ class ToolCallingAgent(MultiStepAgent):
         else:
             key = f"{type(result).__name__.lower()}_{sum(1 for k in self.state if k.startswith(type(result).__name__.lower())) + 1}"
             self.state[key] = result
-            # the seed keeps the latest image and audio as "image.png" / "audio.mp3": code and prompts
+            # smolagents keeps the latest image and audio as "image.png" / "audio.mp3": code and prompts
             # written for it name them so, and a final_answer("image.png") returns the image itself
             smolagents_key = _SMOLAGENTS_STATE_KEYS.get(type(result).__name__)
             if smolagents_key is not None:
@@ -382,7 +382,7 @@ def _usage(target: Any) -> str:
 
 
 class _TextAnswer:
-    """`final_answer` taking text, for the answer asked for at max steps (text, as in the seed system):
+    """`final_answer` taking text, for the answer asked for at max steps (text, as in smolagents):
     with the tool's own "any" type, a small model fills the argument with an imitation of its calls."""
 
     name = "final_answer"

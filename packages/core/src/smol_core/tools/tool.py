@@ -39,7 +39,7 @@ _PYTHON_TYPES: dict[str, tuple[type, ...]] = {
 def _complete_from_forward(cls: type[Tool]) -> None:
     """Fill `inputs` and `output_type` that a subclass leaves out, from its `forward` (as `@tool` does).
 
-    Guides for the seed system show subclasses that set only `name`, `description` and `forward`:
+    Guides for smolagents show subclasses that set only `name`, `description` and `forward`:
     rather than an AttributeError later, the missing parts are read from `forward`'s signature,
     type hints and docstring, or a clear error says what to declare.
     """
@@ -157,7 +157,7 @@ class Tool:
         if len(args) == 1 and not kwargs and _is_arguments_dict(args[0], self.inputs):
             kwargs, args = dict(args[0]), ()
         if sanitize_inputs_outputs:
-            # as in the seed: agent types in become plain values, and the output comes back as the
+            # as in smolagents: agent types in become plain values, and the output comes back as the
             # agent type of `output_type` (AgentText, AgentImage, ...); arguments are also checked
             raw_args, kwargs = handle_agent_input_types(*args, **kwargs)
             kwargs = self.check_arguments(tuple(raw_args), kwargs)
