@@ -44,7 +44,10 @@ FLOORS: list[tuple[str, set[str]]] = [
         {"messages", "memory", "monitoring", "agent_types", "serialization"},
     ),
     ("capabilities: models, tools, executors", {"models", "tools", "executors", "loading"}),
-    ("what a run uses: prompting for small models, checkpoints", {"prompting", "durable"}),
+    (
+        "what a run uses: prompting for small models, checkpoints, record and replay",
+        {"prompting", "durable", "replay"},
+    ),
     ("the agent loop", {"agents"}),
     ("teams of agent processes", {"teams"}),
     (

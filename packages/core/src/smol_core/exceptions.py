@@ -37,6 +37,8 @@ Exception
 |   |-- ToolCallInterruptedError                       a tool call a crash cut off is not made again on resume
 |   |-- ApprovalPendingError                           a durable run paused for a person's decision on a call
 |   |-- ToolCallDeniedError                            a person denied the call: not made, the model reads why
+|   |-- CassetteError                                  a cassette cannot be written or read as it is
+|   |-- ReplayDivergenceError                          a replayed run asked for what its cassette does not hold
 |   `-- CheckpointError                                a durable run's checkpoint cannot be saved or used
 |       |-- CheckpointFormatError                      a checkpoint is corrupt, foreign or of another version
 |       |-- RunNotFoundError + LookupError             no run of this id in the store
@@ -115,6 +117,7 @@ from smol_core.json_limits import JSONLimitError
 from smol_core.network.address_policy import AddressRefusedError
 from smol_core.network.errors import BlockedAddressError, DownloadTooLargeError, TooManyRedirectsError
 from smol_core.plugins.lazy import MissingPluginError
+from smol_core.replay.cassette import CassetteError, ReplayDivergenceError
 from smol_core.serialization import SerializationError
 from smol_core.teams.errors import (
     MessageRefusedError,
@@ -140,6 +143,7 @@ __all__ = [
     "ApprovalPendingError",
     "BlockedAddressError",
     "BudgetExceededError",
+    "CassetteError",
     "CheckpointError",
     "CheckpointFormatError",
     "DocstringParsingException",
@@ -160,6 +164,7 @@ __all__ = [
     "ProtocolError",
     "ProtocolViolationError",
     "RecordedToolError",
+    "ReplayDivergenceError",
     "RunFinishedError",
     "RunLockedError",
     "RunNotFoundError",

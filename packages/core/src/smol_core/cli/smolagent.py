@@ -14,6 +14,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+from smol_core.cli import run_options
+
 if TYPE_CHECKING:
     from smol_core.plugins.specs import ModelSpec
 
@@ -53,23 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--store", default=None, help="The SQLite file of durable runs (default: the user's runs.sqlite3)."
     )
-    budget = parser.add_argument_group(
-        "budget",
-        "Stop the run before a step that would go past one of these (exit status 3; a durable "
-        "run resumes with --resume ID and a larger budget).",
-    )
-    budget.add_argument(
-        "--budget-tokens", type=int, default=None, metavar="N", help="Input plus output tokens."
-    )
-    budget.add_argument(
-        "--budget-cost",
-        type=float,
-        default=None,
-        metavar="USD",
-        help="Dollars, as the model plugin prices calls.",
-    )
-    budget.add_argument("--budget-seconds", type=float, default=None, metavar="S", help="Wall time in steps.")
-    budget.add_argument("--budget-steps", type=int, default=None, metavar="N", help="Action steps.")
+    run_options.add_arguments(parser)
     parser.add_argument(
         "--model-type",
         default=os.environ.get("SMOL_MODEL_TYPE", DEFAULT_MODEL_TYPE),
@@ -241,6 +227,13 @@ def read_task(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
             parser.error(f"cannot read --task-file {args.task_file!r}: {error}")
     elif args.prompt == "-":
         task = sys.stdin.read()
+    elif args.prompt is None and args.replay is not None:
+        from smol_core.errors import SmolError
+
+        try:
+            task = run_options.replayed_task(args.replay)
+        except SmolError as error:  # a cassette that cannot be read: the command's one-line mistake
+            parser.error(str(error))
     elif args.prompt is None:
         parser.error("no task: give it as an argument, `-` for standard input, or --task-file PATH")
     else:
@@ -338,6 +331,7 @@ def _run(args: argparse.Namespace) -> int:
     _trace_to_file(args.trace_file)
     from smol_core.agents.parsing import as_text
     from smol_core.errors import AgentGenerationError, BudgetExceededError, SmolError
+    from smol_core.replay import ReplayDivergenceError
     from smol_core.terminal import escape_controls
 
     if args.num_agents > 1:
@@ -353,34 +347,23 @@ def _run(args: argparse.Namespace) -> int:
 
             # on a terminal, a status line says what the step is doing (nothing extra in a pipe or file)
             with agent, status_line(sys.stderr, quiet=args.verbosity_level <= 0):
-                answer = _run_or_resume(agent, args)
+                answer = run_options.run_or_resume(agent, args)
     # A model that cannot answer at all (a task longer than its context, a server that refuses) ends
     # the run: the user gets its reason in one line, not the agent loop's traceback.
     except BudgetExceededError as error:
         print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)
         return 3
+    except ReplayDivergenceError as error:  # the diff is what the user asked --replay for
+        print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)
+        for line in error.diff:
+            print(escape_controls(line), file=sys.stderr)
+        return 4
     except (SmolError, AgentGenerationError) as error:
         print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)
         return 2
     # the answer was written by the model or the sandbox: no escape sequence reaches the terminal
     print(escape_controls(as_text(answer)))
     return 0
-
-
-def _run_or_resume(agent: Any, args: argparse.Namespace) -> Any:
-    """Run the task (durable with --run-id), or continue the durable run --resume names."""
-    from smol_core.agents.budget import RunBudget
-
-    limits = {kind: getattr(args, f"budget_{kind}") for kind in ("tokens", "cost", "seconds", "steps")}
-    if any(value is not None for value in limits.values()):
-        agent.budget = RunBudget(**limits)
-    if args.store is not None:
-        from smol_core.durable import SQLiteStore
-
-        agent.checkpoint_store = SQLiteStore(args.store)
-    if args.resume is not None:
-        return agent.resume(args.resume, max_steps=args.max_steps)
-    return agent.run(args.prompt, max_steps=args.max_steps, run_id=args.run_id)
 
 
 def _trace_to_file(path: str | None) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from smol_core.durable import checkpoint as checkpoint_format
+import smol_core.durable.checkpoint as checkpoint_format
 from smol_core.durable.errors import CheckpointError, RunNotFoundError
 from smol_core.durable.runner import check_run_id, read_checkpoint
 from smol_core.durable.sqlite_store import SQLiteStore

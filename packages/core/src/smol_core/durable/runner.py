@@ -23,7 +23,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from smol_core.durable import checkpoint as checkpoint_format, journal
+import smol_core.durable.checkpoint as checkpoint_format
+import smol_core.durable.journal as journal
 from smol_core.durable.checkpoint import Checkpoint
 from smol_core.durable.errors import ApprovalPendingError, CheckpointError, RunFinishedError, RunNotFoundError
 from smol_core.durable.sqlite_store import SQLiteStore
