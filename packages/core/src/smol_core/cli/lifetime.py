@@ -20,6 +20,7 @@ shell's convention): 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import ctypes
 import os
@@ -29,6 +30,7 @@ import sys
 import threading
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 PR_SET_PDEATHSIG = 1
 # `<shell> -c '...'`: what `subprocess.run(..., shell=True)` (hatch, make, many CI runners) puts in between
@@ -129,6 +131,34 @@ def _raise_stopped(signum: int, frame: FrameType | None) -> None:
     raise Stopped(received)
 
 
+def _raise_again(signum: int, frame: FrameType | None) -> None:
+    """The stop, delivered again after Python swallowed it (see `_stop_where_swallowed`)."""
+    for other in STOP_SIGNALS:
+        if signal.getsignal(other) is _raise_again:
+            signal.signal(other, _already_stopping)
+    raise Stopped(received if received is not None else signum)
+
+
+def _stop_where_swallowed(unraisable: Any) -> None:
+    """`sys.unraisablehook`: a `Stopped` raised while the main thread ran code whose exceptions
+    Python ignores (an object's `__del__`, say an event loop's, or a weakref callback) is printed as
+    "Exception ignored" and lost, and the command would go on as if it had never been stopped.
+    Deliver it again, at the main thread's next check for signals, and print nothing."""
+    stopped = unraisable.exc_value
+    if not isinstance(stopped, Stopped):
+        _previous_unraisablehook(unraisable)
+        return
+    signal.signal(stopped.signum, _raise_again)
+    # from another thread, a moment later: asked now, the handler would run inside this hook (or the
+    # thread's start-up) and be lost too
+    again = threading.Timer(0.01, _thread.interrupt_main, args=(signal.Signals(stopped.signum),))
+    again.daemon = True
+    again.start()
+
+
+_previous_unraisablehook = sys.unraisablehook
+
+
 def _already_stopping(signum: int, frame: FrameType | None) -> None:
     """A stop signal during the clean-up: nothing to do. A Python handler, not SIG_IGN: signals
     often come in pairs (a closed terminal's SIGHUP, then the launcher's death's SIGTERM), and one
@@ -140,6 +170,7 @@ def stop_on_signals() -> None:
     """SIGINT, SIGTERM and SIGHUP raise `Stopped` in the main thread, so the command cleans up.
 
     A signal the command was started with ignored (`nohup`, a background job's SIGINT) stays ignored."""
+    sys.unraisablehook = _stop_where_swallowed
     for signum in STOP_SIGNALS:
         if signal.getsignal(signum) is not signal.SIG_IGN:
             signal.signal(signum, _raise_stopped)
