@@ -176,3 +176,16 @@ def test_the_cli_runs_a_team_and_prints_one_answer_with_prefixed_logs(tmp_path):
     assert "[agent 0] " in done.stderr and "[agent 1] " in done.stderr
     assert "[agent 0] message sent to agent 1" in done.stderr
     assert "[agent 1] message received from agent 0" in done.stderr
+
+
+def test_each_agent_of_a_team_keeps_to_its_budget():
+    """`AgentSettings(budget=...)` (`smolagent --num-agents N --budget-steps K`): agent 0 needs two
+    steps and may take one, so it stops on its budget, and the team says so and gives no answer."""
+    import dataclasses
+
+    from smol_core.agents.budget import RunBudget
+
+    settings = [dataclasses.replace(s, budget=RunBudget(steps=1)) for s in five_plus_three()]
+    result = run_agents("Compute 5 + 3", num_agents=2, settings=settings, deadline_seconds=120)
+    assert result.output is None and result.state == "budget_exceeded"
+    assert result.agents[0].state == "budget_exceeded" and result.agents[0].steps == 1

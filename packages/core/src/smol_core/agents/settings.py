@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from smol_core.agents.budget import RunBudget
 from smol_core.agents.code_agent import CodeAgent
 from smol_core.agents.multi_step import MultiStepAgent
 from smol_core.agents.tool_calling_agent import ToolCallingAgent
@@ -44,6 +45,8 @@ class AgentSettings:
     verbosity_level: int = 1
     instructions: str | None = None
     structured: bool | None = None
+    budget: RunBudget | None = None
+    """What each run of the agent may spend (agents/budget.py): in a team, each agent's own."""
 
 
 def build_agent(
@@ -65,6 +68,7 @@ def build_agent(
         "max_steps": settings.max_steps,
         "instructions": joined,
         "name": name,
+        "budget": settings.budget,
     }
     if logger is not None:
         common["logger"] = logger

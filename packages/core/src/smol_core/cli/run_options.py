@@ -53,14 +53,17 @@ def replayed_task(path: str) -> str:
     return read_cassette(path).task
 
 
-def run_or_resume(agent: Any, args: argparse.Namespace) -> Any:
-    """Run the task (durable with --run-id), or continue the durable run --resume names, with the
-    budget, record and replay options applied."""
+def budget(args: argparse.Namespace) -> Any:
+    """The `--budget-*` flags as a `RunBudget`, or None when none is given (a team's agents get one each)."""
     from smol_core.agents.budget import RunBudget
 
     limits = {kind: getattr(args, f"budget_{kind}") for kind in ("tokens", "cost", "seconds", "steps")}
-    if any(value is not None for value in limits.values()):
-        agent.budget = RunBudget(**limits)
+    return RunBudget(**limits) if any(value is not None for value in limits.values()) else None
+
+
+def run_or_resume(agent: Any, args: argparse.Namespace) -> Any:
+    """Run the task (durable with --run-id), or continue the durable run --resume names, with the
+    record and replay options applied (the budget is the agent's, from `agent_settings`)."""
     if args.store is not None:
         from smol_core.durable import SQLiteStore
 

@@ -394,6 +394,7 @@ def agent_settings(args: argparse.Namespace) -> Any:
         max_steps=args.max_steps or 20,
         verbosity_level=args.verbosity_level,
         structured=args.structured,
+        budget=run_options.budget(args),
     )
 
 

@@ -39,12 +39,12 @@ from smol_core.teams.settings import AgentSettings
 from smol_core.teams.status import Activity, PeerStatus
 from smol_core.teams.worker import MAX_RESULT_BYTES, agent_main, traced_agent_main
 
-TeamState = Literal["success", "max_steps_error", "error", "deadline", "idle", "no_answer"]
+TeamState = Literal["success", "max_steps_error", "budget_exceeded", "error", "deadline", "idle", "no_answer"]
 STOP_GRACE_SECONDS = 2.0
 IDLE_CHECKS = 5
 """How many checks in a row (0.2 s apart) must find every agent waiting and nothing in flight before
 the team is called idle and stopped: one look could fall between a message's send and its receipt."""
-_AGENT_STATES = ("success", "max_steps_error", "error")
+_AGENT_STATES = ("success", "max_steps_error", "budget_exceeded", "error")
 _REPORTED_STATES = (*_AGENT_STATES, "stopped")
 
 

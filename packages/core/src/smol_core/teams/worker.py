@@ -56,7 +56,7 @@ def agent_main(
                 _mark_finished(transport, agent_id)
         report.update(
             state=result.state,
-            output=str(result.output),
+            output=None if result.state == "budget_exceeded" else str(result.output),
             steps=sum(1 for step in result.steps if step.get("step_number") is not None),
         )
     except TeamStopped:
