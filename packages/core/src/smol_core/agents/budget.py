@@ -58,8 +58,9 @@ class Spend:
     steps: int
 
 
-def spend(steps: Sequence[MemoryStep], model: Any) -> Spend:
-    """What the run whose memory holds `steps` has spent, priced by `model`."""
+def spend(steps: Sequence[MemoryStep], model: Any, priced: bool = True) -> Spend:
+    """What the run whose memory holds `steps` has spent; its cost priced by `model` when `priced`
+    (else None, as for a model that prices nothing)."""
     tokens = 0
     cost: float | None = 0.0
     seconds = 0.0
@@ -72,8 +73,8 @@ def spend(steps: Sequence[MemoryStep], model: Any) -> Spend:
         if step.token_usage is None:
             continue
         tokens += step.token_usage.total_tokens
-        priced = _cost_of(model, step.token_usage)
-        cost = None if cost is None or priced is None else cost + priced
+        price = _cost_of(model, step.token_usage) if priced else None
+        cost = None if cost is None or price is None else cost + price
     return Spend(tokens=tokens, cost=cost, seconds=seconds, steps=actions)
 
 
@@ -98,7 +99,7 @@ def check_budget(budget: RunBudget | None, steps: Sequence[MemoryStep], model: A
     """Raise `BudgetExceededError` when what the run spent reached one of `budget`'s limits."""
     if budget is None:
         return
-    spent = spend(steps, model)
+    spent = spend(steps, model, priced=budget.cost is not None)  # a price lookup per step only if asked
     reached = [
         (kind, used, limit)
         for kind, used, limit in (

@@ -8,6 +8,7 @@ resume`), under the run's lease, so it cannot race a process that resumed the ru
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import smol_core.durable.checkpoint as checkpoint_format
@@ -27,23 +28,26 @@ def pending_approval(store: CheckpointStore, run_id: str) -> dict[str, Any] | No
 
 def approve(run_id: str, note: str | None = None, store: CheckpointStore | None = None) -> dict[str, Any]:
     """Let the call run `run_id` paused for be made when the run is resumed; returns the call."""
-    return _decide(store or SQLiteStore(), run_id, "approved", note)
+    return _decide(store, run_id, "approved", note)
 
 
 def deny(run_id: str, note: str | None = None, store: CheckpointStore | None = None) -> dict[str, Any]:
     """Refuse the call run `run_id` paused for: when resumed, the model reads that it was denied and
     why (`note`), and the call is not made. Returns the call."""
-    return _decide(store or SQLiteStore(), run_id, "denied", note)
+    return _decide(store, run_id, "denied", note)
 
 
-def _decide(store: CheckpointStore, run_id: str, decision: str, note: str | None) -> dict[str, Any]:
+def _decide(store: CheckpointStore | None, run_id: str, decision: str, note: str | None) -> dict[str, Any]:
+    if store is None:  # the default store: opened for this decision, and closed after it
+        with contextlib.closing(SQLiteStore()) as default:
+            return _decide(default, run_id, decision, note)
     check_run_id(run_id)
     lease = store.acquire(run_id)
     try:
         stored = store.load(run_id)
-        state = read_checkpoint(store, run_id)
-        if stored is None or state is None:
+        if stored is None:
             raise RunNotFoundError(f"no run {run_id!r} in {store!r}: `smol runs list` shows the runs there")
+        state = checkpoint_format.load(stored.data, f"the checkpoint of run {run_id!r}")
         waiting = [
             e for e in state.tool_ledger if e.get("status") == "awaiting_approval" and "approval" not in e
         ]
