@@ -102,6 +102,44 @@ class Mailbox:
         """Queue `raw` for `recipient`; `message_id` is the sender's word for the id inside (checked
         by the receiver), used to drop repeats; `sender` is whose quota it counts against. Returns a
         status word, never raises at the sender."""
+        return self._put(recipient, raw, message_id, sender)
+
+    async def batch(self, ops: list[Any]) -> tuple[list[str], list[tuple[Any, Any, int, int]]]:
+        """A sender's buffered calls, in the order it made them: `("put", recipient, raw, message_id,
+        sender)`, `("status_waiting", agent, flag)`, `("status_count", agent, sent, taken)`.
+
+        Why one call for many: each actor call costs the caller a round trip (about a millisecond);
+        a batch costs one for all. Returns each put's status word, and for every (sender,
+        recipient) it put to, the room that sender has left there (messages, bytes): the sender
+        buffers while its room lasts, so a refusal for its quota is still the answer to the send
+        that went over it. Calls it does not know are skipped (any process can call the mailbox)."""
+        outcomes: list[str] = []
+        touched: set[tuple[Any, Any]] = set()
+        for op in ops if type(ops) is list else []:
+            if type(op) is not tuple or not op:
+                continue
+            if op[0] == "put" and len(op) == 5:
+                outcomes.append(self._put(op[1], op[2], op[3], op[4]))
+                touched.add((op[4], op[1]))
+            elif op[0] == "status_waiting" and len(op) == 3:
+                await self.status_waiting(op[1], op[2])
+            elif op[0] == "status_count" and len(op) == 4:
+                with contextlib.suppress(TypeError, ValueError):  # counts that are not numbers
+                    await self.status_count(op[1], op[2], op[3])
+        return outcomes, [(sender, recipient, *self._room(recipient, sender)) for sender, recipient in touched]
+
+    def _room(self, recipient: Any, sender: Any) -> tuple[int, int]:
+        """(messages, bytes) `sender` may still put in `recipient`'s inbox before its quota is full."""
+        inbox = self.inboxes.get(recipient) if type(recipient) is int else None
+        if inbox is None:
+            return 0, 0
+        used = inbox.held_by.get(self._charged(sender), [0, 0])
+        return max(0, self.sender_share - used[0]), max(0, self.max_pending_bytes_per_sender - used[1])
+
+    def _charged(self, sender: Any) -> int:
+        return sender if type(sender) is int and sender in self.inboxes else _ANONYMOUS
+
+    def _put(self, recipient: Any, raw: Any, message_id: Any, sender: Any) -> str:
         inbox = self.inboxes.get(recipient) if type(recipient) is int else None
         if inbox is None:
             return UNKNOWN
@@ -117,7 +155,7 @@ class Mailbox:
             return OK  # a repeat of one this inbox holds or has acknowledged: at most once here
         # no bound on the inbox as a whole: what a stranger puts would use it up and starve the
         # team's senders; every sender's quota (anonymous puts share one) bounds it instead
-        who = sender if type(sender) is int and sender in self.inboxes else _ANONYMOUS
+        who = self._charged(sender)
         size = len(raw.encode("utf-8", "surrogatepass")) if isinstance(raw, str) else len(raw)
         used = inbox.held_by.setdefault(who, [0, 0])
         if used[0] >= self.sender_share or used[1] + size > self.max_pending_bytes_per_sender:
@@ -227,11 +265,11 @@ class Mailbox:
 
     async def status_waiting(self, agent_id: int, is_waiting: bool) -> None:
         """An agent enters or leaves a receive that waits; an ended agent stays ended."""
-        if self.states.get(agent_id) in ("running", "waiting"):
+        if type(agent_id) is int and self.states.get(agent_id) in ("running", "waiting"):
             self.states[agent_id] = "waiting" if is_waiting else "running"
 
     async def status_count(self, agent_id: int, sent: int, taken: int) -> None:
-        if agent_id in self.states:
+        if type(agent_id) is int and agent_id in self.states:
             self.sent[agent_id] += int(sent)
             self.taken[agent_id] += int(taken)
 

@@ -3,8 +3,8 @@
 A team run by local processes shares its status in memory (`PeerStatus`); agents on other machines
 cannot, so the status lives with their inboxes: a send asks it whether the recipient has ended (a
 clear error instead of a message no one reads), and the host asks it whether the team is idle.
-Counts and waiting flags are sent without waiting for an answer (one agent's calls reach the actor
-in order); the host's marks are answered, and never raise: a gone mailbox must not stop a shutdown.
+Counts and waiting flags are sent without waiting for an answer, in the batches of the process's
+sends (so the counts never run ahead of the messages they count); the host's marks are answered, and never raise: a gone mailbox must not stop a shutdown.
 """
 
 from __future__ import annotations
@@ -40,8 +40,7 @@ class MailboxStatus(PeerStatus):
         self._tell("status_count", agent_id, sent, taken)
 
     def _tell(self, method: str, *args: Any) -> None:
-        with contextlib.suppress(MessagingError):
-            getattr(self.transport.actor, method).remote(*args)
+        self.transport.tell(method, *args)
 
     def activity(self) -> Activity:
         try:

@@ -45,6 +45,7 @@ from smol_core.plugin_api import (
 )
 from smol_transport_ray import mailbox as mailbox_module
 from smol_transport_ray.cluster import NAMESPACE, connect, gcs_address
+from smol_transport_ray.outbox import Outbox, drop_outbox, outbox_for
 from smol_transport_ray.status import MailboxStatus
 
 WAIT_SLICE_SECONDS = 1.0
@@ -175,7 +176,9 @@ class RayTransport:
         return self._ray
 
     def call(self, method: str, doing: str, *args: Any) -> Any:
-        """Call the mailbox's `method` and wait for its answer (bounded): for the team's status."""
+        """Call the mailbox's `method` and wait for its answer (bounded): for the team's status.
+        What this process queued goes first: the answer reflects it."""
+        self.flush()
         return self._call(getattr(self.actor, method).remote(*args), 0.0, doing)
 
     @property
@@ -222,32 +225,55 @@ class RayTransport:
             raise UnknownRecipientError(
                 f"there is no agent {message.recipient!r} to send to; the agents are: {self._known()}"
             )
-        # a team's status kept in the mailbox is checked there, by the same call that queues
+        # a team's status kept in the mailbox is checked there, by the call that queues (a peer that
+        # ended is known from the answer to a batch: the next send to it raises)
         local_status = self.status is not None and not isinstance(self.status, MailboxStatus)
         state = self.status.get(message.recipient) if local_status else None
         if state in ("finished", "dead"):
             raise self._gone(message.recipient, state)
-        text = wire_text(message, self.max_message_bytes, self.credentials)
-        outcome = self._call(
-            self.actor.put.remote(message.recipient, text, message.id, message.sender),
-            0.0,
-            f"send to agent {message.recipient}",
-        )
-        if outcome in ("finished", "dead"):
-            raise self._gone(message.recipient, outcome)
-        if outcome == mailbox_module.QUOTA:
-            raise sender_quota_error(
-                message.recipient, self.max_pending_per_sender, self.max_pending_bytes_per_sender
+        outbox = self.outbox
+        earlier = outbox.check(message.sender, message.recipient)  # answers to buffered sends
+        if earlier in ("finished", "dead"):
+            raise self._gone(message.recipient, earlier)
+        if earlier is not None:
+            raise MessagingError(
+                f"the team's mailbox refused an earlier message to agent {message.recipient} ({earlier}): "
+                "this one was not sent"
             )
+        text = wire_text(message, self.max_message_bytes, self.credentials)
+        size = len(text.encode("utf-8", "surrogatepass"))
+        outcome = outbox.put(message.recipient, text, message.id, message.sender, size)
+        if outcome is not None:
+            self._refused(message.recipient, outcome)
+
+    def _refused(self, recipient: int, outcome: str) -> None:
+        """Raise the error the mailbox's answer `outcome` to a send stands for (none for "ok")."""
+        if outcome in ("finished", "dead"):
+            raise self._gone(recipient, outcome)
+        if outcome == mailbox_module.QUOTA:
+            raise sender_quota_error(recipient, self.max_pending_per_sender, self.max_pending_bytes_per_sender)
         if outcome == mailbox_module.FULL:
             raise MessagingError(
-                f"agent {message.recipient}'s inbox is full ({self.max_inbox} unread messages): "
-                "wait for it to catch up"
+                f"agent {recipient}'s inbox is full ({self.max_inbox} unread messages): wait for it to catch up"
             )
         if outcome != mailbox_module.OK:
-            raise MessagingError(
-                f"the team's mailbox refused the message to agent {message.recipient}: {outcome}"
-            )
+            raise MessagingError(f"the team's mailbox refused the message to agent {recipient}: {outcome}")
+
+    @property
+    def outbox(self) -> Outbox:
+        """This process's outbox for the team: sends and status notices, delivered in batches."""
+        return outbox_for(self.name, self._deliver)
+
+    def _deliver(self, batch: list[Any]) -> Any:
+        return self._call(self.actor.batch.remote(batch), 0.0, "deliver messages")
+
+    def tell(self, method: str, *args: Any) -> None:
+        """Queue a status notice for the mailbox, in order with this process's sends (no answer)."""
+        self.outbox.tell(method, *args)
+
+    def flush(self) -> None:
+        """Deliver what this process has queued for the mailbox now, and wait for the answer."""
+        self.outbox.flush()
 
     @staticmethod
     def _gone(recipient: int, state: str) -> PeerGoneError:
@@ -266,6 +292,7 @@ class RayTransport:
                 f"there is no agent {agent_id!r} to receive for; the agents are: {self._known()}"
             )
         consumer = self._consumer(agent_id)
+        self.flush()  # what this process sent goes before it waits (a request, then its reply)
         deadline = None if timeout is None else time.monotonic() + max(0.0, timeout)
         while True:
             left = WAIT_SLICE_SECONDS if deadline is None else deadline - time.monotonic()
@@ -318,7 +345,12 @@ class RayTransport:
         )
 
     def close(self) -> None:
-        """The host that made the mailbox kills it (the run is over); an agent's process only lets go."""
+        """Deliver what is queued; the host that made the mailbox kills it (the run is over), an
+        agent's process only lets go."""
+        with contextlib.suppress(Exception):  # a mailbox already gone: nothing to deliver to
+            self.flush()
+        if self._owner:
+            drop_outbox(self.name)
         if self._owner and self._actor is not None and self._ray is not None:
             # already gone with its cluster: nothing left to end
             with contextlib.suppress(Exception):
