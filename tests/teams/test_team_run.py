@@ -1,7 +1,8 @@
 """Teams of agents as processes: smolagents' Manager/Process code, `run_agents`, shutdown, the CLI.
 
-Every agent here runs in its own `spawn`ed process with a scripted model and the real local
-executor; after each run the test lists this process's descendants: none may be left behind.
+Every agent here runs in its own process (forked from the warm fork server, the default, or
+`spawn`ed) with a scripted model and the real local executor; after each run the test lists this
+process's descendants: none may be left behind.
 """
 
 from __future__ import annotations
@@ -71,6 +72,16 @@ def test_agents_forked_from_a_warm_fork_server_run_the_same_team():
     assert (result.state, result.output) == ("success", "8")
     # the fork server itself stays for the host's next team (it ends with the host); no agent stays
     assert all("forkserver" in command for _, command in left_behind(before))
+
+
+def test_agents_spawned_as_fresh_interpreters_run_the_same_team():
+    """`context="spawn"`, the start method where there is no fork server: each agent a new interpreter."""
+    before = descendants()
+    result = run_agents(
+        "Compute 5 + 3", num_agents=2, settings=five_plus_three(), deadline_seconds=120, context="spawn"
+    )
+    assert (result.state, result.output) == ("success", "8")
+    assert left_behind(before) == []
 
 
 def test_agents_still_waiting_are_stopped_when_agent_0_answers():

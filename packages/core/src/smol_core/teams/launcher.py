@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
+from smol_core.teams.start_method import with_host_environment
 from smol_core.teams.status import PeerStatus
 
 
@@ -65,7 +66,8 @@ class AgentLauncher(Protocol):
 
 
 class LocalLauncher:
-    """Each agent a child process of the host (`spawn` or `forkserver`): the default."""
+    """Each agent a child process of the host, forked from the warm fork server or spawned
+    (`start_method.py`): the default."""
 
     def __init__(self, context: Any) -> None:
         self.context = context
@@ -76,7 +78,10 @@ class LocalLauncher:
     def process(self, target: Callable[..., None], args: tuple[Any, ...], name: str) -> AgentProcess:
         # not daemonic: an agent's tools may start processes of their own; the host stops every
         # agent itself, and the kernel does if the host dies
-        process: AgentProcess = self.context.Process(target=target, args=args, name=name)
+        # a forked agent takes the host's environment as it is now, as a spawned one inherits it
+        process: AgentProcess = self.context.Process(
+            target=with_host_environment(self.context, target), args=args, name=name
+        )
         return process
 
     def close(self) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import json
-import multiprocessing
 import queue as queue_module
 import signal
 import sys
@@ -36,6 +35,7 @@ from smol_core.messages import Timing
 from smol_core.teams.identity import for_agent, issue_keys
 from smol_core.teams.launcher import AgentLauncher, AgentProcess, LocalLauncher
 from smol_core.teams.settings import AgentSettings
+from smol_core.teams.start_method import DEFAULT_START_METHOD, StartMethod, agent_context, start_fork_server
 from smol_core.teams.status import Activity, PeerStatus
 from smol_core.teams.worker import MAX_RESULT_BYTES, agent_main, traced_agent_main
 
@@ -75,20 +75,14 @@ class TeamResult:
     timing: Timing = field(default_factory=Timing)
 
 
-FORKSERVER_PRELOAD = (
-    "smol_core.teams.worker",
-    "smol_core.agents.code_agent",
-    "smol_core.agents.tool_calling_agent",
-)
-"""What the `forkserver` start method imports once, so that each agent process starts warm."""
-
-
 class Team:
     """N agents, each in its own process, that talk through a transport plugin's queues.
 
     `settings`: one `AgentSettings` for every agent, or one per agent. `transport`: a transport
     plugin's name (`local`, `redis`, ...), built with `transport_kwargs` and `num_agents`.
     `deadline_seconds`: the whole run's time budget (None: until agent 0 answers or all end).
+    `context`: how local agents start, `forkserver` (forked from a warm server; `spawn` where the
+    platform has none) or `spawn` (`start_method.py`).
     """
 
     def __init__(
@@ -98,7 +92,7 @@ class Team:
         transport: str = "local",
         transport_kwargs: Mapping[str, Any] | None = None,
         deadline_seconds: float | None = 600.0,
-        context: Literal["spawn", "forkserver"] = "spawn",
+        context: StartMethod = DEFAULT_START_METHOD,
     ) -> None:
         if isinstance(settings, AgentSettings):
             count = 1 if num_agents is None else num_agents
@@ -113,9 +107,7 @@ class Team:
         self.transport_name = transport
         self.transport_kwargs = dict(transport_kwargs or {})
         self.deadline_seconds = deadline_seconds
-        self.context: Any = multiprocessing.get_context(context)
-        if context == "forkserver":  # agents fork from a server that has imported the agent loop once
-            self.context.set_forkserver_preload(list(FORKSERVER_PRELOAD))
+        self.context: Any = agent_context(context)
         self.processes: list[AgentProcess] = []
 
     def _make_transport(self) -> tuple[Any, AgentLauncher]:
@@ -145,6 +137,8 @@ class Team:
         start = time.time()
         _start_resource_tracker()
         transport, launcher = self._make_transport()
+        if isinstance(launcher, LocalLauncher):
+            start_fork_server(self.context)
         issue_keys(transport)
         status = launcher.peer_status(self.num_agents)
         if hasattr(transport, "status"):
@@ -362,7 +356,7 @@ def run_agents(
     transport: str = "local",
     transport_kwargs: Mapping[str, Any] | None = None,
     deadline_seconds: float | None = 600.0,
-    context: Literal["spawn", "forkserver"] = "spawn",
+    context: StartMethod = DEFAULT_START_METHOD,
 ) -> TeamResult:
     """Run a team of `num_agents` agents on `task` and return agent 0's answer with the whole record.
 

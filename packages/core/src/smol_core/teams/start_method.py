@@ -1,0 +1,104 @@
+"""How a team's local agent processes start: forked from a warm fork server, or spawned.
+
+`forkserver` (the default where the platform has it): one server process imports the agent loop
+once, and each agent is a fork of it, several times faster to start than a fresh interpreter.
+`spawn` (kept as an option, and the fallback where there is no fork server: Windows) starts each
+agent as a new interpreter that imports everything itself.
+
+An agent must see what a spawned one would: the host's import path and environment *as they are
+when the team starts*. multiprocessing gives a forked agent the host's `sys.path` (its preparation
+data), but not the server: CPython starts it as `python -c ...` with the interpreter's default path
+and passes the host's `sys.path` along without ever applying it. So a host whose path was changed
+at run time (a test runner, a script run from another folder, a source checkout or editable plugin
+put on `sys.path`) got a server that preloaded *other* copies of the modules, or none, and agents
+that ran those. Here the server is started with the host's path (`PYTHONPATH` for its first
+imports, then `fork_server_path` sets it exactly); and since the server keeps the environment it
+started with, each agent takes the host's current environment as its first act (`with_environment`).
+"""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import os
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any, Literal
+
+from smol_core.teams.fork_server_path import HOST_IMPORT_PATH, host_import_path
+
+StartMethod = Literal["forkserver", "spawn"]
+DEFAULT_START_METHOD: StartMethod = "forkserver"
+
+FORKSERVER_PRELOAD = (
+    "smol_core.teams.fork_server_path",  # first: the host's import path, before anything else loads
+    "smol_core.teams.worker",
+    "smol_core.teams.tools",
+    "smol_core.teams.console",
+    "smol_core.agents.code_agent",
+    "smol_core.agents.tool_calling_agent",
+)
+"""What the fork server imports once, so that each agent process starts warm."""
+
+_starting = threading.Lock()
+
+
+def agent_context(method: StartMethod = DEFAULT_START_METHOD) -> Any:
+    """The multiprocessing context agents start with: `method`'s, or `spawn` where the platform has
+    no fork server (Windows)."""
+    if method == "forkserver" and "forkserver" not in multiprocessing.get_all_start_methods():
+        method = "spawn"
+    context = multiprocessing.get_context(method)
+    if method == "forkserver":
+        context.set_forkserver_preload(list(FORKSERVER_PRELOAD))
+    return context
+
+
+def start_fork_server(context: Any) -> None:
+    """Make sure `context`'s fork server runs (no-op for `spawn`), started with the host's import
+    path if it starts now. One server serves the host's every team, for the host's lifetime."""
+    if context.get_start_method() != "forkserver":
+        return
+    from multiprocessing import forkserver
+
+    with _starting:
+        # the server copies this process's environment as it starts: set for that moment only
+        saved = os.environ.get("PYTHONPATH")
+        path = host_sys_path()
+        os.environ[HOST_IMPORT_PATH] = host_import_path(path, saved)
+        os.environ["PYTHONPATH"] = os.pathsep.join(entry for entry in path if os.pathsep not in entry)
+        try:
+            forkserver.ensure_running()
+        finally:
+            del os.environ[HOST_IMPORT_PATH]
+            if saved is None:
+                del os.environ["PYTHONPATH"]
+            else:
+                os.environ["PYTHONPATH"] = saved
+
+
+def host_sys_path() -> list[str]:
+    """This process's `sys.path` as a child must see it: the current folder ('') named, as
+    multiprocessing names it for a spawned child."""
+    from multiprocessing import process
+
+    # the folder the host started in (multiprocessing's ORIGINAL_DIR, missing from its type stubs)
+    original: str = getattr(process, "ORIGINAL_DIR", os.getcwd())
+    return [original if entry == "" else entry for entry in sys.path if isinstance(entry, str)]
+
+
+def with_host_environment(context: Any, target: Callable[..., None]) -> Callable[..., None]:
+    """`target`, run in an agent that first takes the host's current environment, where the agent
+    forks from the fork server (whose environment is the host's when the server started); a
+    spawned agent inherits the host's as it is already."""
+    if context.get_start_method() != "forkserver":
+        return target
+    return functools.partial(with_environment, dict(os.environ), target)
+
+
+def with_environment(environment: dict[str, str], target: Callable[..., None], *args: Any) -> None:
+    """`target(*args)` in a process whose environment is `environment`, exactly."""
+    os.environ.clear()
+    os.environ.update(environment)
+    target(*args)

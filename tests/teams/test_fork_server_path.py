@@ -1,0 +1,108 @@
+"""Agents forked from the fork server import what the host imports, and see the host's environment.
+
+The host here is a script run from another folder that puts a copy of smol_core, and a plugin
+module, on `sys.path` at run time (as a test runner, a source checkout or an editable plugin does).
+CPython starts the fork server with the interpreter's default path and never applies the host's:
+its preloaded smol_core was the installed one, not the host's, and agents ran that. Each agent here
+answers with where its smol_core came from and what its environment holds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import smol_core
+
+PLUGIN = """
+import json
+import os
+
+
+def where(messages, **call):
+    import smol_core.teams.worker as worker
+
+    facts = {"worker": worker.__file__, "mark": os.environ.get("SMOL_TEST_HOST_MARK")}
+    return "Thought: I report.\\n<code>\\nfinal_answer(" + repr(json.dumps(facts)) + ")\\n</code>"
+"""
+
+HOST = """
+import json
+import os
+import sys
+
+sys.path.insert(0, {alt!r})
+sys.path.insert(0, {plugins!r})
+
+import smol_core
+from smol_core import run_agents
+from smol_core.teams import AgentSettings
+from smol_core.testing import FunctionModel
+
+from where_plugin import where
+
+
+def answer():
+    settings = AgentSettings(model=FunctionModel(where), verbosity_level=-1)
+    result = run_agents("Say where.", num_agents=1, settings=settings, deadline_seconds=120, context="forkserver")
+    assert result.state == "success", result
+    return json.loads(result.output)
+
+
+if __name__ == "__main__":
+    first = answer()  # starts the fork server
+    os.environ["SMOL_TEST_HOST_MARK"] = "set after the server started"
+    second = answer()
+    print(json.dumps({{"host": smol_core.__file__, "first": first, "second": second}}))
+"""
+
+
+def test_forked_agents_import_from_the_hosts_run_time_path_and_see_its_current_environment(tmp_path: Path):
+    alt = tmp_path / "alt"
+    shutil.copytree(
+        Path(smol_core.__file__).parent, alt / "smol_core", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "where_plugin.py").write_text(PLUGIN)
+    host = tmp_path / "elsewhere" / "host.py"
+    host.parent.mkdir()
+    host.write_text(textwrap.dedent(HOST.format(alt=str(alt), plugins=str(plugins))))
+    environment = {key: value for key, value in os.environ.items() if key != "SMOL_TEST_HOST_MARK"}
+    done = subprocess.run(
+        [sys.executable, str(host)],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["host"].startswith(str(alt))
+    assert seen["first"]["worker"].startswith(str(alt)), seen
+    assert seen["first"]["mark"] is None
+    assert seen["second"] == {"worker": seen["first"]["worker"], "mark": "set after the server started"}
+
+
+def test_starting_the_fork_server_leaves_the_hosts_environment_as_it_was():
+    from smol_core.teams.start_method import agent_context, start_fork_server
+
+    before = dict(os.environ)
+    start_fork_server(agent_context("forkserver"))
+    assert dict(os.environ) == before
+
+
+def test_where_the_platform_has_no_fork_server_agents_are_spawned(monkeypatch):
+    import multiprocessing
+
+    from smol_core.teams.start_method import agent_context
+
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])  # as on Windows
+    assert agent_context("forkserver").get_start_method() == "spawn"
+    assert agent_context("spawn").get_start_method() == "spawn"
