@@ -105,6 +105,50 @@ def smolagents_fresh_agent() -> tuple[float, float] | None:
     return statistics.median(to_call[3:]), statistics.median(to_answer[3:])
 
 
+def smol_fresh_five_steps() -> float:
+    """A fresh agent per run, back to back (one per request, as servers make them): median ms from
+    the constructor to the answer of the usual five scripted steps."""
+    from smol_core import CodeAgent, LogLevel
+    from smol_core.testing import ScriptedModel
+
+    times, agents = [], []
+    for _ in range(FRESH_AGENTS):
+        start = time.perf_counter()
+        agent = CodeAgent(tools=[], model=ScriptedModel(_replies()), verbosity_level=LogLevel.OFF)
+        agent.run("Compute the sum of the first ten integers.")
+        times.append(time.perf_counter() - start)
+        agents.append(agent)
+    for agent in agents:
+        agent.python_executor.close()
+    return statistics.median(times[3:])
+
+
+def smolagents_fresh_five_steps() -> float | None:
+    try:
+        from smolagents import CodeAgent, LogLevel
+        from smolagents.models import ChatMessage, MessageRole, Model
+    except ImportError:
+        return None
+
+    class Scripted(Model):
+        def __init__(self) -> None:
+            super().__init__(model_id="x")
+            self.replies = _replies()
+
+        def generate(self, messages: Any, stop_sequences: Any = None, **kwargs: Any) -> Any:
+            return ChatMessage(role=MessageRole.ASSISTANT, content=self.replies.pop(0))
+
+    times = []
+    sink = io.StringIO()
+    with redirect_stdout(sink), redirect_stderr(sink):
+        for _ in range(FRESH_AGENTS):
+            start = time.perf_counter()
+            agent = CodeAgent(tools=[], model=Scripted(), verbosity_level=LogLevel.OFF)
+            agent.run("Compute the sum of the first ten integers.")
+            times.append(time.perf_counter() - start)
+    return statistics.median(times[3:])
+
+
 def smolagents_per_step(logs: bool) -> float | None:
     try:
         from smolagents import CodeAgent, LogLevel
@@ -198,6 +242,13 @@ def main() -> None:
             "fresh agent: constructor to answer",
             _ms(smol_fresh[1]),
             _ms(smolagents_fresh and smolagents_fresh[1]),
+        )
+    )
+    rows.append(
+        (
+            "fresh agent: a 5-step run, constructor to answer",
+            _ms(smol_fresh_five_steps()),
+            _ms(smolagents_fresh_five_steps()),
         )
     )
     smol_chars, smolagents_chars = prompt_sizes()

@@ -3,7 +3,8 @@
 Run: `hatch run python bench/executor_speed.py` (install `smolagents` in that environment to get the
 smolagents column; without it the column reads "n/a"). Prints one row per snippet (best of several runs,
 milliseconds), the geometric-mean slowdowns, the warm round trip of a trivial 3-line action, and the
-time for a fresh executor to become ready (construct + first trivial action).
+time for a fresh executor to give its first result (construct + first trivial action), each way a
+worker can come (a ready spare, a fork of the warm template, a new interpreter).
 """
 
 from __future__ import annotations
@@ -125,30 +126,37 @@ def main() -> None:
         print(f"smolagents, same action: median {statistics.median(smolagents_trips) * 1e3:.3f} ms")
     smol.close()
 
-    starts = []
-    for _ in range(8):
-        time.sleep(0.3)  # let the spare worker be refilled, as between agent runs
-        t = time.perf_counter()
-        ex = LocalPythonExecutor()
-        ex(TRIVIAL)
-        starts.append(time.perf_counter() - t)
-        ex.close()
-    print(
-        f"fresh executor ready (construct + first action, spare worker warm): median {statistics.median(starts) * 1e3:.1f} ms"
-    )
-    cold = []
-    from smol_core.executors.host.process import POOL
+    for label, fresh in fresh_executor_figures().items():
+        print(f"fresh executor, construct + first action, {label}: median {fresh * 1e3:.1f} ms")
 
-    POOL.enabled = False
-    for _ in range(3):
-        t = time.perf_counter()
-        ex = LocalPythonExecutor()
-        ex(TRIVIAL)
-        cold.append(time.perf_counter() - t)
-        ex.close()
-    print(
-        f"fresh executor ready, no spare (cold process start): median {statistics.median(cold) * 1e3:.1f} ms"
-    )
+
+def fresh_executor_figures() -> dict[str, float]:
+    """A fresh executor's construct + first action, median ms, each way a worker can come:
+    a ready spare (the usual case for a server that makes an executor per request), a fork of the
+    warm template configured on the spot, and a new interpreter (the template and spares off)."""
+    from smol_core.executors.host.process import POOL, TEMPLATE
+    from smol_core.executors.host.ready_spares import READY_SPARES
+
+    TEMPLATE.wait_until_serving()
+    figures = {}
+    for label, spares, template in (
+        ("ready spare", True, True),
+        ("forked from the template, no spare", False, True),
+        ("new interpreter, no spare", False, False),
+    ):
+        READY_SPARES.enabled = POOL.enabled = spares
+        TEMPLATE.enabled = template
+        LocalPythonExecutor()(TRIVIAL)  # the spares for these settings start being made
+        starts = []
+        for _ in range(8 if template else 3):
+            time.sleep(0.3)  # a spare is refilled between requests
+            t = time.perf_counter()
+            ex = LocalPythonExecutor()
+            ex(TRIVIAL)
+            starts.append(time.perf_counter() - t)
+            ex.close()
+        figures[label] = statistics.median(starts)
+    return figures
 
 
 if __name__ == "__main__":

@@ -86,7 +86,7 @@ def test_print_flood_is_bounded(make_executor):
 
 def test_crash_is_reported_and_next_call_works(executor):
     executor.send_tools({"noop": lambda: None})
-    executor.wait_until_ready()
+    executor("state = 1")
     pid_before = executor._proc.pid
     os.kill(pid_before, 9)
     with pytest.raises(InterpreterError, match="died") as info:
@@ -108,11 +108,24 @@ def test_a_worker_killed_while_it_starts_is_replaced_with_its_tools_and_values(e
     assert executor("noop() is None and base + 1").output == 42
 
 
+def test_a_ready_worker_killed_before_any_code_is_replaced_without_an_error(executor):
+    """Ready but unused (a ready spare is one): it held only what the executor sends again."""
+    executor.send_tools({"noop": lambda: None})
+    executor.send_variables({"base": 41})
+    executor.wait_until_ready()
+    proc = executor._proc
+    os.kill(proc.pid, 9)
+    proc.popen.wait(timeout=10)
+    assert executor("noop() is None and base + 1").output == 42
+    assert executor._proc.pid != proc.pid
+
+
 def test_a_worker_that_cannot_start_makes_the_executor_unavailable(make_executor, monkeypatch):
     from smol_core.executors import local as local_executor
     from smol_core.executors.base import ExecutorUnavailableError
     from smol_core.executors.host.process import WorkerProcess
 
+    monkeypatch.setattr(local_executor.READY_SPARES, "enabled", False)
     monkeypatch.setattr(
         local_executor.POOL, "take", lambda: WorkerProcess([sys.executable, "-c", "raise SystemExit(3)"])
     )

@@ -42,3 +42,19 @@ def test_a_new_scratch_folder_names_its_host(tmp_path: Path, monkeypatch) -> Non
     monkeypatch.setattr(tempfile, "tempdir", None)
     made = Path(make_scratch())
     assert made.parent == tmp_path and made.name.startswith(f"{PREFIX}{os.getpid()}-")
+
+
+def test_the_temporary_directory_is_swept_at_most_once_a_minute(tmp_path: Path, monkeypatch) -> None:
+    """Every executor makes a scratch folder; listing a busy /tmp for each would be its slowest part."""
+    from smol_core.executors.host import scratch
+
+    sweeps: list[None] = []
+    monkeypatch.setattr(scratch, "sweep_orphans", lambda: sweeps.append(None))
+    monkeypatch.setattr(scratch, "_last_sweep", None)
+    monkeypatch.setattr(scratch.tempfile, "tempdir", str(tmp_path))
+    for _ in range(3):
+        scratch.make_scratch()
+    assert len(sweeps) == 1
+    monkeypatch.setattr(scratch, "_last_sweep", scratch.time.monotonic() - scratch.SWEEP_INTERVAL_SECONDS - 1)
+    scratch.make_scratch()
+    assert len(sweeps) == 2

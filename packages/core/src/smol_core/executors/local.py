@@ -18,6 +18,7 @@ from smol_core.executors.base import InterpreterError
 from smol_core.executors.host.driver import WorkerExecutor
 from smol_core.executors.host.link import WorkerLink
 from smol_core.executors.host.process import POOL, WORKER_ENV
+from smol_core.executors.host.ready_spares import READY_SPARES, filling_now
 from smol_core.executors.host.scratch import make_scratch
 
 __all__ = ["LocalPythonExecutor", "protection_report"]
@@ -92,20 +93,63 @@ class LocalPythonExecutor(WorkerExecutor):
     def open_link(self) -> WorkerLink:
         return POOL.take()
 
+    def _start(self) -> None:
+        """The first start takes a worker already configured with these exact settings where one
+        waits (`ready_spares.py`): it gives its first result without waiting for its walls."""
+        if self._scratch is None and type(self) is LocalPythonExecutor and not filling_now():
+            ready = READY_SPARES.take(self._ready_spare_key(), self._ready_spare_vessel)
+            if ready is not None:
+                self._code_ran = False
+                self._proc, protections, self._scratch = ready.adopt()
+                self.protections = protections
+                self._scratch_cleanup = weakref.finalize(self, shutil.rmtree, self._scratch, True)
+                self._awaiting, self._awaiting_xids = [], []
+                self._send_owed_state()
+                return
+        super()._start()
+
+    def _ready_spare_key(self) -> str:
+        """Every setting that goes into the worker's `config` or the link, and nothing per executor."""
+        settings = {**self.common_worker_config(), **self._sandbox_settings()}
+        return repr((sorted(settings.items()), self.protocol_limits, self.worker_start_timeout))
+
+    def _ready_spare_vessel(self) -> LocalPythonExecutor:
+        return LocalPythonExecutor(
+            self.additional_authorized_imports,
+            self.max_print_outputs_length,
+            self.timeout_seconds,
+            self.memory_limit_mb,
+            self.os_sandbox,
+            self.scratch_limit_mb,
+        )
+
+    def detach_worker(self) -> tuple[WorkerLink, str]:
+        """Give up the ready worker and its scratch folder without stopping or removing them (a
+        ready spare's vessel, see `ready_spares.py`); this executor is left without either."""
+        with self._lock:
+            link, scratch = self._proc, self._scratch
+            if link is None or scratch is None or self._awaiting:
+                raise InterpreterError("only a started, idle worker can be detached")
+            if self._scratch_cleanup is not None:
+                self._scratch_cleanup.detach()
+            self._proc, self._scratch, self._scratch_cleanup = None, None, None
+            return link, scratch
+
+    def _sandbox_settings(self) -> dict[str, Any]:
+        return {
+            "memory_limit_mb": self.memory_limit_mb,
+            "scratch_limit_mb": self.scratch_limit_mb,
+            "os_sandbox": self.os_sandbox,
+            "expected_env": [*WORKER_ENV, "HOME", "TMPDIR"],
+        }
+
     def worker_config(self) -> dict[str, Any]:
         if self._scratch is None or not os.path.isdir(self._scratch):
             self._scratch = make_scratch()
             # Removed when the executor is closed, collected, or the host exits normally; a host
             # killed outright leaves at most an empty folder, the files living in the worker's tmpfs.
             self._scratch_cleanup = weakref.finalize(self, shutil.rmtree, self._scratch, True)
-        return {
-            **self.common_worker_config(),
-            "memory_limit_mb": self.memory_limit_mb,
-            "scratch_limit_mb": self.scratch_limit_mb,
-            "scratch": self._scratch,
-            "os_sandbox": self.os_sandbox,
-            "expected_env": [*WORKER_ENV, "HOME", "TMPDIR"],
-        }
+        return {**self.common_worker_config(), **self._sandbox_settings(), "scratch": self._scratch}
 
     def close(self) -> None:
         with self._lock:

@@ -113,6 +113,7 @@ class WorkerExecutor(PythonExecutor):
         self._async: _AsyncTools | None = None
         self._lock = threading.RLock()
         self._closed = False
+        self._code_ran = False  # whether the current worker was sent any code (it holds state then)
 
     # --- what subclasses provide -----------------------------------------------------------
     @abstractmethod
@@ -142,6 +143,7 @@ class WorkerExecutor(PythonExecutor):
 
     # --- worker lifecycle ------------------------------------------------------------------
     def _start(self) -> None:
+        self._code_ran = False
         self._proc = self.open_link()
         configure = getattr(self._proc, "set_frame_limits", None)
         if configure is not None:
@@ -157,6 +159,10 @@ class WorkerExecutor(PythonExecutor):
                 "frame_limits": {"max_bytes": limits.max_frame_bytes, "max_elements": limits.max_elements},
             }
         )
+        self._send_owed_state()
+
+    def _send_owed_state(self) -> None:
+        """What a new worker must hold before the first action: the tools and the variables given."""
         if self._tools or self._sandbox_tools:
             self._send_control({"op": "tools", "tools": self._all_tool_specs(self._tools)})
         if self._variables:
@@ -198,8 +204,8 @@ class WorkerExecutor(PythonExecutor):
     def _drain(self) -> None:
         """Collect the replies owed (ready, acks) before a new exchange.
 
-        A worker that dies before it is ready (killed from outside while it started) is replaced
-        once, and the new one gets the tools and values owed: nothing ran in it, so nothing is lost.
+        A worker that dies before any code ran in it (killed from outside while it started) is
+        replaced once, and the new one gets the tools and values owed: nothing is lost.
         One that dies after it was ready took the code's state along: an error the model reads. One
         that cannot start twice in a row makes the executor unavailable."""
         restarted = False
@@ -220,7 +226,7 @@ class WorkerExecutor(PythonExecutor):
                 proc.close()
                 self._proc = None
                 self._awaiting, self._awaiting_xids = [], []
-                if starting and not restarted:
+                if not restarted and (starting or not self._code_ran):  # it held nothing yet
                     restarted = True
                     proc = self._worker()
                     continue
@@ -256,8 +262,11 @@ class WorkerExecutor(PythonExecutor):
         unread = getattr(proc, "has_unread", None)
         if not self._awaiting and unread is not None and unread():
             raise self._violation("it sent frames while no exchange was open")
-        if proc.alive() or "ready" in self._awaiting:
-            return  # one that never said ready ran nothing: `_drain` replaces it, losing nothing
+        if proc.alive():
+            return
+        if not self._code_ran:  # it held nothing but what is sent again: replaced without a word
+            self._restart_after_failure()
+            return
         how = proc.exit_description()
         self._restart_after_failure()
         raise InterpreterError(f"The sandbox worker process died ({how}) between actions. {STATE_LOST}")
@@ -432,6 +441,7 @@ class WorkerExecutor(PythonExecutor):
             proc = self._worker()
             xid = secrets.token_hex(8)
             try:
+                self._code_ran = True
                 proc.send({"op": "run", "code": code_action, "xid": xid})
             except EOFError:
                 self._restart_after_failure()

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from smol_core.executors.host.link import FramedLink
+from smol_core.executors.host.template import ForkedProcess, WorkerTemplate
 from smol_core.executors.worker.framing import write_message
 
 _SRC_ROOT = str(Path(__file__).resolve().parents[3])
@@ -50,28 +51,47 @@ WORKER_ENV = {
 }
 
 
+TEMPLATE = WorkerTemplate(_SRC_ROOT, WORKER_ENV)
+"""The warm template this process forks its default workers from (template.py)."""
+
+
 class WorkerProcess(FramedLink):
     """One worker: its pipes, a frame reader, and a kill switch."""
 
-    def __init__(self, command: list[str] | None = None, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        command: list[str] | None = None,
+        env: dict[str, str] | None = None,
+        template: WorkerTemplate | None = None,
+    ) -> None:
         """`command` replaces the default (this interpreter, importing the worker from smol's sources),
         `env` the worker's environment (other runtimes, e.g. Node for WebAssembly, bring their own).
+        `template`: fork the default worker from this warm template instead (OSError if it
+        cannot; `new_worker()` then spawns).
 
         The default environment names this process as the worker's host (`SMOL_WORKER_PARENT`), so a
         worker started just as its host dies still notices and exits (`worker/lifetime.py`).
         """
         super().__init__()
         self.stderr: IO[bytes] = tempfile.TemporaryFile(prefix="smol-worker-stderr-")  # noqa: SIM115 - lives with the worker
-        self.popen = subprocess.Popen(
-            command or [sys.executable, "-I", "-c", _BOOTSTRAP, _SRC_ROOT],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr,
-            env=dict(env) if env is not None else {**WORKER_ENV, "SMOL_WORKER_PARENT": str(os.getpid())},
-            cwd=tempfile.gettempdir(),
-            close_fds=True,
-            start_new_session=True,
-        )
+        self.popen: subprocess.Popen[bytes] | ForkedProcess
+        if template is not None and command is None and env is None:
+            try:
+                self.popen = _fork_from(template, self.stderr)
+            except BaseException:
+                self.stderr.close()
+                raise
+        else:
+            self.popen = subprocess.Popen(
+                command or [sys.executable, "-I", "-c", _BOOTSTRAP, _SRC_ROOT],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self.stderr,
+                env=dict(env) if env is not None else {**WORKER_ENV, "SMOL_WORKER_PARENT": str(os.getpid())},
+                cwd=tempfile.gettempdir(),
+                close_fds=True,
+                start_new_session=True,
+            )
         assert self.popen.stdin is not None and self.popen.stdout is not None
         self.in_fd = self.popen.stdin.fileno()
         self.out_fd = self.popen.stdout.fileno()
@@ -168,6 +188,32 @@ class WorkerProcess(FramedLink):
         self.stderr.close()
 
 
+def _fork_from(template: WorkerTemplate, stderr: IO[bytes]) -> ForkedProcess:
+    """A worker forked from `template` on two new pipes and `stderr`; the host keeps its ends."""
+    in_read, in_write = os.pipe()
+    out_read, out_write = os.pipe()
+    try:
+        forked = template.fork(in_read, out_write, stderr.fileno())
+    except BaseException:
+        for fd in (in_write, out_read):
+            os.close(fd)
+        raise
+    finally:
+        os.close(in_read)  # the worker's ends: only the worker may hold them, or its end is never seen
+        os.close(out_write)
+    forked.stdin = os.fdopen(in_write, "wb", buffering=0)
+    forked.stdout = os.fdopen(out_read, "rb", buffering=0)
+    return forked
+
+
+def new_worker() -> WorkerProcess:
+    """A default worker: forked from the warm template when it serves, else spawned."""
+    if TEMPLATE.ready():
+        with contextlib.suppress(OSError):
+            return WorkerProcess(template=TEMPLATE)
+    return WorkerProcess()
+
+
 class _SparePool:
     """At most one idle worker, refilled in the background after each take."""
 
@@ -181,7 +227,7 @@ class _SparePool:
         with self._lock:
             spare, self._spare = self._spare, None
         if spare is None or not spare.alive():
-            spare = WorkerProcess()
+            spare = new_worker()
         self._refill()
         return spare
 
@@ -196,7 +242,7 @@ class _SparePool:
 
     def _fill(self) -> None:
         try:
-            worker = WorkerProcess()
+            worker = new_worker()
         except Exception:  # pragma: no cover - spawning failed; the next take will retry
             worker = None
         with self._lock:
@@ -215,6 +261,7 @@ class _SparePool:
 
 
 POOL = _SparePool()
+atexit.register(TEMPLATE.shutdown)  # atexit runs last-registered first: the spares go before their template
 atexit.register(POOL.shutdown)
 
 

@@ -12,16 +12,29 @@ import os
 import re
 import shutil
 import tempfile
+import time
 
 PREFIX = "smol-scratch-"
 _OWNED = re.compile(rf"^{re.escape(PREFIX)}(\d+)-")
 
 
+SWEEP_INTERVAL_SECONDS = 60.0
+"""Sweeping lists the whole temporary directory (thousands of entries on a busy machine, tens of
+milliseconds): done by the first scratch folder a process makes, then at most once a minute, not
+on every executor's start."""
+_last_sweep: float | None = None
+
+
 def make_scratch() -> str:
-    """A new scratch folder for this process; first, those left by hosts that no longer run go."""
+    """A new scratch folder for this process; first (now and then), those left by hosts that no
+    longer run go."""
     from smol_core.janitor import remove_when_gone
 
-    sweep_orphans()
+    global _last_sweep
+    now = time.monotonic()
+    if _last_sweep is None or now - _last_sweep > SWEEP_INTERVAL_SECONDS:
+        _last_sweep = now
+        sweep_orphans()
     folder = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
     remove_when_gone(folder)  # even if this host is killed outright
     return folder

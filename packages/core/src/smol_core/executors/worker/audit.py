@@ -297,6 +297,17 @@ _READABLE_FILES = (
 
 
 def python_read_roots() -> list[str]:
+    """A copy of `_python_read_roots()`, computed once (a warm template computes it for its workers)."""
+    global _READ_ROOTS
+    if _READ_ROOTS is None:
+        _READ_ROOTS = _python_read_roots()
+    return list(_READ_ROOTS)
+
+
+_READ_ROOTS: list[str] | None = None
+
+
+def _python_read_roots() -> list[str]:
     """Folders the interpreter itself must read from: the standard library, the installed packages,
     the worker's own package, and what the dynamic loader needs; never a project folder.
 

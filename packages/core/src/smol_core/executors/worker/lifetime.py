@@ -87,6 +87,18 @@ def die_with_parent(expected_parent: int | None, pdeathsig: bool) -> str:
 WATCH = ""  # how this worker follows its host, for the protection report
 
 
+def die_with_process(pid: int) -> None:
+    """Also end when `pid` ends: the process a shared template forked this worker for, which is
+    not its parent (a team's agent process, see template.py)."""
+    global WATCH
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:  # already gone
+        os._exit(EXIT_PARENT_GONE)
+    _start_thread(_wait_pidfd, pidfd)
+    WATCH = f"{WATCH} + pidfd watch of the agent process"
+
+
 def _start_thread(target: Callable[[int], None], arg: int) -> None:
     """Start a watch thread and return once it runs, so that `thread_count()` already counts it."""
     running = _thread.allocate_lock()

@@ -16,10 +16,12 @@ from . import audit, lifetime, sandbox
 from .channel import Channel
 from .protocol import decode
 from .session import Worker
+from .template import warm_up
 
 
 # --- the loop ------------------------------------------------------------------------------------
 def serve(channel: Channel) -> None:
+    warm_up()  # before `config`: a spare worker does it while it waits
     config = channel.recv()
     if config.get("op") != "config":
         raise SystemExit("the first message must be 'config'")
@@ -97,8 +99,15 @@ def _open_channel(argv: list[str]) -> Channel:
     return Channel(in_fd, out_fd)
 
 
-def main(argv: list[str] | None = None) -> None:
-    _die_with_host()
+def main(argv: list[str] | None = None, parent: int | None = None, die_with: int | None = None) -> None:
+    """`parent`: the warm template this worker was forked from (template.py), which it dies with;
+    `die_with`: the process it works for, when that is not the template's host (a team's agent)."""
+    if parent is None:
+        _die_with_host()
+    elif sys.platform.startswith("linux"):  # the template is single-threaded: PDEATHSIG is exact
+        lifetime.die_with_parent(parent, pdeathsig=True)
+        if die_with is not None:
+            lifetime.die_with_process(die_with)
     channel = _open_channel(list(sys.argv[1:] if argv is None else argv))
     _hide_channel_fds(channel)
     sys.stdin = None  # type: ignore[assignment,unused-ignore]
