@@ -1,0 +1,203 @@
+"""Durable runs under random SIGKILLs: N scripted runs, each killed at random moments and resumed in
+a new process until it finishes, compared with one uninterrupted run.
+
+The run (#29's "done when"): a CodeAgent with variables built over several steps, a plan (updated
+at step 4: planning_interval=3), a pure tool (`double`, safe to repeat) and a side-effecting one
+(`send_report`, not idempotent: it appends to a file). The model is scripted by what it reads (a repeated call gets the
+same reply) and takes 30 ms per call, so kills land inside model calls, code actions and tool calls
+alike. Each process is killed after a random 0-400 ms from the moment it first calls the model.
+
+Printed: runs that finished with the uninterrupted run's answer and namespace, kills, model calls
+made more than once (at most one per kill can be: a reply in flight when the process died is lost
+with it), side-effecting calls made more than once (must be 0), and runs where a kill landed inside
+the side-effecting call (reported to the model on resume, never re-run: such a run's answer differs
+by design, and is counted apart).
+
+    python bench/durable_kills.py [RUNS] [PARALLEL]     # default 200 runs, 2 at a time
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+
+def code(body: str) -> str:
+    return f"Thought: go on.\n<code>\n{body}\n</code>"
+
+
+SCRIPT = [  # planning at steps 1 and 4 (planning_interval=3); an action's index is the number of
+    # assistant messages (plans and actions) it reads
+    "1. set up 2. compute 3. report and answer<end_plan>",
+    code("base = 7\nitems = [1, 2, 3]\nlabel = 'total'\nprint(base)"),
+    code("pairs = {'a': (1, 2), 'b': {3, 4}}\ncount = len(items) + base"),
+    code("doubled = double(count)\nprint(doubled)"),
+    "Updated: report, then answer<end_plan>",
+    code("receipt = send_report(f'{label}={doubled + sum(items)}')\nprint(receipt)"),
+    code("final_answer(f'{label}={doubled + sum(items)}')"),
+]
+UPDATED_PLAN = 4
+
+
+def child(store: str, mode: str, folder: str) -> None:
+    """One process of a run: `run`, `resume` or `plain` (no store); writes result.json at the end."""
+    from smol_core import CodeAgent, tool
+    from smol_core.durable import SQLiteStore
+    from smol_core.messages import ChatMessage, MessageRole
+    from smol_core.testing import FunctionModel
+
+    calls, reports = Path(folder, "calls.log"), Path(folder, "reports.log")
+
+    def reply(messages: list[ChatMessage], **call: object) -> str:
+        if "<end_plan>" in (call.get("stop_sequences") or []):  # type: ignore[operator]
+            index = UPDATED_PLAN if any("Observation" in m.text for m in messages) else 0
+        else:
+            index = sum(1 for m in messages if m.role == MessageRole.ASSISTANT)
+        time.sleep(0.015)
+        with calls.open("a") as log:
+            log.write(f"{index}\n")
+        time.sleep(0.015)
+        return SCRIPT[index]
+
+    @tool
+    def double(x: int) -> int:
+        """Doubles a number.
+
+        Args:
+            x: the number.
+        """
+        time.sleep(0.02)
+        return 2 * x
+
+    double.idempotent = True
+
+    @tool
+    def send_report(text: str) -> str:
+        """Sends a report (a side effect: it must happen once).
+
+        Args:
+            text: the report.
+        """
+        with reports.open("a") as log:
+            log.write(text + "\n")
+        return "sent"
+
+    agent = CodeAgent(
+        tools=[double, send_report],
+        model=FunctionModel(reply),
+        planning_interval=3,
+        verbosity_level=0,
+        checkpoint_store=None if mode == "plain" else SQLiteStore(store),
+    )
+    with agent:
+        answer = (
+            agent.resume("job")
+            if mode == "resume"
+            else agent.run("Compute and report the total.", run_id=None if mode == "plain" else "job")
+        )
+        namespace = {k: repr(v) for k, v in sorted(agent.python_executor.namespace().items())}
+    Path(folder, "result.json").write_text(json.dumps({"answer": str(answer), "namespace": namespace}))
+
+
+def _spawn(folder: Path, mode: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, __file__, "--child", str(folder / "runs.sqlite3"), mode, str(folder)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def _finished_result(folder: Path) -> dict[str, object] | None:
+    from smol_core.durable import SQLiteStore, checkpoint
+
+    stored = SQLiteStore(folder / "runs.sqlite3").load("job")
+    if stored is None or stored.status != "finished":
+        return None
+    state = checkpoint.load(stored.data)
+    return {
+        "answer": str(state.final_answer),
+        "namespace": {k: repr(v) for k, v in sorted(state.namespace.items())},
+    }
+
+
+def one_run(seed: int, root: Path) -> dict[str, object]:
+    folder = root / f"run-{seed}"
+    folder.mkdir()
+    chance = random.Random(seed)
+    kills, mode = 0, "run"
+    for _attempt in range(40):
+        if kills and _finished_result(folder) is not None:
+            break  # killed after the run finished, before it wrote its result
+        process = _spawn(folder, mode)
+        before = len(_lines(folder / "calls.log"))
+        while len(_lines(folder / "calls.log")) == before and process.poll() is None:
+            time.sleep(0.005)
+        time.sleep(chance.uniform(0.0, 0.4))
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait()
+            kills, mode = kills + 1, "resume"
+            continue
+        if process.returncode != 0:
+            return {"error": process.stderr.read().decode()[-500:] if process.stderr else "", "kills": kills}
+        break
+    else:
+        return {"error": "never finished", "kills": kills}
+    result_file = folder / "result.json"
+    result = json.loads(result_file.read_text()) if result_file.exists() else _finished_result(folder)
+    made = Counter(_lines(folder / "calls.log"))
+    return {
+        "result": result,
+        "kills": kills,
+        "model_repeats": sum(made.values()) - len(made),
+        "reports": len(_lines(folder / "reports.log")),
+    }
+
+
+def main(runs: int, parallel: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="smol-kills-") as tmp:
+        root = Path(tmp)
+        (root / "plain").mkdir()
+        plain = _spawn(root / "plain", "plain")
+        assert plain.wait() == 0, plain.stderr.read().decode() if plain.stderr else ""
+        expected = json.loads((root / "plain" / "result.json").read_text())
+        started = time.perf_counter()
+        with ThreadPoolExecutor(parallel) as pool:
+            outcomes = list(pool.map(lambda seed: one_run(seed, root), range(runs)))
+        elapsed = time.perf_counter() - started
+    errors = [o for o in outcomes if "error" in o]
+    done = [o for o in outcomes if "error" not in o]
+    same = [o for o in done if o["result"] == expected]
+    interrupted_report = [o for o in done if o["result"] != expected and o["reports"] == 0]
+    kills = sum(int(o["kills"]) for o in outcomes)  # type: ignore[call-overload]
+    print(f"runs: {runs} ({parallel} at a time, {elapsed:.0f} s), kills: {kills}")
+    print(f"finished with the uninterrupted answer and namespace: {len(same)} of {runs}")
+    print(f"a kill inside the side-effecting call (reported, not re-run): {len(interrupted_report)}")
+    print(f"failed or never finished: {len(errors)}")
+    for error in errors[:3]:
+        print("   ", str(error.get("error"))[:300])
+    print(f"model calls made twice: {sum(int(o['model_repeats']) for o in done)} (at most one per kill)")  # type: ignore[call-overload]
+    print(f"side-effecting calls made twice: {sum(1 for o in done if int(o['reports']) > 1)}")  # type: ignore[call-overload]
+    other = [o for o in done if o["result"] != expected and o["reports"] != 0]
+    if other:
+        print(f"DIFFERENT RESULTS: {len(other)}; first: {other[0]['result']}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--child"]:
+        child(*sys.argv[2:5])
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 200, int(sys.argv[2]) if len(sys.argv) > 2 else 2)
