@@ -12,12 +12,17 @@ import json
 import os
 import signal
 import sys
+import threading
 import traceback
 from typing import Any
 
 from smol_core.teams.settings import AgentSettings, build_team_agent
 
 PR_SET_PDEATHSIG = 1
+NO_SPARE_WORKERS = {"SMOL_EXECUTOR_PREWARM": "0"}
+"""An agent's process runs one agent: a spare sandbox worker, kept warm for the process's next
+executor, would never serve one (it cost every agent a second worker's start, a third of a team's
+CPU). Set unless the host set it."""
 MAX_RESULT_BYTES = 4 * 1024 * 1024
 """What one agent may report to the host: its answer and its messages, trimmed to fit."""
 
@@ -25,6 +30,8 @@ MAX_RESULT_BYTES = 4 * 1024 * 1024
 def agent_main(
     agent_id: int, task: str | None, settings: AgentSettings, transport: Any, done: Any, report_path: str
 ) -> None:
+    for name, value in NO_SPARE_WORKERS.items():
+        os.environ.setdefault(name, value)
     from smol_core.monitoring import AgentLogger
     from smol_core.teams.console import PrefixedStream
     from smol_core.teams.tools import MessageLog, ReceiveMessagesTool, SendMessageTool
@@ -99,36 +106,41 @@ def _flush_traces() -> None:
 
 
 def _die_with_parent() -> None:
-    """Ask the kernel for SIGTERM when the host dies (Linux): a host killed outright, which runs no
-    clean-up of its own, still leaves no agent waiting on its inbox for ever. Best effort elsewhere."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
+    """SIGTERM to this agent when the host dies: a host killed outright, which runs no clean-up of
+    its own, still leaves no agent waiting on its inbox for ever.
 
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    except (OSError, AttributeError):
-        return
+    Two ways, as the host need not be the agent's parent. The kernel's PDEATHSIG (Linux) serves an
+    agent the host spawned. An agent forked from the fork server has the server for parent, and the
+    server outlives the host while any agent runs (each holds its end of the server's "alive" pipe):
+    for it, and for every local agent, a thread waits on multiprocessing's parent sentinel, a pipe
+    whose other end only the host holds, which reads as closed the moment the host is gone (or
+    already is). A launcher's agent with no local host (Ray) has neither: its launcher watches."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
     import multiprocessing
 
     host = multiprocessing.parent_process()
-    if host is not None and not _alive(host.pid):  # the host died before the request was made
-        os.kill(os.getpid(), signal.SIGTERM)
-
-
-def _alive(pid: int | None) -> bool:
-    """Whether the host still runs. Not `getppid() == host`: under `forkserver` the agent's parent is
-    the fork server (whose own death, when the host's goes, is what the kernel signals), not the host."""
-    if pid is None:
-        return True
+    if host is None:
+        return
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+        sentinel = host.sentinel
+    except ValueError:  # no sentinel to watch
+        return
+    threading.Thread(target=_stop_when_gone, args=(sentinel,), name="smol-host-watch", daemon=True).start()
+
+
+def _stop_when_gone(sentinel: int) -> None:
+    """Wait, without polling, for the host's end of `sentinel` to close; then stop this agent."""
+    from multiprocessing.connection import wait
+
+    wait([sentinel])
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 class TeamStopped(BaseException):
