@@ -90,3 +90,8 @@ def left_behind(before: list[tuple[int, str]], settle_seconds: float = 10.0) -> 
         if not new or time.monotonic() >= end:
             return new
         time.sleep(0.1)
+
+
+def answer_spare_setting(messages, **call) -> str:
+    """A `FunctionModel` function: the agent's process answers with its `SMOL_EXECUTOR_PREWARM`."""
+    return code(f"final_answer({os.environ.get('SMOL_EXECUTOR_PREWARM')!r})")

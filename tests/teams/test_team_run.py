@@ -14,6 +14,7 @@ import sys
 from team_helpers import (
     AGENT_0,
     AGENT_1,
+    answer_spare_setting,
     code,
     descendants,
     five_plus_three,
@@ -23,7 +24,7 @@ from team_helpers import (
 
 from smol_core import run_agents
 from smol_core.teams import AgentSettings, Team
-from smol_core.testing import ScriptedModel
+from smol_core.testing import FunctionModel, ScriptedModel
 
 
 def test_the_smolagents_manager_and_process_code_runs_with_only_its_imports_changed():
@@ -82,6 +83,15 @@ def test_agents_spawned_as_fresh_interpreters_run_the_same_team():
     )
     assert (result.state, result.output) == ("success", "8")
     assert left_behind(before) == []
+
+
+def test_an_agent_keeps_no_spare_sandbox_worker_unless_the_host_asks_for_one(monkeypatch):
+    """One agent per process: a spare worker would never serve (it doubled each agent's start)."""
+    settings = AgentSettings(model=FunctionModel(answer_spare_setting), verbosity_level=-1)
+    monkeypatch.delenv("SMOL_EXECUTOR_PREWARM", raising=False)
+    assert run_agents("Say.", num_agents=1, settings=settings, deadline_seconds=120).output == "0"
+    monkeypatch.setenv("SMOL_EXECUTOR_PREWARM", "1")  # the host's own choice reaches its agents
+    assert run_agents("Say.", num_agents=1, settings=settings, deadline_seconds=120).output == "1"
 
 
 def test_agents_still_waiting_are_stopped_when_agent_0_answers():
