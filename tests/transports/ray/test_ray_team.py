@@ -39,15 +39,27 @@ def named_actors(part: str) -> set[str]:
     }
 
 
-def test_a_team_runs_with_each_agent_under_a_ray_actor_and_leaves_nothing_behind(ray_address):
+def started_agents() -> dict[str, list[int]]:
+    """Each supervisor actor on the cluster -> the agents whose processes it has started."""
+    found: dict[str, list[int]] = {}
+    for name in named_actors("-agents-"):
+        try:
+            found[name] = ray.get(ray.get_actor(name, namespace="smol").agents.remote(), timeout=30)
+        except (ValueError, ray.exceptions.RayError):  # killed meanwhile: the team ended
+            continue
+    return found
+
+
+def test_a_team_runs_its_agents_under_one_ray_actor_and_leaves_nothing_behind(ray_address):
     before = descendants()
-    seen: set[str] = set()
+    seen: dict[str, set[int]] = {}
     running = threading.Event()
     running.set()
 
-    def watch() -> None:  # which agent actors the cluster holds while the team runs
+    def watch() -> None:  # which supervisors the cluster holds while the team runs, and their agents
         while running.is_set():
-            seen.update(named_actors("-agent-"))
+            for name, agents in started_agents().items():
+                seen.setdefault(name, set()).update(agents)
             time.sleep(0.1)
 
     watcher = threading.Thread(target=watch)
@@ -65,14 +77,15 @@ def test_a_team_runs_with_each_agent_under_a_ray_actor_and_leaves_nothing_behind
         running.clear()
         watcher.join()
     assert result.state == "success" and result.output == "8"
-    assert sorted(name.rsplit("-", 1)[1] for name in seen) == ["0", "1"]
+    # both agents' processes under one actor (one Ray worker), not one each
+    assert len(seen) == 1 and sorted(next(iter(seen.values()))) == [0, 1]
     sent = [m for m in result.messages if m["direction"] == "sent"]
     assert [(m["sender"], m["recipient"], m["message"]) for m in sent] == [
         (0, 1, "result = 5 + 3"),
         (1, 0, "8"),
     ]
-    assert named_actors("smol-team-") & {name.rsplit("-agent-", 1)[0] for name in seen} == set()
-    assert named_actors("-agent-") == set()  # every supervisor was killed
+    assert named_actors("smol-team-") & {name.rsplit("-agents-", 1)[0] for name in seen} == set()
+    assert named_actors("-agents-") == set()  # every supervisor was killed
     assert left_behind(before) == []
 
 
@@ -191,11 +204,11 @@ def test_an_agent_killed_on_the_cluster_is_reported_dead_to_its_peers(ray_addres
     def kill_agent_1() -> None:
         for _ in range(1200):
             try:
-                supervisor = ray.get_actor(next(iter(named_actors("-agent-1"))), namespace="smol")
+                supervisor = ray.get_actor(next(iter(named_actors("-agents-"))), namespace="smol")
             except (StopIteration, ValueError):
                 time.sleep(0.1)
                 continue
-            pid = ray.get(supervisor.pid.remote(), timeout=60)
+            pid = ray.get(supervisor.pid.remote(1), timeout=60)
             os.kill(pid, signal.SIGKILL)
             killed.append(pid)
             return
@@ -216,5 +229,5 @@ def test_an_agent_killed_on_the_cluster_is_reported_dead_to_its_peers(ray_addres
     assert result.state == "success"
     assert "PeerGoneError: agent 1 has died: it will read no more messages" in result.output
     assert result.agents[1].exitcode == -signal.SIGKILL and not result.agents[1].reported
-    assert named_actors("-agent-") == set()
+    assert named_actors("-agents-") == set()
     assert left_behind(before) == []

@@ -1,9 +1,15 @@
-"""Agents as Ray actors: each agent of a team runs under an `AgentSupervisor` actor on the cluster.
+"""Agents on a Ray cluster: each agent of a team runs under an `AgentSupervisor` actor, up to
+`agents_per_worker` agents per actor (one Ray worker process), on the nodes its options place it.
 
 The host keeps the same rules as with local processes (`smol_core.teams.launcher`): it starts every
-agent, asks how each ended, stops them all at the end (SIGTERM relayed by the supervisor, then the
-supervisor killed, whose agent dies with it), and no actor outlives the run: `close` kills every
-supervisor, and they are not detached, so they end with the host's Ray connection in any case.
+agent, asks how each ended, stops them all at the end (SIGTERM relayed by the supervisor, then
+SIGKILL), and no actor outlives the run: `close` kills every supervisor (an agent still running dies
+with it), and they are not detached, so they end with the host's Ray connection in any case.
+
+Placement: `agent_options` is one set of Ray actor options for every supervisor, or a list of them
+that agents take in turn (agent i gets entry i % len): `[{"resources": {"node1": 0.01}},
+{"resources": {"node2": 0.01}}]` spreads a team over two nodes that declare those resources. Agents
+with the same entry share supervisors, `agents_per_worker` at most each.
 
 An agent's report comes back as the result of its supervisor's `run` call; the host writes it where
 the team reads local agents' reports, and puts the agent's id on the team's `done` queue.
@@ -13,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from smol_core.plugin_api import MAX_RESULT_BYTES, AgentProcess
@@ -23,6 +29,8 @@ from smol_transport_ray.console import ConsoleEcho
 from smol_transport_ray.status import MailboxStatus
 from smol_transport_ray.transport import RayTransport
 
+AGENTS_PER_WORKER = 32
+"""How many agents one supervisor actor (one Ray worker process) runs, by default."""
 KILLED = -9
 """The exit code of an agent whose supervisor was killed or lost (its node died)."""
 KILL_WAIT_SECONDS = 30.0
@@ -34,19 +42,46 @@ def launcher_for(transport: Any) -> RayLauncher | None:
     was made with `agents="local"` (then the team starts local processes, talking through Ray)."""
     if not isinstance(transport, RayTransport) or transport.agents != "cluster":
         return None
-    return RayLauncher(transport, transport.agent_options)
+    return RayLauncher(transport, transport.agent_options, transport.agents_per_worker)
 
 
 class RayLauncher:
-    """Starts each agent of a team under its own supervisor actor; kills them all at `close`."""
+    """Starts the team's agents under supervisor actors, several per actor; kills them all at `close`."""
 
-    def __init__(self, transport: RayTransport, options: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        transport: RayTransport,
+        options: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
+        agents_per_worker: int = AGENTS_PER_WORKER,
+    ) -> None:
         self.transport = transport
+        entries = [options] if options is None or isinstance(options, Mapping) else list(options)
         # an agent mostly waits on its model: by default it takes no CPU slot, so a team larger
         # than the cluster's CPU count still starts (pass {"num_cpus": 1} to reserve one each)
-        self.options = {"num_cpus": 0, **(options or {})}
+        self.choices = [{"num_cpus": 0, **(entry or {})} for entry in entries] or [{"num_cpus": 0}]
+        self.agents_per_worker = max(1, int(agents_per_worker))
+        self.workers: dict[int, list[list[Any]]] = {}
+        """options entry -> [supervisor actor, how many agents it was given], in the order made."""
         self.processes: list[RayAgentProcess] = []
         self.echo: ConsoleEcho | None = None
+
+    def supervisor_for(self, agent_id: int) -> Any:
+        """The supervisor that runs `agent_id`: the last one of its options entry while it has room."""
+        choice = agent_id % len(self.choices)
+        made = self.workers.setdefault(choice, [])
+        if not made or made[-1][1] >= self.agents_per_worker:
+            remote = self.transport.ray.remote(supervisor_module.AgentSupervisor)
+            actor = remote.options(
+                name=f"{self.transport.name}-agents-{choice}-{len(made)}",
+                namespace=NAMESPACE,
+                max_restarts=0,
+                # each agent's `run` holds a call for as long as it runs; stop requests need room too
+                max_concurrency=2 * self.agents_per_worker + 4,
+                **self.choices[choice],
+            ).remote()
+            made.append([actor, 0])
+        made[-1][1] += 1
+        return made[-1][0]
 
     def peer_status(self, num_agents: int) -> MailboxStatus:
         return MailboxStatus(self.transport, num_agents)
@@ -55,19 +90,26 @@ class RayLauncher:
         if self.echo is None:
             self.echo = ConsoleEcho(self.transport)
             self.echo.start()
-        made = RayAgentProcess(self.transport, self.options, target, args, name)
+        made = RayAgentProcess(self.transport, self.supervisor_for(int(args[0])), target, args, name)
         self.processes.append(made)
         return made
 
     def close(self) -> None:
         for process in self.processes:
             process.release()
+        ray = self.transport.ray
+        for made in self.workers.values():
+            for actor, _ in made:
+                with contextlib.suppress(Exception):  # gone already (its node with it)
+                    ray.kill(actor, no_restart=True)
+        self.workers.clear()
         if self.echo is not None:
             self.echo.stop()
 
 
 class RayAgentProcess:
-    """One agent on the cluster, seen from the host as a `multiprocessing.Process`.
+    """One agent on the cluster, seen from the host as a `multiprocessing.Process`: one `run` call
+    of its supervisor (shared with other agents of the team).
 
     `args` are the team's `(agent_id, task, settings, transport, done, report_path)`: the first three
     and the transport (the agent's view: its own keys only) go to the supervisor (which hands the agent a relay to itself instead of the
@@ -76,13 +118,13 @@ class RayAgentProcess:
     def __init__(
         self,
         transport: RayTransport,
-        options: Mapping[str, Any],
+        supervisor: Any,
         target: Callable[..., None],
         args: tuple[Any, ...],
         name: str,
     ) -> None:
         self.transport = transport
-        self.options = dict(options)
+        self.supervisor = supervisor
         self.target = target
         self.agent_id: int = args[0]
         self.remote_args = tuple(args[:3])
@@ -92,18 +134,12 @@ class RayAgentProcess:
         self.name = name
         self.pid: int | None = None
         self._exitcode: int | None = None
-        self._actor: Any = None
         self._result: Any = None
         self._ended = False
         self._killed = False
 
     def start(self) -> None:
-        ray = self.transport.ray
-        remote = ray.remote(max_restarts=0, max_concurrency=4)(supervisor_module.AgentSupervisor)
-        self._actor = remote.options(
-            name=f"{self.transport.name}-agent-{self.agent_id}", namespace=NAMESPACE, **self.options
-        ).remote()
-        self._result = self._actor.run.remote(
+        self._result = self.supervisor.run.remote(
             self.target, self.remote_args, self.agent_transport, self.name, MAX_RESULT_BYTES
         )
         self.pid = 0  # started; the agent's own pid is on its node, not here
@@ -123,19 +159,20 @@ class RayAgentProcess:
             self._ended, self._exitcode = True, KILLED
 
     def terminate(self) -> None:
-        if self._actor is not None and not self._ended:
+        if self._result is not None and not self._ended:
             with contextlib.suppress(Exception):  # gone already: nothing to stop
-                self._actor.terminate.remote()
+                self.supervisor.terminate.remote(self.agent_id)
 
     def kill(self) -> None:
         self._killed = True
         self.release()
 
     def release(self) -> None:
-        """Kill the supervisor (its agent gets SIGTERM from the kernel, its sandbox follows)."""
-        if self._actor is not None:
+        """SIGKILL the agent's process if it still runs (its sandbox follows); the supervisor, shared,
+        stays until the launcher closes."""
+        if self._result is not None and not self._ended:
             with contextlib.suppress(Exception):
-                self.transport.ray.kill(self._actor, no_restart=True)
+                self.supervisor.kill.remote(self.agent_id)
 
     def _poll(self, timeout: float | None) -> bool:
         """Whether the agent has ended, waiting up to `timeout`; relays its report the first time."""

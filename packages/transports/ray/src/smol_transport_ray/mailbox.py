@@ -126,7 +126,9 @@ class Mailbox:
             elif op[0] == "status_count" and len(op) == 4:
                 with contextlib.suppress(TypeError, ValueError):  # counts that are not numbers
                     await self.status_count(op[1], op[2], op[3])
-        return outcomes, [(sender, recipient, *self._room(recipient, sender)) for sender, recipient in touched]
+        return outcomes, [
+            (sender, recipient, *self._room(recipient, sender)) for sender, recipient in touched
+        ]
 
     def _room(self, recipient: Any, sender: Any) -> tuple[int, int]:
         """(messages, bytes) `sender` may still put in `recipient`'s inbox before its quota is full."""

@@ -1,4 +1,4 @@
-"""`AgentSupervisor`: a Ray actor that runs one agent of a team as a process on its node.
+"""`AgentSupervisor`: a Ray actor that runs agents of a team as processes on its node, several per actor.
 
 Why a process under an actor, not the agent inside the actor: an agent sets its own signal handlers
 (SIGTERM: stop and report), dies with its parent, and takes a sandbox worker that dies with it; in a
@@ -31,14 +31,18 @@ READ_CHUNK = 65_536
 
 
 class AgentSupervisor:
-    """One agent's process on this node; made with `ray.remote(AgentSupervisor)` with several calls
-    at once (`max_concurrency`), so that a stop request reaches it while `run` waits."""
+    """Several agents' processes on this node, each started by its own `run` call; made with
+    `ray.remote(AgentSupervisor)` with many calls at once (`max_concurrency`: each `run` holds one
+    while its agent runs, and a stop request must still get in).
+
+    Why several agents per actor: a Ray worker process costs about a hundred MB and a second or two
+    to start, far more than the agent it would watch; one per agent capped a team at a few dozen
+    agents per machine. The agents stay processes of their own (one dying takes no other with it)."""
 
     def __init__(self) -> None:
-        self.child: subprocess.Popen[bytes] | None = None
-        self.started = threading.Event()
-        self.stopped = False
-        self.lock = threading.Lock()
+        self.children: dict[int, subprocess.Popen[bytes]] = {}
+        self.stopped: set[int] = set()
+        self.changed = threading.Condition()
 
     def run(
         self,
@@ -64,46 +68,61 @@ class AgentSupervisor:
         try:
             # pickled before the process starts: what cannot be pickled fails here, with no one waiting
             payload = pickle.dumps((target, (*args, relay), report_path))
-            with self.lock:
-                if self.stopped:
+            with self.changed:
+                if agent_id in self.stopped:
                     return None, None
-                self.child = subprocess.Popen(
+                child = self.children[agent_id] = subprocess.Popen(
                     [sys.executable, "-m", "smol_transport_ray.child"],
                     stdin=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                 )
-            self.started.set()
-            console = threading.Thread(target=_pump, args=(self.child.stderr, transport), daemon=True)
+                self.changed.notify_all()
+            console = threading.Thread(target=_pump, args=(child.stderr, transport), daemon=True)
             console.start()
-            assert self.child.stdin is not None
+            assert child.stdin is not None
             with contextlib.suppress(BrokenPipeError):
-                self.child.stdin.write(payload)
-                self.child.stdin.close()
-            exitcode = self.child.wait()
+                child.stdin.write(payload)
+                child.stdin.close()
+            exitcode = child.wait()
             console.join()
+            # what the agent's last sends left in this process's outbox goes before its end is told
+            with contextlib.suppress(Exception):
+                transport.flush()
             return exitcode, _read(report_path, max_report_bytes)
         finally:
-            self.started.set()
             closing.set()
             listener.close()
             shutil.rmtree(folder, ignore_errors=True)
 
-    def pid(self) -> int | None:
-        """The agent's process id on this node, once it has started."""
-        self.started.wait(60.0)
-        return None if self.child is None else self.child.pid
+    def agents(self) -> list[int]:
+        """The ids of the agents whose processes this supervisor has started (running or ended)."""
+        with self.changed:
+            return sorted(self.children)
 
-    def terminate(self) -> None:
+    def node(self) -> str:
+        """The id of the Ray node this supervisor (and so its agents) runs on."""
+        import ray
+
+        return str(ray.get_runtime_context().get_node_id())
+
+    def pid(self, agent_id: int) -> int | None:
+        """Agent `agent_id`'s process id on this node, once it has started (None: it never did)."""
+        with self.changed:
+            self.changed.wait_for(lambda: agent_id in self.children or agent_id in self.stopped, 60.0)
+            child = self.children.get(agent_id)
+        return None if child is None else child.pid
+
+    def terminate(self, agent_id: int) -> None:
         """SIGTERM: the agent stops where it is and writes its report."""
-        self._stop(kill=False)
+        self._stop(agent_id, kill=False)
 
-    def kill(self) -> None:
-        self._stop(kill=True)
+    def kill(self, agent_id: int) -> None:
+        self._stop(agent_id, kill=True)
 
-    def _stop(self, kill: bool) -> None:
-        with self.lock:
-            self.stopped = True  # not started yet: it never will be
-            child = self.child
+    def _stop(self, agent_id: int, kill: bool) -> None:
+        with self.changed:
+            self.stopped.add(agent_id)  # not started yet: it never will be
+            child = self.children.get(agent_id)
         if child is not None and child.poll() is None:
             child.kill() if kill else child.terminate()
 

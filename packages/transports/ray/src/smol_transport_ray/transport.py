@@ -62,9 +62,11 @@ class RayTransport:
     process is connected to, or starts a local one. `team`: the mailbox's name; a fresh one makes a
     new mailbox owned (and killed at `close`) by this object, an existing one is joined.
 
-    In a team (`run_agents(..., transport="ray")`), `agents="cluster"` runs each agent under a Ray
-    actor on the cluster (`agent_options`: its Ray actor options, e.g. `{"num_cpus": 1}`);
-    `agents="local"` keeps them local processes of the host, talking through the cluster's mailbox.
+    In a team (`run_agents(..., transport="ray")`), `agents="cluster"` runs the agents under Ray
+    actors on the cluster, `agents_per_worker` per actor (`agent_options`: the actors' Ray options,
+    e.g. `{"num_cpus": 1}`, or a list of them the agents take in turn, to place them on several
+    nodes); `agents="local"` keeps them local processes of the host, talking through the cluster's
+    mailbox.
     """
 
     def __init__(
@@ -78,7 +80,8 @@ class RayTransport:
         max_inbox: int = 10_000,
         call_timeout_seconds: float = CALL_TIMEOUT_SECONDS,
         agents: Literal["cluster", "local"] = "cluster",
-        agent_options: Mapping[str, Any] | None = None,
+        agent_options: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
+        agents_per_worker: int = 32,
         status: Any = None,
         credentials: Credentials | None = None,
         max_pending_per_sender: int = DEFAULT_MAX_PENDING_PER_SENDER,
@@ -87,7 +90,12 @@ class RayTransport:
         if agents not in ("cluster", "local"):
             raise ValueError(f"agents must be 'cluster' or 'local', got {agents!r}")
         self.agents = agents
-        self.agent_options = dict(agent_options or {})
+        self.agent_options: dict[str, Any] | list[dict[str, Any]] = (
+            dict(agent_options or {})
+            if agent_options is None or isinstance(agent_options, Mapping)
+            else [dict(entry) for entry in agent_options]
+        )
+        self.agents_per_worker = max(1, int(agents_per_worker))
         self.team = team or uuid.uuid4().hex
         self.max_message_bytes = max_message_bytes
         self.claim_idle_seconds = claim_idle_seconds
@@ -251,7 +259,9 @@ class RayTransport:
         if outcome in ("finished", "dead"):
             raise self._gone(recipient, outcome)
         if outcome == mailbox_module.QUOTA:
-            raise sender_quota_error(recipient, self.max_pending_per_sender, self.max_pending_bytes_per_sender)
+            raise sender_quota_error(
+                recipient, self.max_pending_per_sender, self.max_pending_bytes_per_sender
+            )
         if outcome == mailbox_module.FULL:
             raise MessagingError(
                 f"agent {recipient}'s inbox is full ({self.max_inbox} unread messages): wait for it to catch up"
