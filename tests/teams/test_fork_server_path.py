@@ -106,3 +106,13 @@ def test_where_the_platform_has_no_fork_server_agents_are_spawned(monkeypatch):
     monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])  # as on Windows
     assert agent_context("forkserver").get_start_method() == "spawn"
     assert agent_context("spawn").get_start_method() == "spawn"
+
+
+def test_a_local_team_too_large_for_the_fork_servers_descriptors_is_spawned():
+    """Each agent of a local team is handed every inbox's pipe; the server takes 256 at most."""
+    from smol_core.teams import AgentSettings, Team
+
+    settings = AgentSettings(verbosity_level=-1)
+    assert Team(settings, num_agents=64).context.get_start_method() == "forkserver"
+    assert Team(settings, num_agents=200).context.get_start_method() == "spawn"
+    assert Team(settings, num_agents=200, transport="redis").context.get_start_method() == "forkserver"

@@ -44,6 +44,7 @@ STOP_GRACE_SECONDS = 2.0
 IDLE_CHECKS = 5
 """How many checks in a row (0.2 s apart) must find every agent waiting and nothing in flight before
 the team is called idle and stopped: one look could fall between a message's send and its receipt."""
+LOCAL_TRANSPORTS = ("local", "multiprocessing")
 _AGENT_STATES = ("success", "max_steps_error", "budget_exceeded", "error")
 _REPORTED_STATES = (*_AGENT_STATES, "stopped")
 
@@ -107,13 +108,14 @@ class Team:
         self.transport_name = transport
         self.transport_kwargs = dict(transport_kwargs or {})
         self.deadline_seconds = deadline_seconds
-        self.context: Any = agent_context(context)
+        local = transport in LOCAL_TRANSPORTS
+        self.context: Any = agent_context(context, inboxes=self.num_agents if local else 0)
         self.processes: list[AgentProcess] = []
 
     def _make_transport(self) -> tuple[Any, AgentLauncher]:
         """The transport, and the launcher of the agents: its plugin's, if it has one, or local processes."""
         local = LocalLauncher(self.context)
-        if self.transport_name in ("local", "multiprocessing"):
+        if self.transport_name in LOCAL_TRANSPORTS:
             from smol_core.teams.local import LocalTransport
 
             made = LocalTransport(
