@@ -35,6 +35,7 @@ from smol_core.memory import ActionStep, ToolCall
 from smol_core.messages import ChatMessage, ChatMessageStreamDelta, agglomerate_stream_deltas
 from smol_core.models.base import Model
 from smol_core.monitoring import LogLevel
+from smol_core.prompting.draft_certainty import least_likely_choice, token_logprobs
 from smol_core.prompting.drafts import Draft, DraftVote
 from smol_core.prompting.mode import ActionFormat
 from smol_core.prompting.strategy import PromptFacts, PromptingStrategy, strategy_for
@@ -252,15 +253,16 @@ class CodeAgent(MultiStepAgent):
     # --- one step ----------------------------------------------------------------------------
 
     def _generate(
-        self, memory_step: ActionStep, messages: list[ChatMessage] | None = None
+        self, memory_step: ActionStep, messages: list[ChatMessage] | None = None, **options: Any
     ) -> Generator[StreamEvent, None, ChatMessage]:
-        """One reply of the model to `messages` (by default the memory as `write_memory_to_messages` gives it)."""
+        """One reply of the model to `messages` (by default the memory as `write_memory_to_messages`
+        gives it); `options` go to the model with the request."""
         messages = self.write_memory_to_messages() if messages is None else messages
         memory_step.model_input_messages = messages
         stop_sequences = ["Observation:", "Calling tools:"]
         if self.code_block_tags[1] not in self.code_block_tags[0]:
             stop_sequences.append(self.code_block_tags[1])
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = dict(options)
         if self._json_actions:
             extra["response_format"] = CODEAGENT_RESPONSE_FORMAT
             stop_sequences = []
@@ -369,11 +371,16 @@ class CodeAgent(MultiStepAgent):
         """Draft `count` answers, each from other worked examples, and keep the one most reach
         (`prompting/drafts.py`). Only for agents that answer directly (no tools but final_answer):
         each draft is pure computation ending in final_answer, so running the losing ones has no
-        effect outside the executor. With no answer at all, None (the step then runs one reply the
-        usual way, so the error is recorded)."""
+        effect outside the executor. Drafting stops once the rest could not change the vote
+        (`DraftVote.decided`). With no answer at all, None (the step then runs one reply the usual
+        way, so the error is recorded)."""
         vote = DraftVote(count, self.task or "", list(self.tools))
         for number in range(1, count + 1):
-            message = self._generate_quietly(memory_step, self._messages(example_set=number - 1))
+            if vote.decided(remaining=count - number + 1):
+                break
+            # the first draft's certainty can spare the others: ask for its tokens' probabilities
+            ask = {"logprobs": True} if number == 1 and self.model.capabilities.token_logprobs else {}
+            message = self._generate_quietly(memory_step, self._messages(example_set=number - 1), **ask)
             vote.count_tokens(message)
             try:
                 code = self._parse_code(self._reply_text(message))
@@ -387,7 +394,9 @@ class CodeAgent(MultiStepAgent):
             except InterpreterError as error:
                 vote.drop_failed(number, error)
                 continue
-            vote.add(number, message, code, output, memory_step.model_input_messages)
+            tokens = token_logprobs(message) if ask else None
+            certainty = least_likely_choice(tokens, code) if tokens else None
+            vote.add(number, message, code, output, memory_step.model_input_messages, certainty)
         winner = vote.winner()
         if winner is None:
             return None
@@ -401,8 +410,10 @@ class CodeAgent(MultiStepAgent):
         check_no_tool_rebinding(code, [*self.tools, *self.managed_agents])
         return self.python_executor(code)
 
-    def _generate_quietly(self, memory_step: ActionStep, messages: list[ChatMessage]) -> ChatMessage:
-        generation = self._generate(memory_step, messages)
+    def _generate_quietly(
+        self, memory_step: ActionStep, messages: list[ChatMessage], **options: Any
+    ) -> ChatMessage:
+        generation = self._generate(memory_step, messages, **options)
         try:
             while True:
                 next(generation)  # nothing streams here (drafting is off with stream_outputs)

@@ -27,3 +27,8 @@ class ModelCapabilities:
     """A small model (some hundred million parameters) that copies patterns rather than following
     instructions: agents give it a compact prompt, worked examples picked for the task and, under a
     grammar, short code blocks that open with the task as a comment."""
+    token_logprobs: bool = False
+    """Reports each reply token's log-probability when a request passes `logprobs=True`, in the reply's
+    `raw` as OpenAI's chat completions shape it (`choices[0].logprobs.content[i].token / .logprob`):
+    a small model's first drafted answer that it was sure of then needs no second draft
+    (`prompting/draft_certainty.py`)."""

@@ -6,6 +6,10 @@ and runs each answer; this module keeps the score: drafts that fail to parse or 
 (their effects would repeat), or end without an answer do not vote; the others are ranked by the
 checks of `prompting/draft_checks.py`, only the best-ranked vote, and the most common answer wins.
 The vote's line says which drafts were dropped, and why.
+
+Drafting stops early once the drafts still to come cannot matter (`DraftVote.decided`): when the
+first draft fits every check and the model was sure of it (`prompting/draft_certainty.py`), or when
+the leading answer, at the best rank a draft can reach, has more votes than any other could gather.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from dataclasses import dataclass, field
 
 from smol_core.executors.base import CodeOutput
 from smol_core.messages import ChatMessage, TokenUsage
-from smol_core.prompting.draft_checks import draft_rank
+from smol_core.prompting.draft_certainty import CERTAIN_LOGPROB
+from smol_core.prompting.draft_checks import best_rank, draft_rank
 
 __all__ = ["Draft", "DraftVote"]
 
@@ -29,6 +34,7 @@ class Draft:
     prompt: list[ChatMessage] | None  # what this draft was generated from
     rank: tuple[int, ...]  # how well it fits the task, before any vote (`prompting/draft_checks.py`)
     number: int = 0  # its place among the step's drafts, from 1, as the vote's line names it
+    certainty: float | None = None  # the least likely token the model chose in its code (log-probability)
 
     @property
     def key(self) -> str:
@@ -51,9 +57,11 @@ class DraftVote:
     dropped: dict[int, str] = field(default_factory=dict)  # draft number -> why it did not vote
     input_tokens: int = 0
     output_tokens: int = 0
+    drafted: int = 0  # how many drafts were generated: fewer than `count` when the vote was decided early
 
     def count_tokens(self, message: ChatMessage) -> None:
-        """Every draft's tokens are the step's, whichever wins."""
+        """Every draft's tokens are the step's, whichever wins (called once per draft generated)."""
+        self.drafted += 1
         if message.token_usage is not None:
             self.input_tokens += message.token_usage.input_tokens
             self.output_tokens += message.token_usage.output_tokens
@@ -81,14 +89,27 @@ class DraftVote:
         code: str,
         output: CodeOutput,
         prompt: list[ChatMessage] | None,
+        certainty: float | None = None,
     ) -> None:
-        """A draft that ran: it votes if it gave an answer."""
+        """A draft that ran: it votes if it gave an answer. `certainty`: see `Draft.certainty`."""
         if output.is_final_answer:
-            self.drafts.append(
-                Draft(message, output, prompt, draft_rank(output.output, code, self.task), number)
-            )
+            rank = draft_rank(output.output, code, self.task)
+            self.drafts.append(Draft(message, output, prompt, rank, number, certainty))
         else:
             self.dropped[number] = "no final_answer"
+
+    def decided(self, remaining: int) -> bool:
+        """Whether `remaining` more drafts could not change the winner: the only draft so far fits
+        every check and the model was certain of it, or the leading answer at the best rank a draft
+        can reach has more votes than `remaining` drafts could give any other answer."""
+        best = best_rank(self.task)
+        top = [draft for draft in self.drafts if draft.rank == best]
+        if not top:
+            return False
+        if self.drafted == 1 and top[0].certainty is not None and top[0].certainty >= CERTAIN_LOGPROB:
+            return True
+        votes = [*sorted(Counter(draft.key for draft in top).values(), reverse=True), 0]
+        return votes[0] - votes[1] > remaining
 
     def winner(self) -> Draft | None:
         """The most common answer among the best-ranked drafts (ties: the first drafted), with all
@@ -102,7 +123,8 @@ class DraftVote:
         return winner
 
     def line(self, winner: Draft) -> str:
-        """`Drafted 3 answers: 391, 391; kept 391; dropped draft 2 (ZeroDivisionError: ...)`."""
+        """`Drafted 3 answers: 391, 391; kept 391; dropped draft 2 (ZeroDivisionError: ...)`; when the
+        vote was decided early, `Drafted 1 of 3 answers: 391; kept 391 (the model was certain)`."""
         best = max(draft.rank for draft in self.drafts)
         dropped = dict(self.dropped)
         for draft in self.drafts:
@@ -110,6 +132,11 @@ class DraftVote:
                 dropped[draft.number] = f"{draft.key}: {_ranked_lower(draft.rank, best)}"
         why = "".join(f"; dropped draft {number} ({reason})" for number, reason in sorted(dropped.items()))
         voters = ", ".join(draft.key for draft in self._voters())
+        if self.drafted < self.count:
+            early = "the model was certain" if self.drafted == 1 else "more drafts could not change it"
+            return (
+                f"Drafted {self.drafted} of {self.count} answers: {voters}; kept {winner.key} ({early}){why}"
+            )
         return f"Drafted {self.count} answers: {voters}; kept {winner.key}{why}"
 
     def _voters(self) -> list[Draft]:

@@ -77,6 +77,7 @@ class LlamaCppModel(Model):
         vision=False,
         streaming=True,
         grammar=True,  # agents may keep the plain-text action format under a GBNF grammar
+        token_logprobs=True,  # `logprobs=True` gives them, OpenAI-shaped, in the reply's `raw`
     )
 
     def __init__(
