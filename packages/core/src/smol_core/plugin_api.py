@@ -63,6 +63,12 @@ _EXPORTS: dict[str, str] = {
     "StoreUnavailableError": "smol_core.durable.errors",
     "RunLockedError": "smol_core.durable.errors",
     "SQLiteStore": "smol_core.durable.sqlite_store",
+    # a person's decision on a call a durable run paused for (a UI's approve and deny buttons)
+    "ApprovalPendingError": "smol_core.durable.errors",
+    "CheckpointError": "smol_core.durable.errors",
+    "approve": "smol_core.durable.approvals",
+    "deny": "smol_core.durable.approvals",
+    "pending_approval": "smol_core.durable.approvals",
     # a package's names imported on first use, so that discovering the plugin imports no SDK
     "lazy_exports": "smol_core.lazy_exports",
     # errors
@@ -251,7 +257,14 @@ if _TYPE_CHECKING:
         check_arguments as check_arguments,
         smolagent_parser as smolagent_parser,
     )
+    from smol_core.durable.approvals import (
+        approve as approve,
+        deny as deny,
+        pending_approval as pending_approval,
+    )
     from smol_core.durable.errors import (
+        ApprovalPendingError as ApprovalPendingError,
+        CheckpointError as CheckpointError,
         RunLockedError as RunLockedError,
         StoreUnavailableError as StoreUnavailableError,
     )

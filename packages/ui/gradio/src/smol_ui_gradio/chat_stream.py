@@ -117,6 +117,12 @@ class ChatStream:
                 self._shown_images.add(shown)
         return False  # the step follows with everything else in it
 
+    def pause(self, text: str) -> None:
+        """The run paused before a call that needs a person's decision: say which, as the last message."""
+        self._live, self._deltas = [], []
+        self.done.append(message(f"⏸️ **Waiting for your approval.** {text}"))  # open, not a folded box
+        self.finished = True
+
     def fail(self, error: BaseException) -> None:
         """The run raised: drop the step in progress and say why it ended."""
         self._live, self._deltas = [], []

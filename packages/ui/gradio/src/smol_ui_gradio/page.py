@@ -41,21 +41,49 @@ class PageHandlers:
 
     def on_submit(
         self, task: str, history: Chat | None, files: list[str], request: gr.Request
-    ) -> Generator[tuple[Chat, str, list[str], str]]:
+    ) -> Generator[tuple[Chat, str, list[str], str, Any]]:
         history = list(history or [])
+        hidden = gr.update(visible=False)
         if not task or not task.strip():
-            yield history, "", files, "Give the agent a task first."
+            yield history, "", files, "Give the agent a task first.", gr.update()
             return
         try:
             session = self.session(request)
         except TooManySessions as full:
-            yield history, task, files, str(full)
+            yield history, task, files, str(full), gr.update()
             return
         attached = "".join(f"\n📎 {Path(f).name}" for f in files)
         turn: Chat = [*history, {"role": "user", "content": task + attached}]
-        yield turn, "", [], ""
+        yield turn, "", [], "", hidden
         for messages in self.ui.stream_run(task, files, session):
-            yield [*turn, *messages], "", [], ""
+            yield [*turn, *messages], "", [], "", hidden
+        yield gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.update(visible=session.pending is not None)
+
+    def on_decision(
+        self, approved: bool, note: str, history: Chat | None, request: gr.Request
+    ) -> Generator[tuple[Chat, str, Any]]:
+        """Approve or deny the call the session's run waits on, and show the resumed run."""
+        history = list(history or [])
+        key = str(request.session_hash)
+        if key not in self.ui.sessions:
+            yield history, note, gr.update(visible=False)
+            return
+        session = self.ui.sessions[key]
+        said = f"{'Approved' if approved else 'Denied'}" + (f": {note}" if note.strip() else "")
+        turn: Chat = [*history, {"role": "user", "content": said}]
+        for messages in self.ui.stream_decision(approved, note.strip() or None, session):
+            yield [*turn, *messages], "", gr.update(visible=False)
+        yield gr.skip(), gr.skip(), gr.update(visible=session.pending is not None)
+
+    def on_approve(
+        self, note: str, history: Chat | None, request: gr.Request
+    ) -> Generator[tuple[Chat, str, Any]]:
+        yield from self.on_decision(True, note, history, request)
+
+    def on_deny(
+        self, note: str, history: Chat | None, request: gr.Request
+    ) -> Generator[tuple[Chat, str, Any]]:
+        yield from self.on_decision(False, note, history, request)
 
     def on_upload(
         self, file_path: str | None, uploaded: list[str], request: gr.Request
@@ -76,10 +104,11 @@ class PageHandlers:
         if key in self.ui.sessions:
             self.ui.sessions[key].agent.interrupt()
 
-    def on_reset(self, request: gr.Request) -> tuple[Chat, list[str], str, str]:
-        """Start afresh: a new agent (memory and sandbox) and an empty upload folder."""
+    def on_reset(self, request: gr.Request) -> tuple[Chat, list[str], str, str, Any]:
+        """Start afresh: a new agent (memory and sandbox) and an empty upload folder. A run paused
+        for approval stays in the store (`smol runs` lists it) but leaves the page."""
         self.ui.sessions.close(str(request.session_hash))
-        return [], [], "", ""
+        return [], [], "", "", gr.update(visible=False)
 
     def on_unload(self, request: gr.Request) -> None:
         """The tab was closed or reloaded: release the session's agent and delete its uploads."""
@@ -114,6 +143,15 @@ def build_page(ui: GradioUI) -> Any:
             run_button = gr.Button("Run", variant="primary", elem_id="smol-run", scale=1)
             stop_button = gr.Button("Stop", variant="stop", elem_id="smol-stop", scale=1)
             reset_button = gr.Button("Reset", elem_id="smol-reset", scale=1)
+        with gr.Row(visible=False, elem_id="smol-approval") as approval:
+            note_box = gr.Textbox(
+                placeholder="A note for the model (optional): why, or what to do instead",
+                show_label=False,
+                elem_id="smol-approval-note",
+                scale=6,
+            )
+            approve_button = gr.Button("Approve", variant="primary", elem_id="smol-approve", scale=1)
+            deny_button = gr.Button("Deny", variant="stop", elem_id="smol-deny", scale=1)
         status = gr.Markdown("", elem_id="smol-status")
         if ui.file_upload_folder is not None:
             upload = gr.File(
@@ -124,11 +162,18 @@ def build_page(ui: GradioUI) -> Any:
             upload.upload(handlers.on_upload, [upload, uploaded], [status, uploaded, upload])
 
         run_inputs = [task_box, chatbot, uploaded]
-        run_outputs = [chatbot, task_box, uploaded, status]
+        run_outputs = [chatbot, task_box, uploaded, status, approval]
         limit = ui.sessions.limit  # one run at a time per session (its lock), so at most this many
         task_box.submit(handlers.on_submit, run_inputs, run_outputs, concurrency_limit=limit)
         run_button.click(handlers.on_submit, run_inputs, run_outputs, concurrency_limit=limit)
+        decision_outputs = [chatbot, note_box, approval]
+        approve_button.click(
+            handlers.on_approve, [note_box, chatbot], decision_outputs, concurrency_limit=limit
+        )
+        deny_button.click(handlers.on_deny, [note_box, chatbot], decision_outputs, concurrency_limit=limit)
         stop_button.click(handlers.on_stop, None, None, queue=False)
-        reset_button.click(handlers.on_reset, None, [chatbot, uploaded, status, task_box], queue=False)
+        reset_button.click(
+            handlers.on_reset, None, [chatbot, uploaded, status, task_box, approval], queue=False
+        )
         demo.unload(handlers.on_unload)
     return demo

@@ -41,6 +41,7 @@ class Session:
     folder: Path | None
     run_lock: threading.Lock = field(default_factory=threading.Lock)
     last_used: float = field(default_factory=time.monotonic)
+    pending: Any = None  # the call its last run paused for (approvals.PendingCall), or None
 
     def idle_for(self, now: float) -> float:
         """Seconds since the session was last used; 0 while its task runs."""

@@ -2,7 +2,8 @@
 
 The page streams the agent's steps as they happen, takes file uploads (checked, then handed to the
 agent as paths, images also as images), keeps the agent's memory between tasks unless told not to,
-and has Stop (interrupt before the next step) and Reset (start the conversation afresh) buttons.
+and has Stop (interrupt before the next step) and Reset (start the conversation afresh) buttons,
+and Approve and Deny buttons for a tool call the run paused for (`approvals.py`).
 
 Each browser session talks to an agent of its own (`sessions.py`): a copy of the configured agent,
 or a new one from the function given instead of an agent, with its own memory, sandbox and upload
@@ -20,6 +21,8 @@ from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
+from smol_core.plugin_api import ApprovalPendingError
+from smol_ui_gradio.approvals import PendingCall, decide, needs_approvals, new_run_id, pending_call
 from smol_ui_gradio.chat_stream import ChatStream
 from smol_ui_gradio.rendering import UIMessage
 from smol_ui_gradio.sessions import DEFAULT_SESSION_LIMIT, Session, Sessions
@@ -70,6 +73,7 @@ class GradioUI:
         self.description = getattr(self.agent, "description", None)
         self.sessions = Sessions(self._new_agent, self.file_upload_folder, max_sessions)
         self._run_lock = threading.Lock()
+        self.pending: PendingCall | None = None  # the call `self.agent`'s last run paused for
         self.demo: Any = None
 
     def _new_agent(self) -> Any:
@@ -152,18 +156,61 @@ class GradioUI:
             stream.fail(RuntimeError("The agent is busy with another task: wait for it, or press Stop."))
             yield stream.messages
             return
+        run_id = new_run_id() if needs_approvals(agent) else None  # only a durable run can pause
         try:  # a generator closed early (a tab closed mid-run) releases the lock here too
             yield stream.messages  # "Step 1 — waiting for the model…"
-            for event in agent.run(text, stream=True, reset=self.reset_agent_memory, images=images):
-                if stream.feed(event):
-                    yield stream.messages
-        except Exception as error:  # the page stays usable and says what went wrong
-            stream.fail(error)
-            yield stream.messages
+            events = agent.run(text, stream=True, reset=self.reset_agent_memory, images=images, run_id=run_id)
+            yield from self._follow(agent, events, stream, run_id, session)
         finally:
             lock.release()
             if session is not None:
                 session.last_used = time.monotonic()  # idle from the end of its task, not the start
+
+    def stream_decision(
+        self, approved: bool, note: str | None = None, session: Session | None = None
+    ) -> Generator[list[UIMessage]]:
+        """Approve or deny the call the last run paused for (see `approvals.py`), then resume the
+        run; yield its messages as they grow, as `stream_run` does."""
+        agent = session.agent if session is not None else self.agent
+        lock = session.run_lock if session is not None else self._run_lock
+        holder = session if session is not None else self
+        stream = ChatStream(skip_model_outputs=bool(getattr(agent, "stream_outputs", False)), progress=True)
+        pending = holder.pending
+        if pending is None or not lock.acquire(blocking=False):
+            busy = "The agent is busy with another task." if pending else "No call is waiting for a decision."
+            stream.fail(RuntimeError(busy))
+            yield stream.messages
+            return
+        try:
+            holder.pending = None
+            decide(agent, pending, approved, note)
+            yield stream.messages
+            events = agent.resume(pending.run_id, stream=True)
+            yield from self._follow(agent, events, stream, pending.run_id, session)
+        except Exception as error:  # a store that is down: said on the page, the run stays paused
+            holder.pending = pending
+            stream.fail(error)
+            yield stream.messages
+        finally:
+            lock.release()
+
+    def _follow(
+        self, agent: Any, events: Any, stream: ChatStream, run_id: str | None, session: Session | None
+    ) -> Generator[list[UIMessage]]:
+        """Feed a run's events to `stream`; a run that pauses for approval is kept as pending."""
+        holder = session if session is not None else self
+        try:
+            for event in events:
+                if stream.feed(event):
+                    yield stream.messages
+        except ApprovalPendingError as paused:
+            pending = pending_call(agent, run_id) if run_id is not None else None
+            holder.pending = pending
+            stream.pause(pending.describe() if pending is not None else str(paused))
+            yield stream.messages
+        except Exception as error:  # the page stays usable and says what went wrong
+            stream.fail(error)
+            yield stream.messages
 
     def interrupt(self) -> None:
         """Stop the running agent before its next step."""

@@ -206,9 +206,22 @@ def _fork_from(template: WorkerTemplate, stderr: IO[bytes]) -> ForkedProcess:
     return forked
 
 
-def new_worker() -> WorkerProcess:
-    """A default worker: forked from the warm template when it serves, else spawned."""
-    if TEMPLATE.ready():
+_workers_asked = 0
+
+
+def new_worker(wait_for_template: bool = False) -> WorkerProcess:
+    """A default worker: forked from the warm template when it serves, else spawned.
+
+    The template is started by a process's second worker, not its first: a process that needs one
+    worker (an agent of a team, a one-shot command without spares) would pay for starting two
+    interpreters instead of one. `wait_for_template` (a spare made in the background) waits for it
+    to serve rather than spawning meanwhile: its start costs what a spawned worker costs, once.
+    """
+    global _workers_asked
+    _workers_asked += 1
+    if wait_for_template and TEMPLATE.enabled:
+        TEMPLATE.wait_until_serving()
+    if TEMPLATE.ready(start=_workers_asked > 1):
         with contextlib.suppress(OSError):
             return WorkerProcess(template=TEMPLATE)
     return WorkerProcess()
@@ -242,7 +255,7 @@ class _SparePool:
 
     def _fill(self) -> None:
         try:
-            worker = new_worker()
+            worker = new_worker(wait_for_template=True)
         except Exception:  # pragma: no cover - spawning failed; the next take will retry
             worker = None
         with self._lock:

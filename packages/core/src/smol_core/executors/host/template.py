@@ -59,8 +59,9 @@ class WorkerTemplate:
         self._shared: str | None = None  # the socket this process's template also serves
         self.enabled = templates_supported()
 
-    def ready(self) -> bool:
-        """Whether a fork can be asked now; starts the template in the background if none runs."""
+    def ready(self, start: bool = True) -> bool:
+        """Whether a fork can be asked now; starts the template in the background if none runs
+        (unless `start` is False)."""
         if not self.enabled:
             return False
         with self._lock:
@@ -68,7 +69,7 @@ class WorkerTemplate:
                 return self._control is not None
             if self._process is not None and self._process.poll() is None:
                 return self._control is not None
-            if self._starting:
+            if self._starting or not start:
                 return False
             self._forget()
             self._starting = True
