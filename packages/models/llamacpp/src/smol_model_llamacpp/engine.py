@@ -38,12 +38,23 @@ class EngineSettings:
 
 
 def default_threads() -> int:
-    """Physical-ish cores available to this process (llama.cpp gains nothing from hyper-threads)."""
+    """The cores this process may use, less those other work keeps busy (the 1-minute load average).
+
+    llama.cpp's threads meet at a spinning barrier many times per token: when one of them waits for
+    a core, the others spin until it runs again, so a thread more than the free cores costs far more
+    than it brings. On a 2-core machine shared with other work (load averages 4 to 130), 2 threads
+    generated 1 to 66 tokens/s (1 to 8 while other llama.cpp processes ran) where 1 thread generated
+    40 to 113 (`bench/main_job_limit.py`); near idle, all cores prefill fastest. Hyper-threads gain nothing either. `n_threads=` overrides this.
+    """
     try:
         count = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         count = os.cpu_count() or 1
-    return max(1, count)
+    try:
+        busy = int(os.getloadavg()[0])
+    except (AttributeError, OSError):  # pragma: no cover - platforms without a load average
+        busy = 0
+    return max(1, min(count, count - busy))
 
 
 def import_xllamacpp() -> Any:
