@@ -13,8 +13,9 @@ batch, the next as soon as the last is answered); the receiver takes up to 1,000
 
 Team runs (`run_agents`, CodeAgents with an instant scripted model, each agent its own process with
 its own sandbox worker: forked from the host's warm fork server with `local` and `redis` (and, for
-comparison, `spawn`ed as fresh interpreters); with `ray`, started on the cluster under a supervisor
-actor each, with a fresh mailbox actor per run): N = 1 (agent 0 answers), N = 8 and N = 64 (agent 0
+comparison, `spawn`ed as fresh interpreters); with `ray`, started on the cluster under supervisor
+actors, 32 agents per actor, with a fresh mailbox actor per run; teams over two Ray nodes:
+bench/ray_cluster.py): N = 1 (agent 0 answers), N = 8 and N = 64 (agent 0
 sends a message to each of the others, collects their replies, answers); the time per run includes
 starting and stopping every process. Goals: a local team of 8 <= 0.2 s, of 64 <= 1 s.
 
