@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -52,8 +53,10 @@ class LocalCluster:
         self.folder = tempfile.mkdtemp(prefix="smolray-", dir="/tmp")
         self.environment = {
             # the nodes and every driver agree: token authentication (a `ray start` turns it on
-            # when ~/.ray has a token, a joining driver does not unless told), the token made if none
+            # when ~/.ray has a token, a joining driver does not unless told), with a token of this
+            # cluster's own (none may be in ~/.ray, as in CI)
             "RAY_AUTH_MODE": "token",
+            "RAY_AUTH_TOKEN": secrets.token_hex(32),
             "RAY_USAGE_STATS_ENABLED": "0",
             # no drain at SIGTERM: nothing here needs its work handed over, and it waits 30 s by default
             "RAY_GRACEFUL_SHUTDOWN_DRAIN_TIMEOUT_S": "0",
