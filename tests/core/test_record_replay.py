@@ -170,3 +170,60 @@ def test_the_command_records_and_replays_and_prints_the_divergence(
         smolagent.main(["--replay", str(tmp_path / "none.jsonl"), *quiet])
     assert refused.value.code == 2
     assert "cannot read the cassette" in capsys.readouterr().err
+
+
+def _team(manager_model: Any, member_model: Any, member_instructions: str | None = None) -> CodeAgent:
+    member = CodeAgent(
+        tools=[square],
+        model=member_model,
+        name="squarer",
+        description="Squares numbers.",
+        instructions=member_instructions,
+        verbosity_level=0,
+    )
+    return CodeAgent(tools=[], model=manager_model, managed_agents=[member], verbosity_level=0)
+
+
+MANAGER_STEPS = ["<code>\nreport = squarer(task='Square 4.')\nfinal_answer(report)\n</code>"]
+MEMBER_STEPS = ["<code>\nfinal_answer(square(x=4))\n</code>"]
+
+
+def test_a_managed_agents_calls_are_taped_and_replayed_with_no_model_and_no_tools(tmp_path: Path) -> None:
+    tape = tmp_path / "team.jsonl"
+    with _team(ScriptedModel(MANAGER_STEPS), ScriptedModel(MEMBER_STEPS)) as manager:
+        with recording(manager, tape):
+            answer = manager.run("Have 4 squared.")
+    assert "16" in str(answer) and CALLS == [4]
+    events = read_cassette(tape).events
+    assert [(type(e).__name__, e.agent) for e in events] == [
+        ("ModelEvent", ""),
+        ("ModelEvent", "squarer"),
+        ("ToolEvent", "squarer"),
+        ("ToolEvent", "squarer"),  # the member's final_answer
+        ("ToolEvent", ""),
+    ]
+    CALLS.clear()
+    with _team(Silent(), Silent()) as manager:
+        member = manager.managed_agents["squarer"]
+        with replaying(manager, tape) as player:
+            assert manager.run("Have 4 squared.") == answer
+        assert CALLS == [] and player.position == len(player.events)
+        assert isinstance(member.model, Silent) and member.tools["square"] is square  # given back
+
+
+def test_a_changed_managed_agent_is_reported_as_that_agents_divergence(tmp_path: Path) -> None:
+    tape = tmp_path / "team.jsonl"
+    with _team(ScriptedModel(MANAGER_STEPS), ScriptedModel(MEMBER_STEPS)) as manager:
+        with recording(manager, tape):
+            manager.run("Have 4 squared.")
+    with _team(Silent(), Silent(), member_instructions="Answer in French.") as manager:
+        with pytest.raises(ReplayDivergenceError, match="of the managed agent 'squarer'") as diverged:
+            with replaying(manager, tape):
+                manager.run("Have 4 squared.")
+    assert any("French" in line for line in diverged.value.diff)
+
+
+def test_a_cassette_without_managed_agents_names_no_agent(tmp_path: Path) -> None:
+    tape = tmp_path / "run.jsonl"
+    _record(tape)
+    assert '"agent"' not in tape.read_text()  # cassettes of single agents are as they were

@@ -54,6 +54,8 @@ class ModelEvent:
     step: int
     request: list[str]
     reply: ChatMessage
+    agent: str = ""
+    """Whose call: "" for the agent taped, a managed agent's name path ("researcher/searcher")."""
 
 
 @dataclass
@@ -65,6 +67,8 @@ class ToolEvent:
     arguments: Any
     result: Any = None
     error: str | None = None
+    agent: str = ""
+    """Whose call, as `ModelEvent.agent`."""
 
 
 @dataclass
@@ -107,6 +111,7 @@ class CassetteWriter:
                 "step": event.step,
                 "request": event.request,
                 "reply": message_to_data(event.reply),
+                **({"agent": event.agent} if event.agent else {}),
             }
         )
 
@@ -116,6 +121,7 @@ class CassetteWriter:
             "step": event.step,
             "tool": event.tool,
             "arguments": encode(event.arguments),
+            **({"agent": event.agent} if event.agent else {}),
         }
         if event.error is not None:
             line["error"] = event.error
@@ -171,7 +177,8 @@ def _events(lines: list[str]) -> Iterator[ModelEvent | ToolEvent]:
             reply = message_from_data(line["reply"], decode)
             if reply is None:
                 raise ValueError("a model event without a reply")
-            yield ModelEvent(int(line["step"]), [str(item) for item in line["request"]], reply)
+            request = [str(item) for item in line["request"]]
+            yield ModelEvent(int(line["step"]), request, reply, str(line.get("agent", "")))
         elif line["kind"] == "tool":
             yield ToolEvent(
                 int(line["step"]),
@@ -179,6 +186,7 @@ def _events(lines: list[str]) -> Iterator[ModelEvent | ToolEvent]:
                 decode(line["arguments"]),
                 decode(line["result"]) if "result" in line else None,
                 str(line["error"]) if "error" in line else None,
+                str(line.get("agent", "")),
             )
         else:
             raise ValueError(f"an event of unknown kind {str(line['kind'])[:40]!r}")

@@ -19,6 +19,7 @@ import difflib
 import json
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from smol_core.durable.tool_ledger import RecordedToolError
@@ -42,20 +43,19 @@ def recording(agent: Any, path: Any, task: str = "") -> Iterator[CassetteWriter]
     """Tape every model reply and tool result of the runs in the block into the cassette at `path`."""
     writer = CassetteWriter(path, task)
 
-    def answer(call: Callable[[], ChatMessage], request: list[str]) -> ChatMessage:
+    def answer(caller: Caller, call: Callable[[], ChatMessage], request: list[str]) -> ChatMessage:
         reply = call()
-        writer.model(ModelEvent(_step(agent), request, reply))
+        writer.model(ModelEvent(_step(caller.agent), request, reply, caller.path))
         return reply
 
-    def use(tool: Tool, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def use(caller: Caller, tool: Tool, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        step, arguments = _step(caller.agent), _arguments(args, kwargs)
         try:
             result = tool(*args, **kwargs)
         except Exception as error:
-            writer.tool(
-                ToolEvent(_step(agent), tool.name, _arguments(args, kwargs), error=_error_text(error))
-            )
+            writer.tool(ToolEvent(step, tool.name, arguments, error=_error_text(error), agent=caller.path))
             raise
-        writer.tool(ToolEvent(_step(agent), tool.name, _arguments(args, kwargs), result=result))
+        writer.tool(ToolEvent(step, tool.name, arguments, result=result, agent=caller.path))
         return result
 
     restore = _install(agent, answer, use)
@@ -71,11 +71,11 @@ def replaying(agent: Any, path: Any) -> Iterator[Player]:
     """Run the block's runs from the cassette at `path`: no model call and no tool call is made."""
     player = Player(read_cassette(path), agent)
 
-    def answer(call: Callable[[], ChatMessage], request: list[str]) -> ChatMessage:
-        return player.model(request)
+    def answer(caller: Caller, call: Callable[[], ChatMessage], request: list[str]) -> ChatMessage:
+        return player.model(request, caller)
 
-    def use(tool: Tool, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        return player.tool(tool.name, _arguments(args, kwargs))
+    def use(caller: Caller, tool: Tool, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return player.tool(tool.name, _arguments(args, kwargs), caller)
 
     restore = _install(agent, answer, use)
     try:
@@ -111,13 +111,15 @@ class Player:
         self.diverged: ReplayDivergenceError | None = None
         """The first divergence: later calls (the model asked again after a tool's error) repeat it."""
 
-    def model(self, request: list[str]) -> ChatMessage:
+    def model(self, request: list[str], caller: Caller | None = None) -> ChatMessage:
         if self.diverged is not None:
             raise self.diverged
-        step = _step(self._agent)
+        caller = caller or Caller(self._agent, "")
+        step = _step(caller.agent)
         event = self.events[self.position] if self.position < len(self.events) else None
-        if not isinstance(event, ModelEvent):
-            raise self._diverged(step, "the model was called", "where the recording", event, [])
+        if not isinstance(event, ModelEvent) or event.agent != caller.path:
+            what = f"the model{_of(caller.path)} was called"
+            raise self._diverged(step, what, "where the recording", event, [])
         if event.request != request:
             diff = list(
                 difflib.unified_diff(event.request, request, "recorded", "replayed", lineterm="", n=2)
@@ -128,8 +130,8 @@ class Player:
             where = f"line {first + 1}" if first is not None else "its length"
             raise self._first(
                 ReplayDivergenceError(
-                    f"the replay diverged at step {step}: the model request differs from the recorded one "
-                    f"(first at {where} of {len(event.request)}); the diff follows",
+                    f"the replay diverged at step {step}{_of(caller.path)}: the model request differs from "
+                    f"the recorded one (first at {where} of {len(event.request)}); the diff follows",
                     step=step,
                     what="model request",
                     diff=diff[:_DIFF_LINES],
@@ -138,10 +140,11 @@ class Player:
         self.position += 1
         return event.reply
 
-    def tool(self, name: str, arguments: Any) -> Any:
+    def tool(self, name: str, arguments: Any, caller: Caller | None = None) -> Any:
         if self.diverged is not None:
             raise self.diverged
-        step = _step(self._agent)
+        caller = caller or Caller(self._agent, "")
+        step = _step(caller.agent)
         wanted = _canonical(arguments)
         # calls of one step may come in another order (parallel tool calls): look in the run of tool
         # events at the cursor for this one
@@ -151,16 +154,15 @@ class Player:
         for index in range(self.position, end):
             event = self.events[index]
             assert isinstance(event, ToolEvent)
-            if event.tool == name and _canonical(event.arguments) == wanted:
+            if event.tool == name and event.agent == caller.path and _canonical(event.arguments) == wanted:
                 self.events.insert(self.position, self.events.pop(index))
                 self.position += 1
                 if event.error is not None:
                     raise RecordedToolError(event.error)
                 return event.result
         recorded = self.events[self.position] if self.position < len(self.events) else None
-        raise self._diverged(
-            step, f"the tool {name} was called with {_short(arguments)}", "where the recording", recorded, []
-        )
+        what = f"the tool {name} was called{_of(caller.path)} with {_short(arguments)}"
+        raise self._diverged(step, what, "where the recording", recorded, [])
 
     def finish(self) -> None:
         """The replay ended: every recorded event must have been asked for."""
@@ -189,9 +191,15 @@ class Player:
 
 
 def _describe(event: ModelEvent | ToolEvent) -> str:
+    where = f"step {event.step}{_of(event.agent)}"
     if isinstance(event, ModelEvent):
-        return f"called the model (step {event.step})"
-    return f"called the tool {event.tool} with {_short(event.arguments)} (step {event.step})"
+        return f"called the model ({where})"
+    return f"called the tool {event.tool} with {_short(event.arguments)} ({where})"
+
+
+def _of(path: str) -> str:
+    """Which agent a call was of, in a message: nothing for the agent taped."""
+    return f" of the managed agent {path!r}" if path else ""
 
 
 def _short(value: Any) -> str:
@@ -219,12 +227,23 @@ def _step(agent: Any) -> int:
 
 
 # --- installing the tape on an agent -------------------------------------------------------------
-Answer = Callable[[Callable[[], ChatMessage], list[str]], ChatMessage]
-Use = Callable[[Tool, tuple[Any, ...], dict[str, Any]], Any]
+@dataclass(frozen=True)
+class Caller:
+    """Whose call goes through the tape: the agent taped or one of its managed agents (`path`:
+    their names from the top, "/"-joined; "" for the agent taped), and its step counter."""
+
+    agent: Any
+    path: str
 
 
-def _install(agent: Any, answer: Answer, use: Use) -> Callable[[], None]:
-    """Put the taped model and tools on `agent`; returns what puts the user's back."""
+Answer = Callable[[Caller, Callable[[], ChatMessage], list[str]], ChatMessage]
+Use = Callable[[Caller, Tool, tuple[Any, ...], dict[str, Any]], Any]
+
+
+def _install(agent: Any, answer: Answer, use: Use, path: str = "") -> Callable[[], None]:
+    """Put the taped model and tools on `agent` and, recursively, on its managed agents (their
+    calls are the run's too: a replay makes none of them); returns what puts the user's back."""
+    caller = Caller(agent, path)
     model, tools = agent.model, agent.tools
     taped = copy.copy(model)
 
@@ -232,6 +251,7 @@ def _install(agent: Any, answer: Answer, use: Use) -> Callable[[], None]:
         messages: list[ChatMessage], stop_sequences: list[str] | None = None, **kwargs: Any
     ) -> ChatMessage:
         return answer(
+            caller,
             lambda: model.generate(messages, stop_sequences=stop_sequences, **kwargs),
             request_lines(messages, stop_sequences),
         )
@@ -246,7 +266,7 @@ def _install(agent: Any, answer: Answer, use: Use) -> Callable[[], None]:
                 deltas.append(delta)
             return agglomerate_stream_deltas(deltas)
 
-        reply = answer(streamed, request_lines(messages, stop_sequences))
+        reply = answer(caller, streamed, request_lines(messages, stop_sequences))
         if deltas:
             yield from deltas
         else:
@@ -255,9 +275,15 @@ def _install(agent: Any, answer: Answer, use: Use) -> Callable[[], None]:
     taped.generate = generate
     taped.generate_stream = generate_stream
     agent.model = taped
-    agent.tools = {name: _TapedTool(tool, use) for name, tool in tools.items()}
+    agent.tools = {name: _TapedTool(tool, caller, use) for name, tool in tools.items()}
+    managed = getattr(agent, "managed_agents", None) or {}
+    restores = [
+        _install(member, answer, use, f"{path}/{name}" if path else name) for name, member in managed.items()
+    ]
 
     def restore() -> None:
+        for undo in restores:
+            undo()
         agent.model, agent.tools = model, tools
 
     return restore
@@ -269,7 +295,7 @@ class _TapedTool(Tool):
 
     skip_forward_signature_validation = True
 
-    def __init__(self, tool: Tool, use: Use) -> None:
+    def __init__(self, tool: Tool, caller: Caller, use: Use) -> None:
         self.name = tool.name
         self.description = tool.description
         self.inputs = tool.inputs
@@ -277,9 +303,9 @@ class _TapedTool(Tool):
         self.output_schema = getattr(tool, "output_schema", None)  # type: ignore[misc]
         self.idempotent = tool.idempotent
         self.requires_approval = tool.requires_approval
-        self._tool, self._use = tool, use
+        self._tool, self._caller, self._use = tool, caller, use
         super().__init__()
         self.is_initialized = True
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        return self._use(self._tool, args, kwargs)
+        return self._use(self._caller, self._tool, args, kwargs)
