@@ -10,8 +10,8 @@ alike. Each process is killed after a random 0-400 ms from the moment it first c
 Printed: runs that finished with the uninterrupted run's answer and namespace, kills, model calls
 made more than once (at most one per kill can be: a reply in flight when the process died is lost
 with it), side-effecting calls made more than once (must be 0), and runs where a kill landed inside
-the side-effecting call (reported to the model on resume, never re-run: such a run's answer differs
-by design, and is counted apart).
+the side-effecting call (its ledger entry never reached `done`: reported to the model on resume,
+never re-run, so such a run's namespace differs by design, and is counted apart).
 
     python bench/durable_kills.py [RUNS] [PARALLEL]     # default 200 runs, 2 at a time
 """
@@ -164,7 +164,20 @@ def one_run(seed: int, root: Path) -> dict[str, object]:
         "kills": kills,
         "model_repeats": sum(made.values()) - len(made),
         "reports": len(_lines(folder / "reports.log")),
+        "report_interrupted": _report_interrupted(folder),
     }
+
+
+def _report_interrupted(folder: Path) -> bool:
+    """Whether a kill landed inside `send_report`: its ledger entry never reached `done` (the call
+    may or may not have taken effect; the resumed run reports it and does not make it again)."""
+    from smol_core.durable import SQLiteStore, checkpoint
+
+    stored = SQLiteStore(folder / "runs.sqlite3").load("job")
+    if stored is None:
+        return False
+    ledger = checkpoint.load(stored.data).tool_ledger
+    return any(e.get("tool") == "send_report" and e.get("status") != "done" for e in ledger)
 
 
 def main(runs: int, parallel: int) -> None:
@@ -181,17 +194,20 @@ def main(runs: int, parallel: int) -> None:
     errors = [o for o in outcomes if "error" in o]
     done = [o for o in outcomes if "error" not in o]
     same = [o for o in done if o["result"] == expected]
-    interrupted_report = [o for o in done if o["result"] != expected and o["reports"] == 0]
+    interrupted_report = [o for o in done if o["result"] != expected and o["report_interrupted"]]
     kills = sum(int(o["kills"]) for o in outcomes)  # type: ignore[call-overload]
     print(f"runs: {runs} ({parallel} at a time, {elapsed:.0f} s), kills: {kills}")
     print(f"finished with the uninterrupted answer and namespace: {len(same)} of {runs}")
     print(f"a kill inside the side-effecting call (reported, not re-run): {len(interrupted_report)}")
+    print(
+        f"   of which the call had taken effect before the kill: {sum(1 for o in interrupted_report if o['reports'])}"
+    )
     print(f"failed or never finished: {len(errors)}")
     for error in errors[:3]:
         print("   ", str(error.get("error"))[:300])
     print(f"model calls made twice: {sum(int(o['model_repeats']) for o in done)} (at most one per kill)")  # type: ignore[call-overload]
     print(f"side-effecting calls made twice: {sum(1 for o in done if int(o['reports']) > 1)}")  # type: ignore[call-overload]
-    other = [o for o in done if o["result"] != expected and o["reports"] != 0]
+    other = [o for o in done if o["result"] != expected and not o["report_interrupted"]]
     if other:
         print(f"DIFFERENT RESULTS: {len(other)}; first: {other[0]['result']}")
 
