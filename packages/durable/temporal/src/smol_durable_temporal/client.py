@@ -1,0 +1,103 @@
+"""Starting a run on Temporal and reading its end: `run_on_temporal`, `start_on_temporal`, `run_result`.
+
+The caller needs the Temporal client and the agent's spec only; the agent runs on the workers
+(`smol-temporal-worker`). The workflow id is the run's id (a Temporal workflow id is unique among
+running workflows, as a `run_id` is in a store). A run's end comes back as its last checkpoint,
+read here: the answer, and the memory and sandbox variables for whoever wants more
+(`run_result`). A failed run is one `TemporalRunError` line: the step's own error when a worker
+raised one that no retry could fix (a bad agent spec, a budget reached, a call awaiting approval).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
+from temporalio.exceptions import ApplicationError
+
+from smol_core.durable import checkpoint as checkpoint_format
+from smol_core.durable.checkpoint import Checkpoint
+from smol_core.durable.runner import check_run_id
+from smol_core.errors import SmolError
+from smol_durable_temporal.messages import WORKFLOW_NAME, RunRequest
+from smol_durable_temporal.spec import AgentSpec
+from smol_durable_temporal.step import decode_checkpoint
+
+
+class TemporalRunError(SmolError):
+    """A run on Temporal that failed: the cause, in one line."""
+
+
+async def start_on_temporal(
+    agent: AgentSpec | str | Callable[..., Any],
+    task: str,
+    *,
+    client: Client,
+    task_queue: str,
+    workflow_id: str,
+    max_steps: int | None = None,
+    heartbeat_timeout_s: float = 30.0,
+    step_timeout_s: float = 3600.0,
+) -> WorkflowHandle[Any, str]:
+    """Start the run `workflow_id` of `agent` (a factory, its 'module:function', or an `AgentSpec`)
+    on the workers of `task_queue`; its handle answers `run_result`. The factory is imported here
+    first, so a spec no worker could load fails now, not at the first step."""
+    spec = AgentSpec.of(agent)
+    spec.load_factory()
+    check_run_id(workflow_id)
+    request = RunRequest(
+        run_id=workflow_id,
+        task=task,
+        agent=spec.to_data(),
+        max_steps=max_steps,
+        heartbeat_timeout_s=heartbeat_timeout_s,
+        step_timeout_s=step_timeout_s,
+    )
+    return await client.start_workflow(
+        WORKFLOW_NAME, request, id=workflow_id, task_queue=task_queue, result_type=str
+    )
+
+
+async def run_result(handle: WorkflowHandle[Any, Any]) -> Checkpoint:
+    """The finished run's last checkpoint (`final_answer`, `steps`, `namespace`), once it ends."""
+    try:
+        encoded = await handle.result()
+    except WorkflowFailureError as failure:
+        raise TemporalRunError(f"run {handle.id!r} failed: {_cause(failure)}") from None
+    return checkpoint_format.load(decode_checkpoint(encoded), f"the last checkpoint of run {handle.id!r}")
+
+
+async def run_on_temporal(
+    agent: AgentSpec | str | Callable[..., Any],
+    task: str,
+    *,
+    client: Client,
+    task_queue: str,
+    workflow_id: str,
+    max_steps: int | None = None,
+    heartbeat_timeout_s: float = 30.0,
+    step_timeout_s: float = 3600.0,
+) -> Any:
+    """Run `task` with `agent` as a Temporal workflow and return its final answer (see `start_on_temporal`)."""
+    handle = await start_on_temporal(
+        agent,
+        task,
+        client=client,
+        task_queue=task_queue,
+        workflow_id=workflow_id,
+        max_steps=max_steps,
+        heartbeat_timeout_s=heartbeat_timeout_s,
+        step_timeout_s=step_timeout_s,
+    )
+    return (await run_result(handle)).final_answer
+
+
+def _cause(failure: BaseException) -> str:
+    """The innermost error's line: an activity's own error, under Temporal's wrappers."""
+    error: BaseException = failure
+    while error.__cause__ is not None:
+        error = error.__cause__
+    if isinstance(error, ApplicationError) and error.type:
+        return f"{error.type}: {error.message}"
+    return f"{type(error).__name__}: {error}"

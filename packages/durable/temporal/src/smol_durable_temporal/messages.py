@@ -1,0 +1,63 @@
+"""What the workflow and its activity send each other: plain data, no smol import.
+
+Why a module of its own: Temporal re-imports a workflow's modules in its deterministic sandbox for
+every run, so what the workflow touches must be light and free of side effects; smol's agent code
+loads only where the activity runs. Checkpoints travel as base64 text (the checkpoint format's
+bytes, `smol_core.durable.checkpoint`), so the data converter's JSON carries them unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+WORKFLOW_NAME = "smol.AgentRun"
+STEP_ACTIVITY = "smol.run_one_step"
+NON_RETRYABLE = ("AgentSpecError", "ApprovalPendingError", "BudgetExceededError", "CheckpointError")
+"""Errors a retry on another worker cannot fix: the workflow fails at once, with the error's line."""
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """A run as the workflow starts (or, after `continue_as_new`, goes on with) it."""
+
+    run_id: str
+    task: str
+    agent: dict[str, Any]
+    """`AgentSpec.to_data()`: how each step's worker builds the agent."""
+    checkpoint: str | None = None
+    """The last step's checkpoint (base64); None before the first step."""
+    max_steps: int | None = None
+    heartbeat_timeout_s: float = 30.0
+    """A worker silent for this long is presumed dead: its step goes to another worker."""
+    step_timeout_s: float = 3600.0
+    """The longest one step (its model calls and code) may take on one worker."""
+    steps_per_history: int = 200
+    """Steps before the workflow continues as new, so its event history stays small."""
+
+
+@dataclass(frozen=True)
+class StepRequest:
+    run_id: str
+    task: str
+    agent: dict[str, Any]
+    checkpoint: str | None
+    max_steps: int | None = None
+
+
+@dataclass(frozen=True)
+class StepResult:
+    checkpoint: str
+    """The run's checkpoint after the step (base64)."""
+    step: int
+    """The last step the checkpoint holds."""
+    status: str
+    """"running" or "finished"."""
+
+
+@dataclass
+class Progress:
+    """What a query on a running workflow answers: the last step saved."""
+
+    step: int = 0
+    status: str = "running"

@@ -1,0 +1,120 @@
+"""The activity: one step of a smol run, resumed from its checkpoint on whichever worker polls.
+
+Each attempt builds a fresh agent from the run's `AgentSpec`, gives it a `StepStore` holding the
+checkpoint to start from, and drives the ordinary durable loop (`agent.run(task, run_id=...)` for
+the first step, `agent.resume(run_id)` after): the loop saves the step's boundary, where the store
+keeps the checkpoint and stops the run (`StepDone`), and the activity returns the checkpoint. So a step
+on Temporal is exactly a step of `agent.resume`: the same memory, sandbox variables, planning and
+tool ledger (smol_core.durable).
+
+Heartbeats: every save in the middle of a step (a model reply, a tool call starting or ending) is
+sent as the activity's heartbeat details, and a retry resumes from the newest details rather than
+the step's start: a worker killed mid-step costs at most the model call in flight, and a tool call
+recorded as started is reported to the code as interrupted, not made again, unless its tool is
+idempotent. A thread repeats the newest details every third of the heartbeat timeout, so a long
+model call or tool does not pass for a dead worker.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import contextvars
+import threading
+from collections.abc import Iterator
+from datetime import timedelta
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from smol_core.durable import checkpoint as checkpoint_format
+from smol_core.durable.errors import ApprovalPendingError, CheckpointError
+from smol_core.durable.store import StoredCheckpoint
+from smol_core.errors import BudgetExceededError
+from smol_durable_temporal.messages import STEP_ACTIVITY, StepRequest, StepResult
+from smol_durable_temporal.spec import AgentSpec, AgentSpecError
+from smol_durable_temporal.step_store import StepDone, StepStore
+
+
+def encode_checkpoint(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def decode_checkpoint(text: str) -> bytes:
+    return base64.b64decode(text.encode("ascii"), validate=True)
+
+
+def stored(run_id: str, text: str) -> StoredCheckpoint:
+    """A checkpoint the workflow carries, as a store holds it (its step and status read from it)."""
+    data = decode_checkpoint(text)
+    state = checkpoint_format.load(data, f"the checkpoint of run {run_id!r}")
+    return StoredCheckpoint(run_id, state.step_number - 1, state.status, data)
+
+
+@activity.defn(name=STEP_ACTIVITY)
+def run_one_step(request: StepRequest) -> StepResult:
+    """Run the step after `request.checkpoint` (or the newest heartbeat's) and return its checkpoint."""
+    try:
+        return _run_one_step(request)
+    except (AgentSpecError, ApprovalPendingError, BudgetExceededError, CheckpointError) as error:
+        # a retry cannot fix these: the workflow fails at once, with the error's own line
+        raise ApplicationError(str(error), type=type(error).__name__, non_retryable=True) from None
+
+
+def _run_one_step(request: StepRequest) -> StepResult:
+    details = activity.info().heartbeat_details
+    resume_from = details[0] if details and isinstance(details[0], str) else request.checkpoint
+    seed = stored(request.run_id, resume_from) if resume_from is not None else None
+    heartbeat = _Heartbeat(seed)
+    # beating from the start: building the agent (its sandbox) is part of the step's time, and an
+    # attempt the server took for dead would be retried while it goes on
+    with heartbeat.repeating(activity.info().heartbeat_timeout):
+        agent = AgentSpec.from_data(request.agent).build()
+        store = StepStore(request.run_id, seed, heartbeat.send)
+        agent.checkpoint_store = store
+        try:
+            if seed is None:
+                agent.run(request.task, run_id=request.run_id, max_steps=request.max_steps)
+            else:
+                agent.resume(request.run_id, max_steps=request.max_steps)
+        except StepDone:
+            pass  # the step is saved: the run stops before the next one
+        finally:
+            agent.cleanup()
+    latest = store.latest
+    assert latest is not None  # a run saves before its first step
+    return StepResult(encode_checkpoint(latest.data), latest.step, latest.status)
+
+
+class _Heartbeat:
+    """Sends each mid-step save as heartbeat details, and repeats the newest while the step runs."""
+
+    def __init__(self, seed: StoredCheckpoint | None) -> None:
+        self._details: str | None = encode_checkpoint(seed.data) if seed is not None else None
+
+    def send(self, checkpoint: StoredCheckpoint) -> None:
+        self._details = encode_checkpoint(checkpoint.data)
+        activity.heartbeat(self._details)
+
+    @contextlib.contextmanager
+    def repeating(self, timeout: timedelta | None) -> Iterator[None]:
+        if not timeout:
+            yield
+            return
+        stop = threading.Event()
+        context = contextvars.copy_context()  # the activity's context, which heartbeat() needs
+
+        def beat() -> None:
+            while True:
+                details = self._details
+                context.run(activity.heartbeat, *([details] if details is not None else []))
+                if stop.wait(timeout.total_seconds() / 3):
+                    return
+
+        thread = threading.Thread(target=beat, name="smol-temporal-heartbeat", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()

@@ -1,0 +1,71 @@
+"""Agent factories the Temporal tests' workers import (this folder is on their PYTHONPATH).
+
+The model picks its reply by the step it is asked for (the assistant messages already in the
+conversation), not by how often it was called, so a fresh agent built for each step answers as one
+agent would over a whole run. It logs every call (step index and process id) to a file, and so
+does the side-effecting `record` tool: the tests read those logs to see what was repeated. Either
+can block once, on a flag file, to be killed in the middle of it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from smol_core import CodeAgent, tool
+from smol_core.testing import FunctionModel
+
+REPLIES = [
+    "<code>\nx = 20\nname = 'answer'\n</code>",
+    "<code>\nx = x + 1\nreceipt = record('order-1')\n</code>",
+    "<code>\ny = x * 2\n</code>",
+    "<code>\nfinal_answer(f'{name}={y}')\n</code>",
+]
+ANSWER = "answer=42"
+
+
+def _block_once(flag: str | None) -> None:
+    """Sleep (to be killed) the first time only: the flag file says it happened."""
+    if flag is None or Path(flag).exists():
+        return
+    Path(flag).write_text(str(os.getpid()))
+    time.sleep(120)
+
+
+def scripted_agent(
+    calls: str,
+    records: str,
+    block_model_at: int | None = None,
+    block_tool: bool = False,
+    flag: str | None = None,
+) -> CodeAgent:
+    def reply(messages: list[Any], **_: Any) -> str:
+        step = sum(
+            1 for message in messages if str(getattr(message.role, "value", message.role)) == "assistant"
+        )
+        with open(calls, "a") as log:
+            log.write(f"{step} {os.getpid()}\n")
+        if step == block_model_at:
+            _block_once(flag)
+        return REPLIES[step]
+
+    @tool
+    def record(item: str) -> str:
+        """Records an order: a side effect that must not happen twice.
+
+        Args:
+            item: what to record.
+        """
+        with open(records, "a") as log:
+            log.write(f"{item} {os.getpid()}\n")
+        if block_tool:
+            _block_once(flag)
+        return f"recorded {item}"
+
+    return CodeAgent(tools=[record], model=FunctionModel(reply), verbosity_level=0)
+
+
+def not_an_agent() -> str:
+    return "an agent"
