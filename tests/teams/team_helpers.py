@@ -92,6 +92,7 @@ def left_behind(before: list[tuple[int, str]], settle_seconds: float = 10.0) -> 
         time.sleep(0.1)
 
 
-def answer_spare_setting(messages, **call) -> str:
-    """A `FunctionModel` function: the agent's process answers with its `SMOL_EXECUTOR_PREWARM`."""
-    return code(f"final_answer({os.environ.get('SMOL_EXECUTOR_PREWARM')!r})")
+def answer_worker_settings(messages, **call) -> str:
+    """A `FunctionModel` function: the agent's process answers with its spare and template settings."""
+    settings = [os.environ.get(name) for name in ("SMOL_EXECUTOR_PREWARM", "SMOL_WORKER_TEMPLATE")]
+    return code(f"final_answer({' '.join(map(str, settings))!r})")

@@ -14,7 +14,7 @@ import sys
 from team_helpers import (
     AGENT_0,
     AGENT_1,
-    answer_spare_setting,
+    answer_worker_settings,
     code,
     descendants,
     five_plus_three,
@@ -85,13 +85,16 @@ def test_agents_spawned_as_fresh_interpreters_run_the_same_team():
     assert left_behind(before) == []
 
 
-def test_an_agent_keeps_no_spare_sandbox_worker_unless_the_host_asks_for_one(monkeypatch):
-    """One agent per process: a spare worker would never serve (it doubled each agent's start)."""
-    settings = AgentSettings(model=FunctionModel(answer_spare_setting), verbosity_level=-1)
+def test_an_agent_keeps_no_spare_sandbox_worker_nor_template_unless_the_host_asks(monkeypatch):
+    """One agent per process, with one worker: a spare or a template would never serve (each
+    doubled an agent's start)."""
+    settings = AgentSettings(model=FunctionModel(answer_worker_settings), verbosity_level=-1)
     monkeypatch.delenv("SMOL_EXECUTOR_PREWARM", raising=False)
-    assert run_agents("Say.", num_agents=1, settings=settings, deadline_seconds=120).output == "0"
+    monkeypatch.delenv("SMOL_WORKER_TEMPLATE", raising=False)
+    assert run_agents("Say.", num_agents=1, settings=settings, deadline_seconds=120).output == "0 0"
     monkeypatch.setenv("SMOL_EXECUTOR_PREWARM", "1")  # the host's own choice reaches its agents
-    assert run_agents("Say.", num_agents=1, settings=settings, deadline_seconds=120).output == "1"
+    monkeypatch.setenv("SMOL_WORKER_TEMPLATE", "1")
+    assert run_agents("Say.", num_agents=1, settings=settings, deadline_seconds=120).output == "1 1"
 
 
 def test_agents_still_waiting_are_stopped_when_agent_0_answers():

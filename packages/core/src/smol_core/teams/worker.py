@@ -19,10 +19,11 @@ from typing import Any
 from smol_core.teams.settings import AgentSettings, build_team_agent
 
 PR_SET_PDEATHSIG = 1
-NO_SPARE_WORKERS = {"SMOL_EXECUTOR_PREWARM": "0"}
-"""An agent's process runs one agent: a spare sandbox worker, kept warm for the process's next
-executor, would never serve one (it cost every agent a second worker's start, a third of a team's
-CPU). Set unless the host set it."""
+ONE_WORKER_PER_AGENT = {"SMOL_EXECUTOR_PREWARM": "0", "SMOL_WORKER_TEMPLATE": "0"}
+"""An agent's process runs one agent, with one sandbox worker: a spare worker kept warm for the
+process's next executor, or a worker template started for the workers to come, would never serve
+(each cost every agent another interpreter's start: the template alone was ~40% of a team's CPU).
+Set unless the host set them; a template the team's agents could share would be worth keeping."""
 MAX_RESULT_BYTES = 4 * 1024 * 1024
 """What one agent may report to the host: its answer and its messages, trimmed to fit."""
 
@@ -30,7 +31,7 @@ MAX_RESULT_BYTES = 4 * 1024 * 1024
 def agent_main(
     agent_id: int, task: str | None, settings: AgentSettings, transport: Any, done: Any, report_path: str
 ) -> None:
-    for name, value in NO_SPARE_WORKERS.items():
+    for name, value in ONE_WORKER_PER_AGENT.items():
         os.environ.setdefault(name, value)
     from smol_core.monitoring import AgentLogger
     from smol_core.teams.console import PrefixedStream
