@@ -5,7 +5,7 @@ the answer's tokens at generation speed. Each round measures it in a fresh proce
 start: nothing cached), right after that process ran the main job through `smolagent`'s own `main`:
 
 - job: `smolagent TASK` from its call to its answer, model load included (as the user waits for it);
-- run: the agent's run alone (job less import and load);
+- run: the agent's run alone (job less import and load), and of it the time in model calls;
 - limit: the job's first request again, its prompt not cached (`cache_prompt: false`), with 1 thread
   and with every core, the faster kept: llama.cpp's own prefill and generation times (prefill and
   answer tokens at their speeds).
@@ -14,6 +14,12 @@ The machine may be shared and loaded: rounds alternate between the trees given (
 code before a change, e.g. a `git worktree`), and ranges (min-max) are printed, never one figure.
 
     hatch run dev:python bench/main_job_limit.py [--rounds 5] [--task "..."] [--old-root /tmp/smol-old]
+
+Measured on a 2-core x86-64 machine shared with other work (load averages 20 to 70), 4 rounds each,
+alternating (issue 28): limit 2.0-7.2 s (260 prompt tokens, 36 answer tokens; llama.cpp prefilled
+45-173 tokens/s and generated 17-92); the job 3.5-10.6 s, 1.2-1.7 times the limit, in one model call,
+where before (three drafts, both cores) it took 29-217 s, 13-45 times the limit. Near idle, before:
+the three drafts' calls took 2.9 s where the first alone took 1.25 s.
 """
 
 from __future__ import annotations
@@ -37,11 +43,13 @@ from smol_model_llamacpp.engine import default_threads
 from smol_core.cli import smolagent
 job_threads = default_threads()
 
-requests, replies = [], []
+requests, replies, model_time = [], [], []
 real_call = LlamaCppModel._call
 def recording_call(self, request, callback=None):
     requests.append(dict(request))
+    begun = time.perf_counter()
     result = real_call(self, request, callback)
+    model_time.append(time.perf_counter() - begun)
     replies.append(result)
     return result
 LlamaCppModel._call = recording_call
@@ -73,6 +81,7 @@ print(json.dumps({
     "status": status,
     "job": job,
     "run": run_time.get("s"),
+    "model": sum(model_time),
     "job_threads": job_threads,
     "limit_threads": best,
     "limit_by_threads": {t: (v[0]["prompt_ms"] + v[0]["predicted_ms"]) / 1000 for t, v in limits.items()},
@@ -125,7 +134,8 @@ def main() -> None:
             row = one_round(root, args.task)
             results[name].append(row)
             print(
-                f"round {number + 1} {name}: job {row['job']:.2f} s, run {row['run']:.2f} s, limit "
+                f"round {number + 1} {name}: job {row['job']:.2f} s, run {row['run']:.2f} s (model calls "
+                f"{row['model']:.2f} s), limit "
                 f"{row['limit']:.2f} s ({row['first_prompt']} prompt tokens at {row['prefill_tok_s']:.0f}/s, "
                 f"{row['first_answer']} answer tokens at {row['gen_tok_s']:.0f}/s; by threads "
                 f"{row['limit_by_threads']}), job on {row['job_threads']} threads, {row['calls']} model "
