@@ -28,7 +28,8 @@ Everything else a plugin needs is here too, and only here:
   redirect hop, and bounds downloads): every tool that fetches a URL goes through them;
 - checkpoint stores (`CheckpointStoreSpec`): the `CheckpointStore` contract with its `Lease`,
   `StoredCheckpoint` and `RunRecord` records, the errors a store raises (`StoreUnavailableError`,
-  `RunLockedError`), and `SQLiteStore`, the reference a new store is tested beside;
+  `RunLockedError`), `SQLiteStore`, the reference a new store is tested beside, and `approve` /
+  `deny` / `pending_approval` (a UI's buttons for a call a run paused for);
 - errors: every exception is a `SmolError`; model plugins raise `ModelAPIError`.
 
 `tests/core/test_plugin_api.py` fails when a plugin imports anything of smol_core but this module,
@@ -62,8 +63,7 @@ _EXPORTS: dict[str, str] = {
     "StoredCheckpoint": "smol_core.durable.store",
     "StoreUnavailableError": "smol_core.durable.errors",
     "RunLockedError": "smol_core.durable.errors",
-    "SQLiteStore": "smol_core.durable.sqlite_store",
-    # a person's decision on a call a durable run paused for (a UI's approve and deny buttons)
+    "SQLiteStore": "smol_core.durable.sqlite_store",  # and a person's decision on a paused call:
     "ApprovalPendingError": "smol_core.durable.errors",
     "CheckpointError": "smol_core.durable.errors",
     "approve": "smol_core.durable.approvals",
@@ -238,19 +238,13 @@ if _TYPE_CHECKING:
         decode_image as decode_image,
         handle_agent_output_types as handle_agent_output_types,
     )
-    from smol_core.agents.code_agent import (
-        CodeAgent as CodeAgent,
-    )
+    from smol_core.agents.code_agent import CodeAgent as CodeAgent
     from smol_core.agents.events import (
         ActionOutput as ActionOutput,
         ToolOutput as ToolOutput,
     )
-    from smol_core.agents.multi_step import (
-        MultiStepAgent as MultiStepAgent,
-    )
-    from smol_core.agents.serialization import (
-        agent_from_folder as agent_from_folder,
-    )
+    from smol_core.agents.multi_step import MultiStepAgent as MultiStepAgent
+    from smol_core.agents.serialization import agent_from_folder as agent_from_folder
     from smol_core.cli.smolagent import (
         agent_from_arguments as agent_from_arguments,
         build_model as build_model,
@@ -292,12 +286,8 @@ if _TYPE_CHECKING:
         loader_command as loader_command,
         worker_sources as worker_sources,
     )
-    from smol_core.executors.host.driver import (
-        WorkerExecutor as WorkerExecutor,
-    )
-    from smol_core.executors.host.frames import (
-        ProtocolLimits as ProtocolLimits,
-    )
+    from smol_core.executors.host.driver import WorkerExecutor as WorkerExecutor
+    from smol_core.executors.host.frames import ProtocolLimits as ProtocolLimits
     from smol_core.executors.host.link import (
         FramedLink as FramedLink,
         WorkerLink as WorkerLink,
@@ -306,16 +296,12 @@ if _TYPE_CHECKING:
         WORKER_ENV as WORKER_ENV,
         WorkerProcess as WorkerProcess,
     )
-    from smol_core.executors.local import (
-        LocalPythonExecutor as LocalPythonExecutor,
-    )
+    from smol_core.executors.local import LocalPythonExecutor as LocalPythonExecutor
     from smol_core.executors.worker.framing import (
         FrameReader as FrameReader,
         encode_message as encode_message,
     )
-    from smol_core.executors.worker.protocol import (
-        ProtocolError as ProtocolError,
-    )
+    from smol_core.executors.worker.protocol import ProtocolError as ProtocolError
     from smol_core.instrumentation import (
         Instrumentor as Instrumentor,
         SpanHandle as SpanHandle,
@@ -324,9 +310,7 @@ if _TYPE_CHECKING:
         instrumentors as instrumentors,
         remove_instrumentor as remove_instrumentor,
     )
-    from smol_core.lazy_exports import (
-        lazy_exports as lazy_exports,
-    )
+    from smol_core.lazy_exports import lazy_exports as lazy_exports
     from smol_core.loading import (
         load_model as load_model,
         load_tools as load_tools,
@@ -353,15 +337,9 @@ if _TYPE_CHECKING:
         DEFAULT_TIMEOUT as DEFAULT_TIMEOUT,
         ApiModel as ApiModel,
     )
-    from smol_core.models.base import (
-        Model as Model,
-    )
-    from smol_core.models.capabilities import (
-        ModelCapabilities as ModelCapabilities,
-    )
-    from smol_core.models.chat_completions import (
-        ChatCompletionsModel as ChatCompletionsModel,
-    )
+    from smol_core.models.base import Model as Model
+    from smol_core.models.capabilities import ModelCapabilities as ModelCapabilities
+    from smol_core.models.chat_completions import ChatCompletionsModel as ChatCompletionsModel
     from smol_core.models.detection import (
         CapabilityDetector as CapabilityDetector,
         DetectedCapabilities as DetectedCapabilities,
@@ -370,15 +348,9 @@ if _TYPE_CHECKING:
         TOOL_ROLE_CONVERSIONS as TOOL_ROLE_CONVERSIONS,
         get_clean_message_list as get_clean_message_list,
     )
-    from smol_core.models.openai_format import (
-        model_supports_stop as model_supports_stop,
-    )
-    from smol_core.models.request import (
-        ModelRequest as ModelRequest,
-    )
-    from smol_core.models.retry import (
-        RetryPolicy as RetryPolicy,
-    )
+    from smol_core.models.openai_format import model_supports_stop as model_supports_stop
+    from smol_core.models.request import ModelRequest as ModelRequest
+    from smol_core.models.retry import RetryPolicy as RetryPolicy
     from smol_core.models.schema_tool_calls import (
         sanitize_schema as sanitize_schema,
         tool_call_deltas as tool_call_deltas,
@@ -388,9 +360,7 @@ if _TYPE_CHECKING:
         tools_prompt as tools_prompt,
         with_system_note as with_system_note,
     )
-    from smol_core.models.stop_filter import (
-        StopSequenceFilter as StopSequenceFilter,
-    )
+    from smol_core.models.stop_filter import StopSequenceFilter as StopSequenceFilter
     from smol_core.models.tool_calls import (
         get_tool_json_schema as get_tool_json_schema,
         get_tool_json_schemas as get_tool_json_schemas,
@@ -419,9 +389,7 @@ if _TYPE_CHECKING:
         guarded_request as guarded_request,
         read_bounded as read_bounded,
     )
-    from smol_core.plugins.hookspecs import (
-        hookimpl as hookimpl,
-    )
+    from smol_core.plugins.hookspecs import hookimpl as hookimpl
     from smol_core.plugins.specs import (
         CheckpointStoreSpec as CheckpointStoreSpec,
         CommandSpec as CommandSpec,
@@ -432,9 +400,7 @@ if _TYPE_CHECKING:
         TransportSpec as TransportSpec,
         lazy as lazy,
     )
-    from smol_core.prompting.grammar import (
-        code_action_grammar as code_action_grammar,
-    )
+    from smol_core.prompting.grammar import code_action_grammar as code_action_grammar
     from smol_core.teams.errors import (
         MessageRefusedError as MessageRefusedError,
         MessageTooLargeError as MessageTooLargeError,
@@ -447,9 +413,7 @@ if _TYPE_CHECKING:
         Credentials as Credentials,
         TeamKeys as TeamKeys,
     )
-    from smol_core.teams.launcher import (
-        AgentProcess as AgentProcess,
-    )
+    from smol_core.teams.launcher import AgentProcess as AgentProcess
     from smol_core.teams.message import (
         DEFAULT_MAX_MESSAGE_BYTES as DEFAULT_MAX_MESSAGE_BYTES,
         Message as Message,
@@ -471,16 +435,12 @@ if _TYPE_CHECKING:
         wire_bytes as wire_bytes,
         wire_text as wire_text,
     )
-    from smol_core.teams.worker import (
-        MAX_RESULT_BYTES as MAX_RESULT_BYTES,
-    )
+    from smol_core.teams.worker import MAX_RESULT_BYTES as MAX_RESULT_BYTES
     from smol_core.terminal import (
         escape_controls as escape_controls,
         escape_line as escape_line,
     )
-    from smol_core.tools.collection import (
-        ToolCollection as ToolCollection,
-    )
+    from smol_core.tools.collection import ToolCollection as ToolCollection
     from smol_core.tools.decorator import (
         FunctionTool as FunctionTool,
         as_tool as as_tool,
