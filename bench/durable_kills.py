@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -191,6 +192,10 @@ def main(runs: int, parallel: int) -> None:
         with ThreadPoolExecutor(parallel) as pool:
             outcomes = list(pool.map(lambda seed: one_run(seed, root), range(runs)))
         elapsed = time.perf_counter() - started
+        keep = os.environ.get("SMOL_KEEP_DIFFERENT")  # a folder: the runs that differ are copied there
+        for seed, outcome in enumerate(outcomes):
+            if keep and "error" not in outcome and outcome["result"] != expected:
+                shutil.copytree(root / f"run-{seed}", Path(keep) / f"run-{seed}", dirs_exist_ok=True)
     errors = [o for o in outcomes if "error" in o]
     done = [o for o in outcomes if "error" not in o]
     same = [o for o in done if o["result"] == expected]
