@@ -207,3 +207,26 @@ def test_a_joined_connection_forks_and_reaps_only_its_own_workers(template):
     assert _dead(own.pid)
     assert other.alive()
     other.close()
+
+
+def test_a_template_is_shared_even_from_a_deep_temporary_directory(monkeypatch, tmp_path):
+    """A Unix socket's address holds 108 bytes: a TMPDIR deep in a job's folder must not stop sharing."""
+    from smol_core.executors.host import template as template_module
+    from smol_core.executors.host.process import _SRC_ROOT, WORKER_ENV
+    from smol_core.executors.host.template import WorkerTemplate
+
+    deep = tmp_path / ("d" * 90)
+    deep.mkdir()
+    monkeypatch.setattr(template_module.tempfile, "tempdir", str(deep))
+    sharing = WorkerTemplate(_SRC_ROOT, WORKER_ENV)
+    try:
+        path = sharing.share()
+        assert path is not None and len(path.encode()) < 108
+        peer = WorkerTemplate(_SRC_ROOT, WORKER_ENV)
+        assert peer.join(path)
+        worker = WorkerProcess(template=peer)
+        assert worker.alive()
+        worker.close()
+        peer.shutdown()
+    finally:
+        sharing.shutdown()

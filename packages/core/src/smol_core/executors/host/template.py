@@ -95,7 +95,7 @@ class WorkerTemplate:
         with self._lock:
             if self._shared is not None or self._control is None:
                 return self._shared
-            folder = tempfile.mkdtemp(prefix="smol-template-")  # mode 0700: this user's alone
+            folder = tempfile.mkdtemp(prefix="smol-template-", dir=_socket_folder_root())  # mode 0700
             path = os.path.join(folder, "socket")
             try:
                 self._control.sendall(b"L" + path.encode())
@@ -209,6 +209,16 @@ class WorkerTemplate:
         with self._lock:
             self.enabled = False
             self._forget()
+
+
+_MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux; the folder's name and "/socket" follow
+
+
+def _socket_folder_root() -> str | None:
+    """The temporary directory, unless its path is too long for a Unix socket's address (a TMPDIR
+    deep in a test's or a job's folder): then /tmp."""
+    root = tempfile.gettempdir()
+    return root if len(root) + len("/smol-template-XXXXXXXX/socket") <= _MAX_SOCKET_PATH else "/tmp"
 
 
 class ForkedProcess:
