@@ -48,13 +48,13 @@ def agent_main(
     tools = [SendMessageTool(transport, agent_id, log), inbox]
     report: dict[str, Any] = {"agent_id": agent_id}
     agent: Any = None
-    signal.signal(signal.SIGTERM, _stop)
-    # Ctrl-C and a closed terminal reach the whole process group: the host alone decides, and stops
-    # every agent with SIGTERM (an agent that took them itself printed its traceback on the way out)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    _die_with_parent()
-    try:
+    try:  # from the handler's first moment: a stop while the agent starts is reported as a stop
+        signal.signal(signal.SIGTERM, _stop)
+        # Ctrl-C and a closed terminal reach the whole process group: the host alone decides, and
+        # stops every agent with SIGTERM (an agent that took them itself printed its traceback)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        _die_with_parent()
         agent = build_team_agent(agent_id, len(transport.agent_ids()), settings, tools, logger)
         with agent:
             try:
