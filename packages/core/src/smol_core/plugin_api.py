@@ -63,7 +63,16 @@ _EXPORTS: dict[str, str] = {
     "StoredCheckpoint": "smol_core.durable.store",
     "StoreUnavailableError": "smol_core.durable.errors",
     "RunLockedError": "smol_core.durable.errors",
-    "SQLiteStore": "smol_core.durable.sqlite_store",  # and a person's decision on a paused call:
+    "SQLiteStore": "smol_core.durable.sqlite_store",
+    # durable engines (smol-durable-temporal): a checkpoint read, run ids, the agent a spec builds
+    "Checkpoint": "smol_core.durable.checkpoint",
+    "load_checkpoint": "smol_core.durable.checkpoint",
+    "check_run_id": "smol_core.durable.runner",
+    "RunBudget": "smol_core.agents.budget",
+    "AgentSettings": "smol_core.agents.settings",
+    "build_agent": "smol_core.agents.settings",
+    "BudgetExceededError": "smol_core.errors",
+    # and a person's decision on a paused call:
     "ApprovalPendingError": "smol_core.durable.errors",
     "CheckpointError": "smol_core.durable.errors",
     "approve": "smol_core.durable.approvals",
@@ -238,6 +247,7 @@ if _TYPE_CHECKING:
         decode_image as decode_image,
         handle_agent_output_types as handle_agent_output_types,
     )
+    from smol_core.agents.budget import RunBudget as RunBudget
     from smol_core.agents.code_agent import CodeAgent as CodeAgent
     from smol_core.agents.events import (
         ActionOutput as ActionOutput,
@@ -245,6 +255,7 @@ if _TYPE_CHECKING:
     )
     from smol_core.agents.multi_step import MultiStepAgent as MultiStepAgent
     from smol_core.agents.serialization import agent_from_folder as agent_from_folder
+    from smol_core.agents.settings import AgentSettings as AgentSettings, build_agent as build_agent
     from smol_core.cli.smolagent import (
         agent_from_arguments as agent_from_arguments,
         build_model as build_model,
@@ -256,12 +267,14 @@ if _TYPE_CHECKING:
         deny as deny,
         pending_approval as pending_approval,
     )
+    from smol_core.durable.checkpoint import Checkpoint as Checkpoint, load_checkpoint as load_checkpoint
     from smol_core.durable.errors import (
         ApprovalPendingError as ApprovalPendingError,
         CheckpointError as CheckpointError,
         RunLockedError as RunLockedError,
         StoreUnavailableError as StoreUnavailableError,
     )
+    from smol_core.durable.runner import check_run_id as check_run_id
     from smol_core.durable.sqlite_store import SQLiteStore as SQLiteStore
     from smol_core.durable.store import (
         CheckpointStore as CheckpointStore,
@@ -271,6 +284,7 @@ if _TYPE_CHECKING:
     )
     from smol_core.errors import (
         AgentToolExecutionError as AgentToolExecutionError,
+        BudgetExceededError as BudgetExceededError,
         ModelAPIError as ModelAPIError,
         SmolError as SmolError,
         TypeHintParsingException as TypeHintParsingException,

@@ -178,3 +178,7 @@ def _ledger_entry(data: Any, decode: Any) -> dict[str, Any]:
     if "result" in data:
         entry["result"] = decode(data["result"])
     return entry
+
+
+load_checkpoint = load
+"""`load` by the name `smol_core.plugin_api` exports it under (a durable engine reads checkpoints)."""

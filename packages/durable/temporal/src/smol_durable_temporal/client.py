@@ -16,10 +16,7 @@ from typing import Any
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.exceptions import ApplicationError
 
-from smol_core.durable import checkpoint as checkpoint_format
-from smol_core.durable.checkpoint import Checkpoint
-from smol_core.durable.runner import check_run_id
-from smol_core.errors import SmolError
+from smol_core.plugin_api import Checkpoint, SmolError, check_run_id, load_checkpoint
 from smol_durable_temporal.messages import WORKFLOW_NAME, RunRequest
 from smol_durable_temporal.spec import AgentSpec
 from smol_durable_temporal.step import decode_checkpoint
@@ -65,7 +62,7 @@ async def run_result(handle: WorkflowHandle[Any, Any]) -> Checkpoint:
         encoded = await handle.result()
     except WorkflowFailureError as failure:
         raise TemporalRunError(f"run {handle.id!r} failed: {_cause(failure)}") from None
-    return checkpoint_format.load(decode_checkpoint(encoded), f"the last checkpoint of run {handle.id!r}")
+    return load_checkpoint(decode_checkpoint(encoded), f"the last checkpoint of run {handle.id!r}")
 
 
 async def run_on_temporal(

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from smol_core.errors import SmolError
+from smol_core.plugin_api import SmolError
 
 _SETTINGS_FACTORY = "smol_durable_temporal.spec:agent_from_settings"
 
@@ -104,7 +104,7 @@ class AgentSpec:
 
     def build(self) -> Any:
         """A fresh agent from the factory: a `MultiStepAgent`, or a one-line `AgentSpecError`."""
-        from smol_core.agents.multi_step import MultiStepAgent
+        from smol_core.plugin_api import MultiStepAgent
 
         factory = self.load_factory()
         try:
@@ -125,8 +125,7 @@ class AgentSpec:
 
 def agent_from_settings(**settings: Any) -> Any:
     """`AgentSpec.from_settings`'s factory: `build_agent(AgentSettings(**settings))`."""
-    from smol_core.agents.budget import RunBudget
-    from smol_core.agents.settings import AgentSettings, build_agent
+    from smol_core.plugin_api import AgentSettings, RunBudget, build_agent
 
     known = {item.name for item in fields(AgentSettings)} - {"model"}
     unknown = sorted(set(settings) - known)

@@ -27,10 +27,13 @@ from datetime import timedelta
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from smol_core.durable import checkpoint as checkpoint_format
-from smol_core.durable.errors import ApprovalPendingError, CheckpointError
-from smol_core.durable.store import StoredCheckpoint
-from smol_core.errors import BudgetExceededError
+from smol_core.plugin_api import (
+    ApprovalPendingError,
+    BudgetExceededError,
+    CheckpointError,
+    StoredCheckpoint,
+    load_checkpoint,
+)
 from smol_durable_temporal.messages import STEP_ACTIVITY, StepRequest, StepResult
 from smol_durable_temporal.spec import AgentSpec, AgentSpecError
 from smol_durable_temporal.step_store import StepDone, StepStore
@@ -47,7 +50,7 @@ def decode_checkpoint(text: str) -> bytes:
 def stored(run_id: str, text: str) -> StoredCheckpoint:
     """A checkpoint the workflow carries, as a store holds it (its step and status read from it)."""
     data = decode_checkpoint(text)
-    state = checkpoint_format.load(data, f"the checkpoint of run {run_id!r}")
+    state = load_checkpoint(data, f"the checkpoint of run {run_id!r}")
     return StoredCheckpoint(run_id, state.step_number - 1, state.status, data)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from smol_core.durable.store import Lease, RunRecord, StoredCheckpoint
+from smol_core.plugin_api import Lease, RunRecord, StoredCheckpoint
 
 
 class StepDone(Exception):
