@@ -116,3 +116,33 @@ def test_a_local_team_too_large_for_the_fork_servers_descriptors_is_spawned():
     assert Team(settings, num_agents=64).context.get_start_method() == "forkserver"
     assert Team(settings, num_agents=200).context.get_start_method() == "spawn"
     assert Team(settings, num_agents=200, transport="redis").context.get_start_method() == "forkserver"
+
+
+DEEP_TMPDIR_HOST = """
+from smol_core import run_agents
+from smol_core.teams import AgentSettings
+from smol_core.teams.start_method import agent_context
+from smol_core.testing import ScriptedModel
+
+assert agent_context().get_start_method() == "forkserver"
+settings = AgentSettings(model=ScriptedModel(["<code>\\nfinal_answer('deep')\\n</code>"]), verbosity_level=-1)
+result = run_agents("Answer.", num_agents=1, settings=settings, deadline_seconds=120)
+print(result.state, result.output)
+"""
+
+
+def test_a_team_starts_from_the_fork_server_even_when_tmpdir_is_too_deep_for_a_socket(tmp_path: Path):
+    """multiprocessing puts the server's socket in TMPDIR: 108 bytes of a Unix socket's address
+    were not enough for a job's or a test's deep TMPDIR ("AF_UNIX path too long")."""
+    deep = tmp_path / ("d" * 100)
+    deep.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", DEEP_TMPDIR_HOST],
+        cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(deep)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert done.stdout.split()[-2:] == ["success", "deep"]

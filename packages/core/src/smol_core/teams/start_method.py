@@ -63,10 +63,34 @@ def agent_context(method: StartMethod = DEFAULT_START_METHOD, inboxes: int = 0) 
 
         if FDS_PER_INBOX * inboxes + FDS_BESIDE_INBOXES >= MAXFDS_TO_SEND:
             method = "spawn"
+    if method == "forkserver" and not _fork_server_address_fits():
+        method = "spawn"
     context = multiprocessing.get_context(method)
     if method == "forkserver":
         context.set_forkserver_preload(list(FORKSERVER_PRELOAD))
     return context
+
+
+_SOCKET_PATH_BYTES = 107  # a Unix socket's address (sun_path) holds 108 bytes, its NUL included
+_LISTENER_NAME = len("/listener-") + 8
+
+
+def _fork_server_address_fits() -> bool:
+    """Whether the fork server's socket can be made: multiprocessing puts it in its temporary
+    folder, made in TMPDIR on first use, and a TMPDIR deep in a job's or a test's folder makes that
+    address too long ("AF_UNIX path too long" as the first agent starts). Such a host gets that
+    folder under /tmp instead, if multiprocessing has not made it yet; else its agents are spawned."""
+    import tempfile
+    from multiprocessing import util
+
+    if len(tempfile.gettempdir()) + len("/pymp-xxxxxxxx") + _LISTENER_NAME > _SOCKET_PATH_BYTES:
+        with _starting:
+            saved, tempfile.tempdir = tempfile.tempdir, "/tmp"
+            try:
+                util.get_temp_dir()  # made now under /tmp, unless made before
+            finally:
+                tempfile.tempdir = saved
+    return len(util.get_temp_dir()) + _LISTENER_NAME <= _SOCKET_PATH_BYTES
 
 
 def start_fork_server(context: Any) -> None:
