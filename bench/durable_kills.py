@@ -10,8 +10,8 @@ alike. Each process is killed after a random 0-400 ms from the moment it first c
 Printed: runs that finished with the uninterrupted run's answer and namespace, kills, model calls
 made more than once (at most one per kill can be: a reply in flight when the process died is lost
 with it), side-effecting calls made more than once (must be 0), and runs where a kill landed inside
-the side-effecting call (its ledger entry never reached `done`: reported to the model on resume,
-never re-run, so such a run's namespace differs by design, and is counted apart).
+the side-effecting call (reported to the model on resume as interrupted, never re-run, so such a
+run's namespace differs by design, and is counted apart).
 
     python bench/durable_kills.py [RUNS] [PARALLEL]     # default 200 runs, 2 at a time
 """
@@ -170,15 +170,15 @@ def one_run(seed: int, root: Path) -> dict[str, object]:
 
 
 def _report_interrupted(folder: Path) -> bool:
-    """Whether a kill landed inside `send_report`: its ledger entry never reached `done` (the call
-    may or may not have taken effect; the resumed run reports it and does not make it again)."""
+    """Whether a kill landed inside `send_report`: the resumed run told the model that the call was
+    interrupted (it may or may not have taken effect) instead of making it again."""
     from smol_core.durable import SQLiteStore, checkpoint
 
     stored = SQLiteStore(folder / "runs.sqlite3").load("job")
     if stored is None:
         return False
-    ledger = checkpoint.load(stored.data).tool_ledger
-    return any(e.get("tool") == "send_report" and e.get("status") != "done" for e in ledger)
+    errors = [str(getattr(step, "error", "") or "") for step in checkpoint.load(stored.data).steps]
+    return any("ToolCallInterruptedError" in error and "send_report" in error for error in errors)
 
 
 def main(runs: int, parallel: int) -> None:
