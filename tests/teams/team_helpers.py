@@ -55,7 +55,11 @@ def descendants(pid: int | None = None) -> list[tuple[int, str]]:
             except OSError:
                 continue
             stack.append(child)
-            if "resource_tracker" in cmdline or "forkserver" in cmdline or "smol-janitor" in cmdline:
+            # the host's services, kept for its lifetime: multiprocessing's, the janitor, the worker template
+            if any(
+                name in cmdline
+                for name in ("resource_tracker", "forkserver", "smol-janitor", "serve_template")
+            ):
                 continue
             found.append((child, cmdline))
     return found
@@ -93,6 +97,9 @@ def left_behind(before: list[tuple[int, str]], settle_seconds: float = 10.0) -> 
 
 
 def answer_worker_settings(messages, **call) -> str:
-    """A `FunctionModel` function: the agent's process answers with its spare and template settings."""
-    settings = [os.environ.get(name) for name in ("SMOL_EXECUTOR_PREWARM", "SMOL_WORKER_TEMPLATE")]
-    return code(f"final_answer({' '.join(map(str, settings))!r})")
+    """A `FunctionModel` function: the agent's process answers with its spare setting, and whether
+    its sandbox worker was forked from the host's shared template."""
+    from smol_core.executors.host.process import TEMPLATE
+
+    joined = TEMPLATE._joined is not None and TEMPLATE._control is not None
+    return code(f"final_answer({os.environ.get('SMOL_EXECUTOR_PREWARM')!r} + ' ' + {str(joined)!r})")

@@ -60,6 +60,27 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def _descendants(pid: int) -> list[int]:
+    """Every live process below `pid` (the janitor aside): agents, the fork server, the worker
+    template and the sandbox workers it forked for the agents."""
+    found, stack = [], [pid]
+    while stack:
+        for child in _children(stack.pop()):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
+def _is_sandbox_worker_of(agent: int, pid: int) -> bool:
+    """A worker the agent spawned, or one the host's template forked for it (it watches the agent)."""
+    try:
+        parent = int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        parent_cmdline = (Path("/proc") / str(parent) / "cmdline").read_bytes()
+    except OSError:
+        return False
+    return parent == agent or b"serve_template" in parent_cmdline
+
+
 def _running(pid: int) -> bool:
     try:
         return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
@@ -87,9 +108,10 @@ def test_agents_and_their_sandbox_workers_end_when_the_host_is_killed(tmp_path: 
     try:
         assert host.stdout is not None
         agents = json.loads(host.stdout.readline())
-        # agent 0 is in its run once it has started its sandbox worker; agent 1 waits for a message
-        assert _wait_for(lambda: bool(_children(agents[0])), 60)
-        workers = _children(agents[0])
+        # agent 0 is in its run once it has its sandbox worker (spawned, or forked by the host's
+        # template); agent 1 waits for a message
+        assert _wait_for(lambda: any(_is_sandbox_worker_of(agents[0], p) for p in _descendants(host.pid)), 60)
+        workers = [pid for pid in _descendants(host.pid) if pid not in agents]
         os.kill(host.pid, signal.SIGKILL)
         host.wait()
         assert _wait_for(lambda: not any(_running(pid) for pid in agents + workers), 15), [

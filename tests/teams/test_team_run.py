@@ -85,16 +85,16 @@ def test_agents_spawned_as_fresh_interpreters_run_the_same_team():
     assert left_behind(before) == []
 
 
-def test_an_agent_keeps_no_spare_sandbox_worker_nor_template_unless_the_host_asks(monkeypatch):
-    """One agent per process, with one worker: a spare or a template would never serve (each
-    doubled an agent's start)."""
+def test_an_agent_keeps_no_spare_sandbox_worker_and_forks_its_worker_from_the_hosts_template(monkeypatch):
+    """One agent per process, with one worker: a spare would never serve (it doubled an agent's
+    start), and the worker is a fork of the host's template, not a new interpreter."""
     settings = AgentSettings(model=FunctionModel(answer_worker_settings), verbosity_level=-1)
     monkeypatch.delenv("SMOL_EXECUTOR_PREWARM", raising=False)
-    monkeypatch.delenv("SMOL_WORKER_TEMPLATE", raising=False)
-    assert run_agents("Say.", num_agents=1, settings=settings, deadline_seconds=120).output == "0 0"
+    for context in ("forkserver", "spawn"):
+        result = run_agents("Say.", num_agents=1, settings=settings, deadline_seconds=120, context=context)
+        assert result.output == "0 True", context
     monkeypatch.setenv("SMOL_EXECUTOR_PREWARM", "1")  # the host's own choice reaches its agents
-    monkeypatch.setenv("SMOL_WORKER_TEMPLATE", "1")
-    assert run_agents("Say.", num_agents=1, settings=settings, deadline_seconds=120).output == "1 1"
+    assert run_agents("Say.", num_agents=1, settings=settings, deadline_seconds=120).output.startswith("1 ")
 
 
 def test_agents_still_waiting_are_stopped_when_agent_0_answers():

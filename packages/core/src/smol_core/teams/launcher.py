@@ -12,6 +12,7 @@ both on the host's side when its agent ends, so the team reads every agent the s
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
@@ -65,12 +66,23 @@ class AgentLauncher(Protocol):
         ...
 
 
+def with_worker_template(template: str | None, target: Callable[..., None], *args: Any) -> None:
+    """`target(*args)` in an agent whose sandbox workers fork from the host's template at
+    `template` (its socket; None: they start as new interpreters)."""
+    if template is not None:
+        from smol_core.executors.host.process import TEMPLATE
+
+        TEMPLATE.join(template)
+    target(*args)
+
+
 class LocalLauncher:
     """Each agent a child process of the host, forked from the warm fork server or spawned
     (`start_method.py`): the default."""
 
     def __init__(self, context: Any) -> None:
         self.context = context
+        self._template: str | bool | None = False  # False: not asked yet
 
     def peer_status(self, num_agents: int) -> PeerStatus:
         return PeerStatus(num_agents, self.context.get_start_method())
@@ -79,10 +91,20 @@ class LocalLauncher:
         # not daemonic: an agent's tools may start processes of their own; the host stops every
         # agent itself, and the kernel does if the host dies
         # a forked agent takes the host's environment as it is now, as a spawned one inherits it
+        joined = functools.partial(with_worker_template, self._shared_template(), target)
         process: AgentProcess = self.context.Process(
-            target=with_host_environment(self.context, target), args=args, name=name
+            target=with_host_environment(self.context, joined), args=args, name=name
         )
         return process
+
+    def _shared_template(self) -> str | None:
+        """The host's warm worker template, shared with the agents (executors/host/template.py): each
+        agent's sandbox worker is then a fork of it, not a new interpreter. None where it cannot be."""
+        if self._template is False:
+            from smol_core.executors.host.process import TEMPLATE
+
+            self._template = TEMPLATE.share()
+        return self._template if isinstance(self._template, str) else None
 
     def close(self) -> None:
         """Nothing held: the processes were joined by the team."""

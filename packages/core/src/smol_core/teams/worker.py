@@ -19,11 +19,12 @@ from typing import Any
 from smol_core.teams.settings import AgentSettings, build_team_agent
 
 PR_SET_PDEATHSIG = 1
-ONE_WORKER_PER_AGENT = {"SMOL_EXECUTOR_PREWARM": "0", "SMOL_WORKER_TEMPLATE": "0"}
+ONE_WORKER_PER_AGENT = {"SMOL_EXECUTOR_PREWARM": "0"}
 """An agent's process runs one agent, with one sandbox worker: a spare worker kept warm for the
-process's next executor, or a worker template started for the workers to come, would never serve
-(each cost every agent another interpreter's start: the template alone was ~40% of a team's CPU).
-Set unless the host set them; a template the team's agents could share would be worth keeping."""
+process's next executor would never serve (it cost every agent another worker's start). Set unless
+the host set it. The worker itself is a fork of the host's template where the launcher shares it
+(`launcher.with_worker_template`), and an agent never starts a template of its own (a process
+starts one for its second worker)."""
 MAX_RESULT_BYTES = 4 * 1024 * 1024
 """What one agent may report to the host: its answer and its messages, trimmed to fit."""
 
