@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_kit import free_port, wait_for
+from browser_kit import wait_for
 
 from smol_core import CodeAgent, tool
 from smol_core.durable import SQLiteStore, approve
@@ -107,23 +107,6 @@ def test_agents_without_approvals_do_not_write_checkpoints(tmp_path: Path) -> No
     with agent:
         assert "Final answer" in _text(_last(GradioUI(agent).stream_run("One.")))
     assert store.list() == []
-
-
-@pytest.fixture
-def serve() -> Iterator[Callable[[GradioUI], str]]:
-    served: list[tuple[GradioUI, Any]] = []
-
-    def start(ui: GradioUI) -> str:
-        demo = ui.create_app()
-        port = free_port()
-        demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
-        served.append((ui, demo))
-        return f"http://127.0.0.1:{port}/"
-
-    yield start
-    for ui, demo in served:
-        demo.close()
-        ui.sessions.close_all()
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from browser_kit import free_port, screenshot, wait_for
+from browser_kit import screenshot, wait_for
 
 from smol_core import CodeAgent, ToolCallingAgent, tool
 from smol_core.agent_types import AgentAudio
@@ -33,24 +33,6 @@ pytestmark = pytest.mark.slow
 
 def code(text: str) -> str:
     return f"Thought: next.\n```python\n{text}\n```"
-
-
-@pytest.fixture
-def serve() -> Iterator[Callable[[GradioUI], str]]:
-    """Serve a page on a free port of 127.0.0.1 (closed after the test); returns its URL."""
-    served: list[tuple[GradioUI, Any]] = []
-
-    def start(ui: GradioUI) -> str:
-        demo = ui.create_app()
-        port = free_port()
-        demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
-        served.append((ui, demo))
-        return f"http://127.0.0.1:{port}/"
-
-    yield start
-    for ui, demo in served:
-        demo.close()
-        ui.sessions.close_all()  # the sessions' agents and their sandboxes
 
 
 def open_page(browser: Any, url: str) -> None:
