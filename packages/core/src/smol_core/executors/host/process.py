@@ -19,21 +19,14 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
+from smol_core.executors.host.bootstrap import worker_program
 from smol_core.executors.host.link import FramedLink
 from smol_core.executors.host.template import ForkedProcess, WorkerTemplate
 from smol_core.executors.worker.framing import write_message
 
 _SRC_ROOT = str(Path(__file__).resolve().parents[3])
 
-_BOOTSTRAP = (
-    "import sys, types\n"
-    "root = sys.argv[1]\n"
-    "sys.path.insert(0, root)\n"
-    "for n in ('smol_core', 'smol_core.executors'):\n"
-    "    m = types.ModuleType(n); m.__path__ = [root + '/' + n.replace('.', '/')]; sys.modules[n] = m\n"
-    "from smol_core.executors.worker.main import main\n"
-    "main([])\n"
-)
+_BOOTSTRAP = worker_program("from smol_core.executors.worker.main import main\nmain([])")
 
 # The worker's whole environment: nothing of the host's (API keys, tokens, paths) crosses.
 WORKER_ENV = {

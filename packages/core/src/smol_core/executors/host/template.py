@@ -20,16 +20,12 @@ import threading
 import time
 from typing import IO
 
+from smol_core.executors.host.bootstrap import worker_program
+
 __all__ = ["ForkedProcess", "WorkerTemplate", "templates_supported"]
 
-_BOOTSTRAP = (
-    "import sys, types\n"
-    "root = sys.argv[1]\n"
-    "sys.path.insert(0, root)\n"
-    "for n in ('smol_core', 'smol_core.executors'):\n"
-    "    m = types.ModuleType(n); m.__path__ = [root + '/' + n.replace('.', '/')]; sys.modules[n] = m\n"
-    "from smol_core.executors.worker.template import serve_template\n"
-    "serve_template(int(sys.argv[2]))\n"
+_BOOTSTRAP = worker_program(
+    "from smol_core.executors.worker.template import serve_template\nserve_template(int(sys.argv[2]))"
 )
 
 
