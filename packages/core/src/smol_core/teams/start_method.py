@@ -38,6 +38,7 @@ FORKSERVER_PRELOAD = (
     "smol_core.teams.console",
     "smol_core.agents.code_agent",
     "smol_core.agents.tool_calling_agent",
+    "smol_core.executors.local",  # its switches are read at first use, in the agent (host/switches.py)
 )
 """What the fork server imports once, so that each agent process starts warm."""
 

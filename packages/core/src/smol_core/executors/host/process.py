@@ -21,6 +21,7 @@ from typing import IO, Any
 
 from smol_core.executors.host.bootstrap import worker_program
 from smol_core.executors.host.link import FramedLink
+from smol_core.executors.host.switches import EnvSwitch
 from smol_core.executors.host.template import ForkedProcess, WorkerTemplate
 from smol_core.executors.worker.framing import write_message
 
@@ -223,11 +224,12 @@ def new_worker(wait_for_template: bool = False) -> WorkerProcess:
 class _SparePool:
     """At most one idle worker, refilled in the background after each take."""
 
+    enabled = EnvSwitch("SMOL_EXECUTOR_PREWARM")
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._spare: WorkerProcess | None = None
         self._filling = False
-        self.enabled = os.environ.get("SMOL_EXECUTOR_PREWARM", "1") != "0"
 
     def take(self) -> WorkerProcess:
         with self._lock:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import os
 import shutil
 import threading
 import weakref
@@ -29,6 +28,7 @@ from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING
 
 from smol_core.executors.host import process  # noqa: F401 - imported first: its exit hooks run after ours
+from smol_core.executors.host.switches import EnvSwitch
 
 if TYPE_CHECKING:
     from smol_core.executors.host.link import WorkerLink
@@ -80,13 +80,14 @@ class ReadySpares:
     take would put the thread's start on the path this is meant to clear.
     """
 
+    enabled = EnvSwitch("SMOL_EXECUTOR_PREWARM")
+
     def __init__(self) -> None:
         self._lock = threading.Condition()
         self._ready: OrderedDict[Hashable, list[ReadyWorker]] = OrderedDict()
         self._depth: dict[Hashable, int] = {}
         self._wanted: OrderedDict[Hashable, Callable[[], LocalPythonExecutor]] = OrderedDict()
         self._filler: threading.Thread | None = None
-        self.enabled = os.environ.get("SMOL_EXECUTOR_PREWARM", "1") != "0"
 
     def take(self, key: Hashable, make: Callable[[], LocalPythonExecutor]) -> ReadyWorker | None:
         """A ready worker for `key` if one waits; either way, the spares for `key` are refilled."""

@@ -21,6 +21,7 @@ import time
 from typing import IO
 
 from smol_core.executors.host.bootstrap import worker_program
+from smol_core.executors.host.switches import EnvSwitch
 
 __all__ = ["ForkedProcess", "WorkerTemplate", "templates_supported"]
 
@@ -31,17 +32,14 @@ _BOOTSTRAP = worker_program(
 
 def templates_supported() -> bool:
     """Linux with pidfds (5.3+): a forked worker is not the host's child, so its end is watched
-    through a pidfd and its status asked of the template."""
-    return (
-        sys.platform.startswith("linux")
-        and hasattr(os, "pidfd_open")
-        and hasattr(socket, "send_fds")
-        and os.environ.get("SMOL_WORKER_TEMPLATE", "1") != "0"
-    )
+    through a pidfd and its status asked of the template. (`SMOL_WORKER_TEMPLATE=0` turns it off.)"""
+    return sys.platform.startswith("linux") and hasattr(os, "pidfd_open") and hasattr(socket, "send_fds")
 
 
 class WorkerTemplate:
     """The template process and its control socket; requests are serialized by a lock."""
+
+    enabled = EnvSwitch("SMOL_WORKER_TEMPLATE", templates_supported)
 
     def __init__(self, src_root: str, env: dict[str, str]) -> None:
         """`src_root`: the folder holding `smol_core`; `env`: the workers' whole environment."""
@@ -53,7 +51,6 @@ class WorkerTemplate:
         self._starting = False
         self._joined: str | None = None  # the shared template's socket, in a process that joined one
         self._shared: str | None = None  # the socket this process's template also serves
-        self.enabled = templates_supported()
 
     def ready(self, start: bool = True) -> bool:
         """Whether a fork can be asked now; starts the template in the background if none runs
