@@ -16,7 +16,7 @@ from . import audit, lifetime, sandbox
 from .channel import Channel
 from .protocol import decode
 from .session import Worker
-from .template import warm_up
+from .warm import warm_up
 
 
 # --- the loop ------------------------------------------------------------------------------------

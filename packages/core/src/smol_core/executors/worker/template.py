@@ -39,6 +39,7 @@ import sys
 import time
 
 from . import lifetime
+from .warm import warm_up
 
 REAP_PATIENCE_SECONDS = 5.0
 
@@ -161,17 +162,6 @@ class Template:
             sys.stderr.flush()
             os._exit(1)
         os._exit(0)
-
-
-def warm_up() -> None:
-    """Import now what a worker would import while taking its `config` (the event loop of
-    `specials.py`, the rlimits, the read roots' sysconfig data), so that no child pays for it."""
-    import asyncio  # noqa: F401 - sandbox_loop_factory's
-    import resource  # noqa: F401 - sandbox.apply_rlimits's
-
-    from . import audit, session  # noqa: F401 - everything `serve` needs
-
-    audit.python_read_roots()
 
 
 def _expected_host() -> int:
