@@ -9,6 +9,7 @@ container must stop running on its own (nothing reaps it in these tests).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
@@ -17,6 +18,7 @@ import sys
 import textwrap
 import time
 
+import docker.errors
 import pytest
 
 from smol_core.executors.base import ExecutionTimeoutError
@@ -74,7 +76,8 @@ def test_a_sigkilled_host_takes_its_container_with_it(make_docker, action):
     try:
         assert _stops_on_its_own(client, container_id), "the container outlived its host"
     finally:
-        client.api.remove_container(container_id, force=True)
+        with contextlib.suppress(docker.errors.NotFound):  # gone already: removed with its end
+            client.api.remove_container(container_id, force=True)
 
 
 def test_the_worker_is_not_pid_1_and_has_a_hard_cpu_limit(make_docker):
