@@ -23,15 +23,19 @@ JANITOR_MARK = "# smol-janitor"
 _JANITOR = (
     JANITOR_MARK
     + r"""
-import os, shutil, signal, sys
+import os, shutil, signal, sys, time
 for name in ("SIGINT", "SIGTERM", "SIGHUP"):
     signal.signal(getattr(signal, name), signal.SIG_IGN)
 paths = []
 for line in sys.stdin.buffer:
     paths.append(os.fsdecode(line.rstrip(b"\n")))
-for path in paths:
-    if os.path.isdir(path) and not os.path.islink(path):
+for attempt in range(20):  # a process that dies with the owner may still write into a folder
+    paths = [p for p in paths if os.path.isdir(p) and not os.path.islink(p)]
+    for path in paths:
         shutil.rmtree(path, ignore_errors=True)
+    if not any(os.path.isdir(p) and not os.path.islink(p) for p in paths):
+        break
+    time.sleep(0.05)
 """
 )
 

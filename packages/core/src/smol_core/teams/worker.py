@@ -78,8 +78,11 @@ def agent_main(
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the report goes out whole; SIGKILL follows if it must
     report["messages"] = list(log.records)
     try:
-        _write_report(report_path, _bounded(report))
-        done.put(agent_id)
+        # a host gone has no one to tell, and its janitor is removing the folder: a report written
+        # now could land in it after the removal began, and leave it behind
+        if not _host_gone():
+            _write_report(report_path, _bounded(report))
+            done.put(agent_id)
     except OSError:  # the host is gone (its folder with it): no one to tell
         pass
     _flush_traces()
@@ -135,6 +138,19 @@ def _die_with_parent() -> None:
     except ValueError:  # no sentinel to watch
         return
     threading.Thread(target=_stop_when_gone, args=(sentinel,), name="smol-host-watch", daemon=True).start()
+
+
+def _host_gone() -> bool:
+    """Whether the host has ended (its end of multiprocessing's parent sentinel is closed), asked
+    without waiting; False where there is no local host to ask (a launcher's agent)."""
+    import multiprocessing
+    from multiprocessing.connection import wait
+
+    host = multiprocessing.parent_process()
+    try:
+        return host is not None and bool(wait([host.sentinel], timeout=0))
+    except (ValueError, OSError):
+        return False
 
 
 def _stop_when_gone(sentinel: int) -> None:
