@@ -101,15 +101,20 @@ def _open_channel(argv: list[str]) -> Channel:
 
 def main(argv: list[str] | None = None, parent: int | None = None, die_with: int | None = None) -> None:
     """`parent`: the warm template this worker was forked from (template.py), which it dies with;
-    `die_with`: the process it works for, when that is not the template's host (a team's agent)."""
+    `die_with`: the process it works for, when that is not the template's host (a team's agent).
+
+    The channel's descriptors move first, while this process has one thread: moving them grows
+    the descriptor table, and growing it with the watch threads already running makes the kernel
+    wait for an RCU grace period (about 6 ms of each worker's start). Microseconds later, the
+    watches start (the parent's pid is checked there, so a host gone meanwhile is still seen)."""
+    channel = _open_channel(list(sys.argv[1:] if argv is None else argv))
+    _hide_channel_fds(channel)
     if parent is None:
         _die_with_host()
     elif sys.platform.startswith("linux"):  # the template is single-threaded: PDEATHSIG is exact
         lifetime.die_with_parent(parent, pdeathsig=True)
         if die_with is not None:
             lifetime.die_with_process(die_with)
-    channel = _open_channel(list(sys.argv[1:] if argv is None else argv))
-    _hide_channel_fds(channel)
     sys.stdin = None  # type: ignore[assignment,unused-ignore]
     sys.dont_write_bytecode = True  # the installation is read-only to the worker
     serve(channel)
@@ -121,7 +126,7 @@ _CHANNEL_FD_BASE = 200
 
 
 def _die_with_host() -> None:
-    """First thing: end with the host, however it ends (see lifetime.py).
+    """End with the host, however it ends (see lifetime.py): the first thing after the channel moves.
 
     The host may pass its pid (`SMOL_WORKER_PARENT`) to close the race of a parent gone before this
     ran, and ask for PR_SET_PDEATHSIG (`SMOL_WORKER_PDEATHSIG=1`) when it starts workers from a
