@@ -9,7 +9,7 @@ from smol_core.plugin_api import CommandSpec, hookimpl
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
-    from smol_durable_temporal.worker import configure
+    from smol_durable_temporal.worker_options import configure  # no temporalio: `smol --help` runs it
 
     configure(parser)
 

@@ -19,6 +19,7 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from smol_durable_temporal.step import run_one_step
+from smol_durable_temporal.worker_options import configure
 from smol_durable_temporal.workflow import AgentRunWorkflow
 
 DESCRIPTION = "Runs the steps of smol runs started on Temporal (run_on_temporal)."
@@ -51,14 +52,6 @@ async def serve(address: str, namespace: str, task_queue: str, max_concurrent_st
     async with worker:
         print(f"smol-temporal-worker: polling {task_queue!r} on {address} ({namespace})", flush=True)
         await stop.wait()
-
-
-def configure(parser: argparse.ArgumentParser) -> None:
-    """The worker's options: `smol-temporal-worker` and `smol temporal-worker` take the same."""
-    parser.add_argument("--address", default="localhost:7233", help="the Temporal server (host:port)")
-    parser.add_argument("--namespace", default="default")
-    parser.add_argument("--task-queue", default="smol", help="the queue the runs were started on")
-    parser.add_argument("--max-concurrent-steps", type=int, default=4, help="steps run at once (threads)")
 
 
 def run(args: argparse.Namespace) -> int:
