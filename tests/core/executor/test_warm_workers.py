@@ -230,3 +230,27 @@ def test_a_template_is_shared_even_from_a_deep_temporary_directory(monkeypatch, 
         peer.shutdown()
     finally:
         sharing.shutdown()
+
+
+def test_a_sharing_process_may_hold_only_a_few_workers(template):
+    """A peer cannot fill the machine through the template: past its share it is refused (and
+    would start its own workers), while the host's own forks go on."""
+    from smol_core.executors.host.process import _SRC_ROOT, WORKER_ENV
+    from smol_core.executors.host.template import WorkerTemplate
+    from smol_core.executors.worker.template import MAX_WORKERS_PER_PEER
+
+    path = TEMPLATE.share()
+    assert path is not None
+    peer = WorkerTemplate(_SRC_ROOT, WORKER_ENV)
+    assert peer.join(path)
+    held = [WorkerProcess(template=peer) for _ in range(MAX_WORKERS_PER_PEER)]
+    try:
+        with pytest.raises(OSError, match="answered"):
+            WorkerProcess(template=peer)
+        own = WorkerProcess(template=TEMPLATE)
+        assert own.alive()
+        own.close()
+    finally:
+        for worker in held:
+            worker.close()
+        peer.shutdown()

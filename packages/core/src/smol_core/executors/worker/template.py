@@ -42,6 +42,12 @@ from . import lifetime
 from .warm import warm_up
 
 REAP_PATIENCE_SECONDS = 5.0
+MAX_WORKERS_PER_PEER = 8
+"""Live workers one sharing process (an agent, which needs one) may hold: a peer that asks for
+more is refused (it then starts its own), so no process can fill the machine through the template."""
+PEER_SEND_SECONDS = 1.0
+"""How long an answer to a sharing process may wait for it to read: one that stops reading is
+dropped, not waited on by everyone else's forks."""
 
 
 def serve_template(control_fd: int) -> None:
@@ -87,6 +93,7 @@ class Template:
         if uid != os.getuid():  # the folder is the user's alone; this is the second lock
             conn.close()
             return
+        conn.settimeout(PEER_SEND_SECONDS)  # readable when served (select), so only sends can wait
         self.peers[conn] = pid
 
     def _serve_one(self, sock: socket.socket) -> bool:
@@ -110,6 +117,9 @@ class Template:
 
     def _answer(self, sock: socket.socket, request: bytes, fds: list[int]) -> bytes:
         if request == b"F" and len(fds) == 3:
+            held = sum(1 for owner in self.owners.values() if owner is sock)
+            if sock is not self.host_connection and held >= MAX_WORKERS_PER_PEER:
+                return b"E"
             pid = self._fork_worker(fds, self.peers[sock])
             self.owners[pid] = sock
             return b"P%d" % pid
