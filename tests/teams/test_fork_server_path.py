@@ -18,6 +18,9 @@ import textwrap
 from pathlib import Path
 
 import smol_core
+from smol_core import run_agents
+from smol_core.teams import AgentSettings
+from smol_core.testing import FunctionModel
 
 PLUGIN = """
 import json
@@ -146,3 +149,33 @@ def test_a_team_starts_from_the_fork_server_even_when_tmpdir_is_too_deep_for_a_s
     )
     assert done.returncode == 0, done.stderr[-4000:]
     assert done.stdout.split()[-2:] == ["success", "deep"]
+
+
+def test_the_fork_server_outlives_a_closed_terminal():
+    """SIGHUP reaches the whole process group when a terminal closes. A server it killed made the
+    host read every agent as ended (exit code 255) while they still ran: the host then removed the
+    team folder under their reports, and never sent SIGKILL after the grace period."""
+    import signal
+    from multiprocessing import forkserver
+
+    from smol_core.teams.start_method import agent_context, start_fork_server
+
+    context = agent_context("forkserver")
+    start_fork_server(context)
+    server = forkserver._forkserver._forkserver_pid
+    ignored = int(_proc_status(server)["SigIgn"], 16)
+    assert ignored & (1 << (signal.SIGHUP - 1)), "the fork server would die of a closed terminal"
+    os.kill(server, signal.SIGHUP)
+    settings = AgentSettings(model=FunctionModel(_answer), verbosity_level=-1)
+    result = run_agents("Answer.", num_agents=1, settings=settings, deadline_seconds=120, context="forkserver")
+    assert result.state == "success", result
+    assert forkserver._forkserver._forkserver_pid == server  # the same server served it
+
+
+def _answer(messages: object, **call: object) -> str:
+    return "Thought: done.\n<code>\nfinal_answer('ok')\n</code>"
+
+
+def _proc_status(pid: int) -> dict[str, str]:
+    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return dict(line.split(":\t", 1) for line in lines if ":\t" in line)
