@@ -94,3 +94,14 @@ def test_the_all_extra_installs_every_plugin_as_smolagents_all_does(tmp_path: Pa
         "the extra [all] does not install the plugin smol-model-openai" in p
         for p in checks.all_problems(root)
     )
+
+
+def test_smol_core_says_the_version_its_project_file_releases() -> None:
+    """The plugin registry reports smol-core's version from `smol_core.version` (asking the installed
+    metadata costs every agent process a scan of sys.path): it must be the released one."""
+    import tomllib
+
+    from smol_core.version import __version__
+
+    project = tomllib.loads((ROOT / "packages" / "core" / "pyproject.toml").read_text())["project"]
+    assert __version__ == project["version"]

@@ -25,6 +25,7 @@ from typing import Any, Literal, TypeVar, cast
 import pluggy
 
 from smol_core.errors import PluginConflictError, PluginNotFoundError
+from smol_core.version import __version__
 from smol_core.plugins import hookspecs
 from smol_core.plugins.specs import (
     KNOWN_PROVIDERS,
@@ -100,7 +101,9 @@ class PluginRegistry:
         self._specs: dict[Kind, dict[str, tuple[Spec, str]]] | None = None
         self._conflicts: dict[Kind, dict[str, str]] = {kind: {} for kind in KINDS}
         for name, module in BUILTIN_PLUGINS.items():
-            self._register_module(importlib.import_module(module), name, "smol-core", builtin=True)
+            # the version from the package itself: asking importlib.metadata scans every folder on
+            # sys.path for distributions, 5-30 ms that each agent of a team paid as it started
+            self._register_module(importlib.import_module(module), name, "smol-core", __version__, builtin=True)
 
     # --- loading ---------------------------------------------------------------------------------
 
@@ -109,11 +112,9 @@ class PluginRegistry:
         module: ModuleType | object,
         name: str,
         distribution: str,
-        version: str = "",
+        version: str,
         builtin: bool = False,
     ) -> None:
-        if not version:
-            version = _distribution_version(distribution)
         info = PluginInfo(name, distribution, version, getattr(module, "__name__", repr(module)), builtin)
         self._plugins[name] = info
         try:
@@ -303,15 +304,6 @@ class PluginRegistry:
             self.load_entry_points()
             self._collect()
             return sorted(self._plugins.values(), key=lambda p: (not p.builtin, p.name))
-
-
-def _distribution_version(distribution: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(distribution)
-    except PackageNotFoundError:
-        return "?"
 
 
 _registry: PluginRegistry | None = None
