@@ -192,6 +192,23 @@ def test_a_shared_template_serves_other_processes_of_the_user(template, tmp_path
     assert _dead(worker_pid), "a worker outlived the agent process it was forked for"
 
 
+def test_workers_of_a_peer_that_leaves_at_once_are_killed_too(template):
+    """A peer that ends right after asking for workers: each was forked a moment before and may not
+    have made its own process group yet; killing the group alone missed it, and it ran on."""
+    from smol_core.executors.host.process import _SRC_ROOT, WORKER_ENV
+    from smol_core.executors.host.template import WorkerTemplate
+
+    path = TEMPLATE.share()
+    assert path is not None
+    forked = []
+    for _ in range(3):
+        peer = WorkerTemplate(_SRC_ROOT, WORKER_ENV)
+        assert peer.join(path)
+        forked += [WorkerProcess(template=peer).pid for _ in range(4)]
+        peer._forget()  # at once
+    assert [pid for pid in forked if not _dead(pid)] == []
+
+
 def test_a_joined_connection_forks_and_reaps_only_its_own_workers(template):
     from smol_core.executors.host.process import _SRC_ROOT, WORKER_ENV
     from smol_core.executors.host.template import WorkerTemplate

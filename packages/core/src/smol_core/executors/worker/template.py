@@ -140,8 +140,12 @@ class Template:
         sock.close()
         for pid in [pid for pid, owner in self.owners.items() if owner is sock]:
             del self.owners[pid]
-            with contextlib.suppress(OSError):
-                os.killpg(pid, signal.SIGKILL)
+            # the worker itself first: one forked a moment ago may not have made its own process
+            # group yet (setsid), and killing that group alone then missed it; then the group, for
+            # what the worker started
+            for kill in (os.kill, os.killpg):
+                with contextlib.suppress(OSError):
+                    kill(pid, signal.SIGKILL)
             self.orphans.add(pid)
 
     def _reap_orphans(self) -> None:
