@@ -167,7 +167,9 @@ def test_the_fork_server_outlives_a_closed_terminal():
     assert ignored & (1 << (signal.SIGHUP - 1)), "the fork server would die of a closed terminal"
     os.kill(server, signal.SIGHUP)
     settings = AgentSettings(model=FunctionModel(_answer), verbosity_level=-1)
-    result = run_agents("Answer.", num_agents=1, settings=settings, deadline_seconds=120, context="forkserver")
+    result = run_agents(
+        "Answer.", num_agents=1, settings=settings, deadline_seconds=120, context="forkserver"
+    )
     assert result.state == "success", result
     assert forkserver._forkserver._forkserver_pid == server  # the same server served it
 

@@ -11,10 +11,15 @@ resource tracker does, so that it outlives its owner only for the moment the cle
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
+import time
+from collections.abc import Iterator
 from typing import IO
 
 JANITOR_MARK = "# smol-janitor"
@@ -75,3 +80,31 @@ def remove_when_gone(path: str) -> bool:
             _pipe = None
             return False
     return True
+
+
+REMOVAL_PATIENCE_SECONDS = 1.0
+"""How long a removal keeps trying while something still writes into the folder."""
+
+
+def remove_tree(path: str, patience: float = REMOVAL_PATIENCE_SECONDS) -> bool:
+    """Remove the folder `path`, trying again for up to `patience` seconds while something still
+    writes into it (a process stopped a moment ago: a sandbox worker ends after its agent, by its
+    own watch). True when it is gone."""
+    deadline = time.monotonic() + patience
+    while True:
+        shutil.rmtree(path, ignore_errors=True)
+        if not os.path.lexists(path) or time.monotonic() >= deadline:
+            return not os.path.lexists(path)
+        time.sleep(0.02)
+
+
+@contextlib.contextmanager
+def private_folder(prefix: str) -> Iterator[str]:
+    """A new private (0700) folder in the temporary directory for the `with` block; removed after
+    it (`remove_tree`), and by this process's janitor if the process is killed outright."""
+    folder = tempfile.mkdtemp(prefix=prefix)
+    try:
+        remove_when_gone(folder)
+        yield folder
+    finally:
+        remove_tree(folder)

@@ -25,7 +25,6 @@ from typing import Any, Literal, TypeVar, cast
 import pluggy
 
 from smol_core.errors import PluginConflictError, PluginNotFoundError
-from smol_core.version import __version__
 from smol_core.plugins import hookspecs
 from smol_core.plugins.specs import (
     KNOWN_PROVIDERS,
@@ -37,6 +36,7 @@ from smol_core.plugins.specs import (
     ToolSpec,
     TransportSpec,
 )
+from smol_core.version import __version__
 
 Kind = Literal["models", "executors", "tools", "commands", "transports", "instrumentors", "checkpoint_stores"]
 KINDS: tuple[Kind, ...] = (
@@ -103,7 +103,9 @@ class PluginRegistry:
         for name, module in BUILTIN_PLUGINS.items():
             # the version from the package itself: asking importlib.metadata scans every folder on
             # sys.path for distributions, 5-30 ms that each agent of a team paid as it started
-            self._register_module(importlib.import_module(module), name, "smol-core", __version__, builtin=True)
+            self._register_module(
+                importlib.import_module(module), name, "smol-core", __version__, builtin=True
+            )
 
     # --- loading ---------------------------------------------------------------------------------
 

@@ -21,7 +21,6 @@ import json
 import queue as queue_module
 import signal
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -30,7 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from smol_core import instrumentation
-from smol_core.janitor import remove_when_gone
+from smol_core.janitor import private_folder
 from smol_core.messages import Timing
 from smol_core.teams.identity import for_agent, issue_keys
 from smol_core.teams.launcher import AgentLauncher, AgentProcess, LocalLauncher
@@ -151,8 +150,9 @@ class Team:
         done = self.context.Queue()
         outcomes = {agent_id: AgentOutcome(agent_id) for agent_id in range(self.num_agents)}
         ended_by: TeamState = "no_answer"
-        with tempfile.TemporaryDirectory(prefix="smol-team-") as folder:
-            remove_when_gone(folder)  # even if the host is killed outright
+        # every agent's scratch folders live here too (scratch.keep_scratch_in): one removal, and one
+        # janitor (the host's) for the team
+        with private_folder("smol-team-") as folder:
             reports = [Path(folder) / f"agent-{agent_id}.json" for agent_id in range(self.num_agents)]
             target = _agent_target()
             self.processes = [

@@ -34,6 +34,10 @@ def agent_main(
 ) -> None:
     for name, value in ONE_WORKER_PER_AGENT.items():
         os.environ.setdefault(name, value)
+    from smol_core.executors.host.scratch import keep_scratch_in
+
+    # the folder of its report is private to this agent's run and removed by whoever started it
+    keep_scratch_in(os.path.dirname(os.path.abspath(report_path)))
     from smol_core.monitoring import AgentLogger
     from smol_core.teams.console import PrefixedStream
     from smol_core.teams.tools import MessageLog, ReceiveMessagesTool, SendMessageTool

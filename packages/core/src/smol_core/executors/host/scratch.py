@@ -24,6 +24,18 @@ milliseconds): done by the first scratch folder a process makes, then at most on
 on every executor's start."""
 _last_sweep: float | None = None
 
+_kept_in: str | None = None
+
+
+def keep_scratch_in(folder: str) -> None:
+    """Make this process's scratch folders inside `folder`, a private folder that whoever started
+    this process removes once it has ended, however it ended (a team's agent: the team's folder,
+    which the host removes, or its janitor if the host is killed). Such a process needs no janitor
+    of its own and has nothing to sweep: a janitor is a new interpreter, about 7 ms of CPU that each
+    agent of a team paid as it started, and a sweep lists the whole temporary directory."""
+    global _kept_in
+    _kept_in = folder
+
 
 def make_scratch() -> str:
     """A new scratch folder for this process; first (now and then), those left by hosts that no
@@ -31,6 +43,8 @@ def make_scratch() -> str:
     from smol_core.janitor import remove_when_gone
 
     global _last_sweep
+    if _kept_in is not None and os.path.isdir(_kept_in):
+        return tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=_kept_in)
     now = time.monotonic()
     if _last_sweep is None or now - _last_sweep > SWEEP_INTERVAL_SECONDS:
         _last_sweep = now
