@@ -181,3 +181,35 @@ def _answer(messages: object, **call: object) -> str:
 def _proc_status(pid: int) -> dict[str, str]:
     lines = Path(f"/proc/{pid}/status").read_text().splitlines()
     return dict(line.split(":\t", 1) for line in lines if ":\t" in line)
+
+
+COUNTING_HOST = """
+import os
+
+with open({log!r}, "a") as log:
+    log.write(__name__ + "\\n")  # each time this script runs, and as what
+
+from smol_core import run_agents
+from smol_core.teams import AgentSettings
+from smol_core.testing import ScriptedModel
+
+if __name__ == "__main__":
+    settings = AgentSettings(model=ScriptedModel(["<code>\\nfinal_answer(1)\\n</code>"]), verbosity_level=-1)
+    for _ in range(2):
+        result = run_agents("Go.", num_agents=3, settings=settings, deadline_seconds=120, context="forkserver")
+        assert result.state == "success", result
+"""
+
+
+def test_the_hosts_script_runs_once_in_the_fork_server_not_once_per_agent(tmp_path: Path):
+    """multiprocessing runs the host's main script in each child that does not have it; the fork
+    server imports it once (CPython 3.11 never gives the server its path), so agents forked from it
+    do not run it again as they start."""
+    log = tmp_path / "runs.log"
+    host = tmp_path / "host.py"
+    host.write_text(textwrap.dedent(COUNTING_HOST.format(log=str(log))))
+    done = subprocess.run(
+        [sys.executable, str(host)], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert log.read_text().splitlines() == ["__main__", "__mp_main__"]

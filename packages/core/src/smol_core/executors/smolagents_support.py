@@ -249,11 +249,17 @@ def fix_final_answer_code(code: str) -> str:
     Why: a model sometimes assigns `final_answer = ...` and then calls `final_answer(...)`, which would
     call its value. As in smolagents, code that does not call `final_answer(` is left unchanged.
     """
-    assignment = r"(?<!\.)(?<!\w)\bfinal_answer\s*="
-    if "final_answer(" not in code or not re.search(assignment, code):
+    if "final_answer(" not in code or not _FINAL_ANSWER_ASSIGNED.search(code):
         return code
-    code = re.sub(r"(?<!\.)(?<!\w)(\bfinal_answer)(\s*=)", r"final_answer_variable\2", code)
-    return re.sub(r"(?<!\.)(?<!\w)(\bfinal_answer\b)(?!\s*\()", "final_answer_variable", code)
+    code = _FINAL_ANSWER_ASSIGNMENT.sub(r"final_answer_variable\2", code)
+    return _FINAL_ANSWER_NOT_CALLED.sub("final_answer_variable", code)
+
+
+# compiled once, at import (a team's agents import this in their fork server): compiled at first
+# use, each agent process paid about a millisecond for them
+_FINAL_ANSWER_ASSIGNED = re.compile(r"(?<!\.)(?<!\w)\bfinal_answer\s*=")
+_FINAL_ANSWER_ASSIGNMENT = re.compile(r"(?<!\.)(?<!\w)(\bfinal_answer)(\s*=)")
+_FINAL_ANSWER_NOT_CALLED = re.compile(r"(?<!\.)(?<!\w)(\bfinal_answer\b)(?!\s*\()")
 
 
 def get_safe_module(raw_module: Any, authorized_imports: Any, visited: set[int] | None = None) -> Any:

@@ -6,6 +6,11 @@ smol_core with it, is found where the host finds it) and, in `HOST_IMPORT_PATH`,
 becomes that list and the host's `PYTHONPATH` is put back, so the server's environment is the
 host's. Imported anywhere else (the variable is not set), it does nothing.
 
+The host's main script is noted here and imported once, after every other preload
+(`fork_server_ready`), as multiprocessing's `'__main__'` preload means to do: CPython 3.11 never hands the server its path (the server asks for `main_path`, the host's
+preparation data calls it `init_main_from_path`), so every agent ran the script again as it
+started (its imports: 4 ms and more per agent). An agent now finds it imported and runs it no more.
+
 The server also ignores SIGHUP. A closed terminal sends it to the whole process group, the server
 included, and CPython's server protects itself from Ctrl-C only: it died, and multiprocessing reads
 a dead server as the end of every agent it forked (exit code 255). So the host saw its agents gone
@@ -24,14 +29,14 @@ import sys
 HOST_IMPORT_PATH = "SMOL_FORK_SERVER_IMPORT_PATH"
 
 
-def host_import_path(sys_path: list[str], pythonpath: str | None) -> str:
+def host_import_path(sys_path: list[str], pythonpath: str | None, main_path: str | None = None) -> str:
     """What the host puts in `HOST_IMPORT_PATH` for its fork server."""
-    return json.dumps({"sys_path": sys_path, "pythonpath": pythonpath})
+    return json.dumps({"sys_path": sys_path, "pythonpath": pythonpath, "main_path": main_path})
 
 
 def take_host_path() -> None:
     """In the fork server: set `sys.path` to the host's, restore the host's `PYTHONPATH` (once: the
-    variable goes) and ignore SIGHUP."""
+    variable goes), ignore SIGHUP and note the host's main script."""
     raw = os.environ.pop(HOST_IMPORT_PATH, None)
     if raw is None:
         return
@@ -44,6 +49,31 @@ def take_host_path() -> None:
         os.environ["PYTHONPATH"] = pythonpath
     else:
         os.environ.pop("PYTHONPATH", None)
+    global _host_main
+    main_path = given.get("main_path")
+    _host_main = main_path if isinstance(main_path, str) else None
+
+
+_host_main: str | None = None
+"""The host's main script, in the fork server (set by `take_host_path`)."""
+
+
+def import_host_main() -> None:
+    """In the fork server, once every other preload is imported (`fork_server_ready`): the host's
+    main script as `__mp_main__`, as multiprocessing would import it in each agent. Not earlier:
+    the script imports smol_core, whose teams package is half-imported while this module runs."""
+    if _host_main is None:
+        return
+    from multiprocessing import process, spawn
+
+    current = process.current_process()
+    current._inheriting = True  # type: ignore[attr-defined]  # what multiprocessing's own preload sets
+    try:
+        spawn.import_main_path(_host_main)
+    except Exception:  # each agent then runs it as before, and meets the error itself
+        pass
+    finally:
+        del current._inheriting  # type: ignore[attr-defined]
 
 
 take_host_path()

@@ -39,6 +39,12 @@ FORKSERVER_PRELOAD = (
     "smol_core.agents.code_agent",
     "smol_core.agents.tool_calling_agent",
     "smol_core.executors.local",  # its switches are read at first use, in the agent (host/switches.py)
+    # what unpickling a local team's inboxes and shared status imports (ctypes with them): ~4 ms per agent
+    "multiprocessing.queues",
+    "multiprocessing.synchronize",
+    "multiprocessing.sharedctypes",
+    "multiprocessing.popen_forkserver",
+    "smol_core.teams.fork_server_ready",  # last: the host's main script, which may import any of the above
 )
 """What the fork server imports once, so that each agent process starts warm."""
 
@@ -105,7 +111,7 @@ def start_fork_server(context: Any) -> None:
         # the server copies this process's environment as it starts: set for that moment only
         saved = os.environ.get("PYTHONPATH")
         path = host_sys_path()
-        os.environ[HOST_IMPORT_PATH] = host_import_path(path, saved)
+        os.environ[HOST_IMPORT_PATH] = host_import_path(path, saved, _main_path())
         os.environ["PYTHONPATH"] = os.pathsep.join(entry for entry in path if os.pathsep not in entry)
         try:
             forkserver.ensure_running()
@@ -115,6 +121,15 @@ def start_fork_server(context: Any) -> None:
                 del os.environ["PYTHONPATH"]
             else:
                 os.environ["PYTHONPATH"] = saved
+
+
+def _main_path() -> str | None:
+    """The host's main script, as multiprocessing gives it to each child (None: a module run with
+    `-m`, an interactive session)."""
+    from multiprocessing import spawn
+
+    main_path = spawn.get_preparation_data("ignore").get("init_main_from_path")
+    return main_path if isinstance(main_path, str) else None
 
 
 def host_sys_path() -> list[str]:

@@ -276,9 +276,9 @@ atexit.register(POOL.shutdown)
 def oom_kill_count() -> int | None:
     """How many processes the kernel's out-of-memory killer has killed since boot (None if unknown)."""
     try:
-        with open("/proc/vmstat", encoding="ascii") as vmstat:
+        with open("/proc/vmstat", "rb") as vmstat:  # bytes: no codec to look up in a fresh process
             for line in vmstat:
-                if line.startswith("oom_kill "):
+                if line.startswith(b"oom_kill "):
                     return int(line.split()[1])
     except (OSError, ValueError):
         pass
