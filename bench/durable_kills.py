@@ -30,6 +30,7 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 
 def code(body: str) -> str:
@@ -49,8 +50,9 @@ SCRIPT = [  # planning at steps 1 and 4 (planning_interval=3); an action's index
 UPDATED_PLAN = 4
 
 
-def child(store: str, mode: str, folder: str) -> None:
-    """One process of a run: `run`, `resume` or `plain` (no store); writes result.json at the end."""
+def make_agent(folder: str, store: str | None = None) -> object:
+    """The benchmark's agent, its model and tools logging to `folder` (a factory: the Temporal
+    variant's workers import it, `durable_kills:make_agent`), checkpointing to the SQLite `store`."""
     from smol_core import CodeAgent, tool
     from smol_core.durable import SQLiteStore
     from smol_core.messages import ChatMessage, MessageRole
@@ -92,13 +94,18 @@ def child(store: str, mode: str, folder: str) -> None:
             log.write(text + "\n")
         return "sent"
 
-    agent = CodeAgent(
+    return CodeAgent(
         tools=[double, send_report],
         model=FunctionModel(reply),
         planning_interval=3,
         verbosity_level=0,
-        checkpoint_store=None if mode == "plain" else SQLiteStore(store),
+        checkpoint_store=None if store is None else SQLiteStore(store),
     )
+
+
+def child(store: str, mode: str, folder: str) -> None:
+    """One process of a run: `run`, `resume` or `plain` (no store); writes result.json at the end."""
+    agent: Any = make_agent(folder, None if mode == "plain" else store)
     with agent:
         answer = (
             agent.resume("job")

@@ -4,12 +4,14 @@ The model picks its reply by the step it is asked for (the assistant messages al
 conversation), not by how often it was called, so a fresh agent built for each step answers as one
 agent would over a whole run. It logs every call (step index and process id) to a file, and so
 does the side-effecting `record` tool: the tests read those logs to see what was repeated. Either
-can block once, on a flag file, to be killed in the middle of it.
+can block once, on a flag file, to be killed in the middle of it; the tool can also kill its
+worker outright, the moment its side effect is made.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -34,12 +36,21 @@ def _block_once(flag: str | None) -> None:
     time.sleep(120)
 
 
+def _die_once(flag: str | None) -> None:
+    """SIGKILL this worker process the first time only, the moment the call has taken effect."""
+    if flag is None or Path(flag).exists():
+        return
+    Path(flag).write_text(str(os.getpid()))
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
 def scripted_agent(
     calls: str,
     records: str,
     block_model_at: int | None = None,
     block_tool: bool = False,
     flag: str | None = None,
+    die_in_tool: bool = False,
 ) -> CodeAgent:
     def reply(messages: list[Any], **_: Any) -> str:
         step = sum(
@@ -60,6 +71,8 @@ def scripted_agent(
         """
         with open(records, "a") as log:
             log.write(f"{item} {os.getpid()}\n")
+        if die_in_tool:
+            _die_once(flag)
         if block_tool:
             _block_once(flag)
         return f"recorded {item}"

@@ -126,7 +126,8 @@ def _run_killing_the_worker(address: str, tmp_path: Path, **blocking: Any) -> An
                 assert first.poll() is None, log.read_text()[-3000:]
                 assert time.monotonic() < deadline, log.read_text()[-3000:]
                 await asyncio.sleep(0.05)
-            await asyncio.sleep(0.3)  # the heartbeat sent as the call started is on its way: let it land
+            # at once: the save made as the call started is on the server before the call runs
+            # (heartbeats.py; a queued heartbeat was lost with a worker killed in that moment)
             first.send_signal(signal.SIGKILL)
             first.wait()
         finally:
@@ -176,6 +177,18 @@ def test_a_worker_killed_during_a_tool_call_does_not_make_it_again(
         if "may or may not have taken effect" in str(getattr(step, "error", ""))
     ]
     assert len(cut_off) == 1, "the step whose tool call was cut off says so to the model"
+    assert "receipt" not in finished.namespace and finished.namespace["y"] == 42
+
+
+def test_a_worker_killed_the_moment_a_tool_call_starts_does_not_make_it_again(
+    temporal_address: str, tmp_path: Path
+) -> None:
+    """The tool kills its own worker as its side effect is made: the save recorded as the call
+    started must be on the server by then (a queued heartbeat died with the worker, and the retry
+    made the call again)."""
+    finished = _run_killing_the_worker(temporal_address, tmp_path, die_in_tool=True)
+    assert finished.final_answer == ANSWER
+    assert _lines(tmp_path / "records.log") == ["order-1"]
     assert "receipt" not in finished.namespace and finished.namespace["y"] == 42
 
 

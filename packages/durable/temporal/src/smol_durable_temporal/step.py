@@ -8,8 +8,8 @@ on Temporal is exactly a step of `agent.resume`: the same memory, sandbox variab
 tool ledger (smol_core.durable).
 
 Heartbeats: every save in the middle of a step (a model reply, a tool call starting or ending) is
-sent as the activity's heartbeat details, and a retry resumes from the newest details rather than
-the step's start: a worker killed mid-step costs at most the model call in flight, and a tool call
+recorded as the activity's heartbeat details before the step goes on (heartbeats.py), and a retry
+resumes from the newest details rather than the step's start: a worker killed mid-step costs at most the model call in flight, and a tool call
 recorded as started is reported to the code as interrupted, not made again, unless its tool is
 idempotent. A thread repeats the newest details every third of the heartbeat timeout, so a long
 model call or tool does not pass for a dead worker.
@@ -18,11 +18,6 @@ model call or tool does not pass for a dead worker.
 from __future__ import annotations
 
 import base64
-import contextlib
-import contextvars
-import threading
-from collections.abc import Iterator
-from datetime import timedelta
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -34,6 +29,7 @@ from smol_core.plugin_api import (
     StoredCheckpoint,
     load_checkpoint,
 )
+from smol_durable_temporal.heartbeats import Heartbeat
 from smol_durable_temporal.messages import STEP_ACTIVITY, StepRequest, StepResult
 from smol_durable_temporal.spec import AgentSpec, AgentSpecError
 from smol_durable_temporal.step_store import StepDone, StepStore
@@ -68,12 +64,12 @@ def _run_one_step(request: StepRequest) -> StepResult:
     details = activity.info().heartbeat_details
     resume_from = details[0] if details and isinstance(details[0], str) else request.checkpoint
     seed = stored(request.run_id, resume_from) if resume_from is not None else None
-    heartbeat = _Heartbeat(seed)
+    heartbeat = Heartbeat(resume_from)
     # beating from the start: building the agent (its sandbox) is part of the step's time, and an
     # attempt the server took for dead would be retried while it goes on
     with heartbeat.repeating(activity.info().heartbeat_timeout):
         agent = AgentSpec.from_data(request.agent).build()
-        store = StepStore(request.run_id, seed, heartbeat.send)
+        store = StepStore(request.run_id, seed, lambda saved: heartbeat.send(encode_checkpoint(saved.data)))
         agent.checkpoint_store = store
         try:
             if seed is None:
@@ -87,37 +83,3 @@ def _run_one_step(request: StepRequest) -> StepResult:
     latest = store.latest
     assert latest is not None  # a run saves before its first step
     return StepResult(encode_checkpoint(latest.data), latest.step, latest.status)
-
-
-class _Heartbeat:
-    """Sends each mid-step save as heartbeat details, and repeats the newest while the step runs."""
-
-    def __init__(self, seed: StoredCheckpoint | None) -> None:
-        self._details: str | None = encode_checkpoint(seed.data) if seed is not None else None
-
-    def send(self, checkpoint: StoredCheckpoint) -> None:
-        self._details = encode_checkpoint(checkpoint.data)
-        activity.heartbeat(self._details)
-
-    @contextlib.contextmanager
-    def repeating(self, timeout: timedelta | None) -> Iterator[None]:
-        if not timeout:
-            yield
-            return
-        stop = threading.Event()
-        context = contextvars.copy_context()  # the activity's context, which heartbeat() needs
-
-        def beat() -> None:
-            while True:
-                details = self._details
-                context.run(activity.heartbeat, *([details] if details is not None else []))
-                if stop.wait(timeout.total_seconds() / 3):
-                    return
-
-        thread = threading.Thread(target=beat, name="smol-temporal-heartbeat", daemon=True)
-        thread.start()
-        try:
-            yield
-        finally:
-            stop.set()
-            thread.join()

@@ -18,6 +18,7 @@ from datetime import timedelta
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from smol_durable_temporal.heartbeats import register
 from smol_durable_temporal.step import run_one_step
 from smol_durable_temporal.worker_options import configure
 from smol_durable_temporal.workflow import AgentRunWorkflow
@@ -28,8 +29,11 @@ DESCRIPTION = "Runs the steps of smol runs started on Temporal (run_on_temporal)
 def create_worker(client: Client, task_queue: str, *, max_concurrent_steps: int = 4) -> Worker:
     """A worker for `task_queue`; `async with` it, or `await worker.run()`.
 
-    Heartbeats are not throttled: each is a checkpoint saved in the middle of a step (a model reply,
-    a tool call starting), and one held back would be lost with a killed worker."""
+    Heartbeats are not throttled, and each save's is recorded with the server before its step goes
+    on (heartbeats.py): each is a checkpoint saved in the middle of a step (a model reply, a tool
+    call starting), and one held back would be lost with a killed worker. Call it from the event
+    loop the worker will run on."""
+    register(task_queue, client, asyncio.get_running_loop())
     return Worker(
         client,
         task_queue=task_queue,
