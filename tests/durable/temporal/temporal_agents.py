@@ -51,6 +51,7 @@ def scripted_agent(
     block_tool: bool = False,
     flag: str | None = None,
     die_in_tool: bool = False,
+    needs_approval: bool = False,
 ) -> CodeAgent:
     def reply(messages: list[Any], **_: Any) -> str:
         step = sum(
@@ -77,6 +78,7 @@ def scripted_agent(
             _block_once(flag)
         return f"recorded {item}"
 
+    record.requires_approval = needs_approval
     return CodeAgent(tools=[record], model=FunctionModel(reply), verbosity_level=0)
 
 

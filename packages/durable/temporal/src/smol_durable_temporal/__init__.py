@@ -18,6 +18,9 @@ _EXPORTS = {
     "AgentSpec": "smol_durable_temporal.spec",
     "AgentSpecError": "smol_durable_temporal.spec",
     "TemporalRunError": "smol_durable_temporal.client",
+    "approve_on_temporal": "smol_durable_temporal.client",
+    "deny_on_temporal": "smol_durable_temporal.client",
+    "pending_on_temporal": "smol_durable_temporal.client",
     "create_worker": "smol_durable_temporal.worker",
     "run_on_temporal": "smol_durable_temporal.client",
     "run_result": "smol_durable_temporal.client",
@@ -28,7 +31,15 @@ __getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
 
 
 if TYPE_CHECKING:
-    from smol_durable_temporal.client import TemporalRunError, run_on_temporal, run_result, start_on_temporal
+    from smol_durable_temporal.client import (
+        TemporalRunError,
+        approve_on_temporal,
+        deny_on_temporal,
+        pending_on_temporal,
+        run_on_temporal,
+        run_result,
+        start_on_temporal,
+    )
     from smol_durable_temporal.spec import AgentSpec, AgentSpecError
     from smol_durable_temporal.worker import create_worker
     from smol_durable_temporal.workflow import AgentRunWorkflow

@@ -13,11 +13,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowFailureError, WorkflowHandle
 from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError, RPCStatusCode
 
 from smol_core.plugin_api import Checkpoint, SmolError, check_run_id, load_checkpoint
-from smol_durable_temporal.messages import WORKFLOW_NAME, RunRequest
+from smol_durable_temporal.messages import (
+    DECIDE_SIGNAL,
+    PENDING_MEMO,
+    WORKFLOW_NAME,
+    Decision,
+    RunRequest,
+)
 from smol_durable_temporal.spec import AgentSpec
 from smol_durable_temporal.step import decode_checkpoint
 
@@ -88,6 +95,52 @@ async def run_on_temporal(
         step_timeout_s=step_timeout_s,
     )
     return (await run_result(handle)).final_answer
+
+
+async def pending_on_temporal(client: Client, run_id: str) -> dict[str, Any] | None:
+    """The call run `run_id` waits on a person's decision for (`tool`, `call`), or None. Read from
+    the run's memo: it answers with no worker running."""
+    handle = client.get_workflow_handle(check_run_id(run_id))
+    try:
+        described = await handle.describe()
+    except RPCError as error:
+        raise _no_run(run_id, error) from None
+    if described.status != WorkflowExecutionStatus.RUNNING:
+        return None
+    pending = await described.memo_value(PENDING_MEMO, None)
+    return dict(pending) if isinstance(pending, dict) else None
+
+
+async def approve_on_temporal(client: Client, run_id: str, note: str | None = None) -> dict[str, Any]:
+    """Let the call run `run_id` paused for be made: a worker goes on with the run. Returns the call."""
+    return await _decide(client, run_id, Decision("approved", note[:2000] if note else None))
+
+
+async def deny_on_temporal(client: Client, run_id: str, note: str | None = None) -> dict[str, Any]:
+    """Refuse the call run `run_id` paused for: the model reads that it was denied and why (`note`),
+    and the call is not made. Returns the call."""
+    return await _decide(client, run_id, Decision("denied", note[:2000] if note else None))
+
+
+async def _decide(client: Client, run_id: str, decision: Decision) -> dict[str, Any]:
+    pending = await pending_on_temporal(client, run_id)
+    if pending is None:
+        raise TemporalRunError(f"run {run_id!r} waits for no decision")
+    try:
+        await client.get_workflow_handle(run_id).signal(DECIDE_SIGNAL, decision)
+    except RPCError as error:
+        raise _no_run(run_id, error) from None
+    return pending
+
+
+def _no_run(run_id: str, error: RPCError) -> TemporalRunError:
+    if error.status == RPCStatusCode.NOT_FOUND:
+        return TemporalRunError(
+            f"no run {run_id!r} on this Temporal server (a run's id is its workflow id, given to start_on_temporal)"
+        )
+    return TemporalRunError(
+        f"run {run_id!r}: the Temporal server answered {error.status.name}: {error.message}"
+    )
 
 
 def _cause(failure: BaseException) -> str:

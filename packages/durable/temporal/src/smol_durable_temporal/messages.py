@@ -13,7 +13,13 @@ from typing import Any
 
 WORKFLOW_NAME = "smol.AgentRun"
 STEP_ACTIVITY = "smol.run_one_step"
-NON_RETRYABLE = ("AgentSpecError", "ApprovalPendingError", "BudgetExceededError", "CheckpointError")
+DECIDE_SIGNAL = "decide"
+"""The signal a person's decision on a paused call arrives by (`approve_on_temporal`): recorded in
+the run's history at once, whether or not a worker runs."""
+PENDING_MEMO = "smol_pending"
+"""The memo field that holds the call a paused run waits on (read with no worker running)."""
+AWAITING_APPROVAL = "awaiting_approval"
+NON_RETRYABLE = ("AgentSpecError", "BudgetExceededError", "CheckpointError")
 """Errors a retry on another worker cannot fix: the workflow fails at once, with the error's line."""
 
 
@@ -34,6 +40,17 @@ class RunRequest:
     """The longest one step (its model calls and code) may take on one worker."""
     steps_per_history: int = 200
     """Steps before the workflow continues as new, so its event history stays small."""
+    decision: Decision | None = None
+    """A decision on the call the run paused for, not applied yet (kept across continue-as-new)."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A person's decision on the call a run paused for."""
+
+    approval: str
+    """"approved" or "denied"."""
+    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -43,6 +60,8 @@ class StepRequest:
     agent: dict[str, Any]
     checkpoint: str | None
     max_steps: int | None = None
+    decision: Decision | None = None
+    """Applied to the checkpoint's waiting call before the step runs (once: a retry finds it applied)."""
 
 
 @dataclass(frozen=True)
@@ -52,12 +71,15 @@ class StepResult:
     step: int
     """The last step the checkpoint holds."""
     status: str
-    """"running" or "finished"."""
+    """"running", "finished" or "awaiting_approval" (the run waits for a decision on `pending`)."""
+    pending: dict[str, Any] | None = None
+    """The call the run waits on a decision for: its `tool` and `call` (how it was called)."""
 
 
 @dataclass
 class Progress:
-    """What a query on a running workflow answers: the last step saved."""
+    """What a query on a running workflow answers: the last step saved, and the call it waits on."""
 
     step: int = 0
     status: str = "running"
+    pending: dict[str, Any] | None = None

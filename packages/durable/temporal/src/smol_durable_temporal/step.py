@@ -18,6 +18,7 @@ model call or tool does not pass for a dead worker.
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -27,10 +28,13 @@ from smol_core.plugin_api import (
     BudgetExceededError,
     CheckpointError,
     StoredCheckpoint,
+    approve,
+    deny,
     load_checkpoint,
+    pending_approval,
 )
 from smol_durable_temporal.heartbeats import Heartbeat
-from smol_durable_temporal.messages import STEP_ACTIVITY, StepRequest, StepResult
+from smol_durable_temporal.messages import AWAITING_APPROVAL, STEP_ACTIVITY, Decision, StepRequest, StepResult
 from smol_durable_temporal.spec import AgentSpec, AgentSpecError
 from smol_durable_temporal.step_store import StepDone, StepStore
 
@@ -55,7 +59,7 @@ def run_one_step(request: StepRequest) -> StepResult:
     """Run the step after `request.checkpoint` (or the newest heartbeat's) and return its checkpoint."""
     try:
         return _run_one_step(request)
-    except (AgentSpecError, ApprovalPendingError, BudgetExceededError, CheckpointError) as error:
+    except (AgentSpecError, BudgetExceededError, CheckpointError) as error:
         # a retry cannot fix these: the workflow fails at once, with the error's own line
         raise ApplicationError(str(error), type=type(error).__name__, non_retryable=True) from None
 
@@ -70,7 +74,10 @@ def _run_one_step(request: StepRequest) -> StepResult:
     with heartbeat.repeating(activity.info().heartbeat_timeout):
         agent = AgentSpec.from_data(request.agent).build()
         store = StepStore(request.run_id, seed, lambda saved: heartbeat.send(encode_checkpoint(saved.data)))
+        if request.decision is not None:
+            _apply(request.decision, store, request.run_id)
         agent.checkpoint_store = store
+        pending = None
         try:
             if seed is None:
                 agent.run(request.task, run_id=request.run_id, max_steps=request.max_steps)
@@ -78,8 +85,24 @@ def _run_one_step(request: StepRequest) -> StepResult:
                 agent.resume(request.run_id, max_steps=request.max_steps)
         except StepDone:
             pass  # the step is saved: the run stops before the next one
+        except ApprovalPendingError:
+            # saved with the call waiting: the workflow holds the run until a person decides
+            pending = pending_approval(store, request.run_id)
         finally:
             agent.cleanup()
     latest = store.latest
     assert latest is not None  # a run saves before its first step
+    if pending is not None:
+        shown: dict[str, Any] = {key: pending[key] for key in ("tool", "call") if key in pending}
+        return StepResult(encode_checkpoint(latest.data), latest.step, AWAITING_APPROVAL, shown)
     return StepResult(encode_checkpoint(latest.data), latest.step, latest.status)
+
+
+def _apply(decision: Decision, store: StepStore, run_id: str) -> None:
+    """Write `decision` into the checkpoint's waiting call, as `smol runs approve|deny` writes it into
+    a store's; once: a retried attempt resumes from a checkpoint that has it already."""
+    waiting = pending_approval(store, run_id) if store.latest is not None else None
+    if waiting is None or "approval" in waiting:
+        return
+    decide = approve if decision.approval == "approved" else deny
+    decide(run_id, decision.note, store=store)

@@ -7,6 +7,13 @@ never reads a checkpoint (it imports nothing of smol: Temporal replays it in a d
 sandbox); the activity's result says where the run stands. After `steps_per_history` steps it
 continues as new with the checkpoint, so the event history, which holds every step's checkpoint,
 stays bounded.
+
+A step that stops at a call needing a person's approval returns the checkpoint with the call waiting
+(status `awaiting_approval`), and the workflow waits, holding no worker, for the `decide` signal
+(`approve_on_temporal` / `deny_on_temporal`, from any process that reaches the server, whether or
+not a worker runs). The call waited on is in the run's memo meanwhile, where a client reads it with
+no worker. The next step applies the decision and goes on, making the call or telling the model it
+was denied. The first decision stands; a later one finds no call waiting.
 """
 
 from __future__ import annotations
@@ -19,9 +26,13 @@ from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from smol_durable_temporal.messages import (
+        AWAITING_APPROVAL,
+        DECIDE_SIGNAL,
         NON_RETRYABLE,
+        PENDING_MEMO,
         STEP_ACTIVITY,
         WORKFLOW_NAME,
+        Decision,
         Progress,
         RunRequest,
         StepRequest,
@@ -33,15 +44,19 @@ with workflow.unsafe.imports_passed_through():
 class AgentRunWorkflow:
     def __init__(self) -> None:
         self._progress = Progress()
+        self._decision: Decision | None = None
 
     @workflow.run
     async def run(self, request: RunRequest) -> str:
         """The finished run's last checkpoint (base64): its answer, memory and variables."""
-        checkpoint = request.checkpoint
+        checkpoint, decision = request.checkpoint, request.decision
         for _ in range(max(1, request.steps_per_history)):
+            step = StepRequest(
+                request.run_id, request.task, request.agent, checkpoint, request.max_steps, decision
+            )
             result: StepResult = await workflow.execute_activity(
                 STEP_ACTIVITY,
-                StepRequest(request.run_id, request.task, request.agent, checkpoint, request.max_steps),
+                step,
                 result_type=StepResult,
                 start_to_close_timeout=timedelta(seconds=request.step_timeout_s),
                 heartbeat_timeout=timedelta(seconds=request.heartbeat_timeout_s),
@@ -49,13 +64,26 @@ class AgentRunWorkflow:
                     maximum_interval=timedelta(seconds=30), non_retryable_error_types=list(NON_RETRYABLE)
                 ),
             )
-            checkpoint = result.checkpoint
-            self._progress = Progress(result.step, result.status)
+            checkpoint, decision = result.checkpoint, None
+            self._progress = Progress(result.step, result.status, result.pending)
             if result.status == "finished":
                 return checkpoint
-        workflow.continue_as_new(replace(request, checkpoint=checkpoint))
+            if result.status == AWAITING_APPROVAL:
+                workflow.upsert_memo({PENDING_MEMO: result.pending})
+                await workflow.wait_condition(lambda: self._decision is not None)
+                decision, self._decision = self._decision, None
+                self._progress = Progress(result.step, "running")
+                workflow.upsert_memo({PENDING_MEMO: None})
+        workflow.continue_as_new(replace(request, checkpoint=checkpoint, decision=decision))
 
     @workflow.query(name="progress")
     def progress(self) -> Progress:
-        """The last step saved, and whether the run finished."""
+        """The last step saved, whether the run finished, and the call it waits on a decision for."""
         return self._progress
+
+    @workflow.signal(name=DECIDE_SIGNAL)
+    def decide(self, decision: Decision) -> None:
+        """A person's decision on the call the run waits for; ignored unless it waits for one."""
+        waiting = self._progress.status == AWAITING_APPROVAL and self._decision is None
+        if waiting and decision.approval in ("approved", "denied"):
+            self._decision = decision
