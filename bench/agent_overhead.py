@@ -17,7 +17,11 @@ import subprocess
 import sys
 import time
 from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from figures import figure  # noqa: E402
 
 RUNS = 40
 STEP_CODE = "x = sum(range(10))\nprint(x)"
@@ -221,15 +225,29 @@ def _ms(value: float | None) -> str:
     return "n/a" if value is None else f"{value * 1000:.3f} ms"
 
 
+def _in_ms(seconds: float | None) -> float | None:
+    return None if seconds is None else seconds * 1e3
+
+
 def main() -> None:
     from smol_core import CodeAgent
     from smol_core.testing import ScriptedModel
 
+    per_step, their_step = smol_per_step(False), smolagents_per_step(False)
+    figure(
+        "agent: framework overhead per step, logs off", per_step * 1e3, "ms", smolagents=_in_ms(their_step)
+    )
     rows = [
-        ("overhead per step, logs off", _ms(smol_per_step(False)), _ms(smolagents_per_step(False))),
+        ("overhead per step, logs off", _ms(per_step), _ms(their_step)),
         ("overhead per step, logs on", _ms(smol_per_step(True)), _ms(smolagents_per_step(True))),
     ]
     smol_fresh, smolagents_fresh = smol_fresh_agent(), smolagents_fresh_agent()
+    figure(
+        "fresh agent: constructor to answer, 1 step",
+        smol_fresh[1] * 1e3,
+        "ms",
+        smolagents=_in_ms(smolagents_fresh and smolagents_fresh[1]),
+    )
     rows.append(
         (
             "fresh agent: constructor to first model call",
@@ -244,13 +262,15 @@ def main() -> None:
             _ms(smolagents_fresh and smolagents_fresh[1]),
         )
     )
-    rows.append(
-        (
-            "fresh agent: a 5-step run, constructor to answer",
-            _ms(smol_fresh_five_steps()),
-            _ms(smolagents_fresh_five_steps()),
-        )
+    five, their_five = smol_fresh_five_steps(), smolagents_fresh_five_steps()
+    figure(
+        "fresh agent: a 5-step run, constructor to answer",
+        five * 1e3,
+        "ms",
+        smolagents=_in_ms(their_five),
+        goal=10.0,
     )
+    rows.append(("fresh agent: a 5-step run, constructor to answer", _ms(five), _ms(their_five)))
     smol_chars, smolagents_chars = prompt_sizes()
     prompts = [CodeAgent(tools=[], model=ScriptedModel([])).system_prompt]
     if smolagents_chars is not None:

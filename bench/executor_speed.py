@@ -21,6 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from executor_snippets import SNIPPETS  # noqa: E402
+from figures import figure  # noqa: E402
 
 from smol_core.executors.local import LocalPythonExecutor  # noqa: E402
 
@@ -105,6 +106,12 @@ def main() -> None:
     )
     print(f"{'geometric mean slowdown':<26}{'':>11}{'':>10}{'':>15}{geo:>13.2f}{smolagents_geo:>19.2f}")
     print("(smolagents geometric mean over the snippets it runs)")
+    figure(
+        "executor: geometric-mean slowdown against native exec",
+        geo,
+        "x",
+        smolagents=smolagents_geo if smolagents_ratios else None,
+    )
 
     for _ in range(200):
         smol(TRIVIAL)
@@ -113,6 +120,7 @@ def main() -> None:
         t = time.perf_counter()
         smol(TRIVIAL)
         trips.append(time.perf_counter() - t)
+    figure("executor: warm round trip of a trivial action", statistics.median(trips) * 1e3, "ms")
     print(
         f"\nwarm round trip, trivial 3-line action: median {statistics.median(trips) * 1e3:.3f} ms, "
         f"p90 {sorted(trips)[int(len(trips) * 0.9)] * 1e3:.3f} ms"
@@ -128,6 +136,12 @@ def main() -> None:
 
     for label, fresh in fresh_executor_figures().items():
         print(f"fresh executor, construct + first action, {label}: median {fresh * 1e3:.1f} ms")
+        figure(
+            f"fresh executor: first result, {label}",
+            fresh * 1e3,
+            "ms",
+            goal=3.0 if label == "ready spare" else None,
+        )
 
 
 def fresh_executor_figures() -> dict[str, float]:

@@ -27,12 +27,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).parent))
+from figures import figure  # noqa: E402
 
 # Runs in the child: the main job through the CLI's main, then the limit from its first request.
 CHILD = r"""
@@ -157,6 +160,13 @@ def main() -> None:
             f"{span([r['run'] for r in rows]):>14}{span([r['run'] / r['limit'] for r in rows], 1):>12}"
             f"{span([r['job'] / r['limit'] for r in rows], 1):>12}{span([r['calls'] for r in rows], 0):>8}"
         )
+    new = results["new"]
+    figure(
+        "main job: time against the model's own limit",
+        statistics.median(r["job"] / r["limit"] for r in new),
+        "x",
+        goal=1.5,
+    )
     speeds = [row for rows in results.values() for row in rows]
     print(
         f"llama.cpp on this CPU: prefill {span([r['prefill_tok_s'] for r in speeds], 0)} tok/s, "

@@ -30,8 +30,13 @@ import shutil
 import socket
 import statistics
 import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from figures import figure  # noqa: E402
 
 BURST = 20_000
 # a burst measures the transport, not the per-sender quota (1,000 unread by default): a sender that
@@ -76,6 +81,10 @@ def measure(transport: Any, count: int, pause: float) -> tuple[float, list[float
     return count / elapsed, latencies
 
 
+MESSAGE_GOALS = {"local": 10_000.0, "redis": 5_000.0, "ray": 10_000.0}
+TEAM_GOALS = {("local", 8): 0.2, ("local", 64): 1.0}
+
+
 def report(name: str, make: Any) -> None:
     rate, _ = measure(make(), BURST, 0.0)
     _, latencies = measure(make(), PACED + WARM_UP, 0.0005)
@@ -84,6 +93,15 @@ def report(name: str, make: Any) -> None:
         f"{name:6s} throughput {rate:9,.0f} msg/s   latency p50 {cuts[49] * 1000:6.3f} ms   "
         f"p99 {cuts[98] * 1000:6.3f} ms"
     )
+    figure(
+        f"{name} transport: messages per second",
+        rate,
+        "msg/s",
+        goal=MESSAGE_GOALS.get(name),
+        higher_is_better=True,
+    )
+    if name == "local":
+        figure("local transport: one-way latency p99", cuts[98] * 1000, "ms", goal=5.0)
 
 
 def start_redis() -> tuple[subprocess.Popen[bytes], str] | None:
@@ -149,6 +167,13 @@ def team_runs(
         times.append(time.perf_counter() - start)
         assert result.state == "success", result
     label = f"{transport} ({context})" if transport != "ray" else transport
+    if context == "forkserver" or transport == "ray":
+        figure(
+            f"team of {num_agents} over {transport}: one scripted run",
+            statistics.median(times),
+            "s",
+            goal=TEAM_GOALS.get((transport, num_agents)),
+        )
     print(
         f"{label:18s} team of {num_agents:2d}: {statistics.median(times):5.2f} s per run "
         f"(median of {runs}; {min(times):.2f}-{max(times):.2f})"
@@ -187,6 +212,9 @@ TEAM_SIZES = ((1, 5), (8, 5), (64, 3))
 def main() -> None:
     from smol_core.teams import LocalTransport
 
+    if sys.argv[1:] == ["--ray-only"]:  # what performance.py runs in the plugin-ray environment
+        bench_ray()
+        return
     print(f"{multiprocessing.cpu_count()} CPUs")
     report("local", lambda: LocalTransport(num_agents=2, **BURST_LIMITS))
     started = start_redis()
