@@ -148,3 +148,29 @@ def test_kill_during_run_is_reported(make_executor):
 def test_no_timeout_when_none(make_executor):
     ex = make_executor(timeout_seconds=None)
     assert ex("import time\ntime.sleep(0.2)\n'done'").output == "done"
+
+
+FILL_TO_THE_LAST_BYTES = """
+chunks = []
+for size in (10 ** 7, 10 ** 6, 10 ** 5, 10 ** 4, 10 ** 3, 100):
+    try:
+        while True:
+            chunks.append(bytearray(size))
+    except MemoryError:
+        pass
+raise MemoryError("full")
+"""
+
+
+def test_a_sandbox_filled_to_its_last_bytes_reports_it_and_keeps_its_variables(make_executor):
+    """Code that fills the memory limit and keeps what it filled: the worker must still report the
+    error and serve the next action. It used to die (exit code 1, nothing said) when formatting
+    the error or sending the reply needed memory that was no longer there."""
+    ex = make_executor(memory_limit_mb=512, timeout_seconds=60)
+    ex("1")
+    worker = ex._proc.pid
+    with pytest.raises(InterpreterError, match="MemoryError"):
+        ex(FILL_TO_THE_LAST_BYTES)
+    ex("del chunks")
+    assert ex("1").output == 1
+    assert ex._proc.pid == worker, "the worker was restarted: its variables would be lost"

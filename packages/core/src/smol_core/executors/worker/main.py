@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
-from . import audit, lifetime, sandbox
+from . import audit, lifetime, memory_reserve, sandbox
 from .channel import Channel
 from .protocol import decode
 from .session import Worker
@@ -51,6 +51,7 @@ def serve(channel: Channel) -> None:
     )
     channel.send({"op": "ready", "pid": os.getpid(), "protections": [list(r) for r in reports]})
     while True:
+        memory_reserve.hold()  # (again) once the last reply is out, if there is room for it and more
         try:
             message = channel.recv()
         except EOFError:
@@ -77,6 +78,8 @@ def serve(channel: Channel) -> None:
                 raise ValueError(f"unknown op {op!r}")
             channel.send({"op": "done", "output": None, "logs": ""})
         except Exception as exc:
+            if isinstance(exc, MemoryError):
+                memory_reserve.release()  # room to say so
             channel.send(
                 {"op": "error", "kind": "internal", "message": f"{type(exc).__name__}: {exc}", "logs": ""}
             )

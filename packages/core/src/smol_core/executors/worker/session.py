@@ -20,7 +20,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from . import audit, guards, last_value, lifetime, sandbox
+from . import audit, guards, last_value, lifetime, memory_reserve, sandbox
 from .channel import Channel, FinalAnswerSignal
 from .error_text import format_runtime, format_static, format_syntax_error
 from .framing import count_elements
@@ -276,6 +276,8 @@ class Worker:
         except FinalAnswerSignal as signal:
             return self._final(signal)
         except BaseException as exc:
+            if isinstance(exc, MemoryError):
+                memory_reserve.release()  # room to format the error and send the reply
             pending = self.channel.pending_final()
             if pending is not None:
                 return self._final(pending)
