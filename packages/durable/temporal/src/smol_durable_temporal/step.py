@@ -68,6 +68,9 @@ def _run_one_step(request: StepRequest) -> StepResult:
     details = activity.info().heartbeat_details
     resume_from = details[0] if details and isinstance(details[0], str) else request.checkpoint
     seed = stored(request.run_id, resume_from) if resume_from is not None else None
+    if seed is not None and seed.status == "finished":
+        # an attempt killed after the run's end was saved, before it returned: the end stands
+        return StepResult(resume_from, seed.step, seed.status)  # type: ignore[arg-type]
     heartbeat = Heartbeat(resume_from)
     # beating from the start: building the agent (its sandbox) is part of the step's time, and an
     # attempt the server took for dead would be retried while it goes on
