@@ -23,7 +23,7 @@ import multiprocessing
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from smol_core.teams.fork_server_path import HOST_IMPORT_PATH, host_import_path
@@ -47,6 +47,7 @@ FORKSERVER_PRELOAD = (
     "smol_core.teams.fork_server_ready",  # last: the host's main script, which may import any of the above
 )
 """What the fork server imports once, so that each agent process starts warm."""
+_LAST_PRELOAD = FORKSERVER_PRELOAD[-1]
 
 FDS_PER_INBOX = 2
 FDS_BESIDE_INBOXES = 16
@@ -100,13 +101,18 @@ def _fork_server_address_fits() -> bool:
     return len(util.get_temp_dir()) + _LISTENER_NAME <= _SOCKET_PATH_BYTES
 
 
-def start_fork_server(context: Any) -> None:
+def start_fork_server(context: Any, preload: Sequence[str] = ()) -> None:
     """Make sure `context`'s fork server runs (no-op for `spawn`), started with the host's import
-    path if it starts now. One server serves the host's every team, for the host's lifetime."""
+    path if it starts now. One server serves the host's every team, for the host's lifetime, so
+    `preload` (the modules a transport's agents import: its client library) is imported in it only
+    where this team is the host's first."""
     if context.get_start_method() != "forkserver":
         return
     from multiprocessing import forkserver
 
+    if preload:
+        modules = [name for name in FORKSERVER_PRELOAD if name != _LAST_PRELOAD]
+        context.set_forkserver_preload([*modules, *preload, _LAST_PRELOAD])
     with _starting:
         # the server copies this process's environment as it starts: set for that moment only
         saved = os.environ.get("PYTHONPATH")

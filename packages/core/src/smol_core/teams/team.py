@@ -110,6 +110,8 @@ class Team:
         local = transport in LOCAL_TRANSPORTS
         self.context: Any = agent_context(context, inboxes=self.num_agents if local else 0)
         self.processes: list[AgentProcess] = []
+        self.preload: tuple[str, ...] = ()
+        """What the transport's agents import to use it (its spec's `preload`), for the fork server."""
 
     def _make_transport(self) -> tuple[Any, AgentLauncher]:
         """The transport, and the launcher of the agents: its plugin's, if it has one, or local processes."""
@@ -125,7 +127,9 @@ class Team:
         from smol_core.plugins.registry import get_registry
 
         made = load_transport(self.transport_name, num_agents=self.num_agents, **self.transport_kwargs)
-        make_launcher = get_registry().transport(self.transport_name).launcher
+        spec = get_registry().transport(self.transport_name)
+        self.preload = tuple(spec.preload)
+        make_launcher = spec.launcher
         launcher = make_launcher(made) if make_launcher is not None else None
         if launcher is None:
             return made, local
@@ -139,7 +143,7 @@ class Team:
         _start_resource_tracker()
         transport, launcher = self._make_transport()
         if isinstance(launcher, LocalLauncher):
-            start_fork_server(self.context)
+            start_fork_server(self.context, self.preload)
         issue_keys(transport)
         status = launcher.peer_status(self.num_agents)
         if hasattr(transport, "status"):

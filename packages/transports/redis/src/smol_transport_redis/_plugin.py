@@ -15,5 +15,6 @@ def smol_transports() -> Iterable[TransportSpec]:
             lazy("smol_transport_redis.transport:RedisTransport"),
             "Redis Streams with consumer groups: at-least-once delivery across processes and machines; "
             "needs a server URL (redis://host:6379/0).",
+            preload=("redis", "smol_transport_redis.transport"),
         )
     ]
