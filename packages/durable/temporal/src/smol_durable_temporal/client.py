@@ -20,6 +20,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from smol_core.plugin_api import Checkpoint, SmolError, check_run_id, load_checkpoint
 from smol_durable_temporal.messages import (
     DECIDE_SIGNAL,
+    MAX_NOTE_CHARS,
     PENDING_MEMO,
     WORKFLOW_NAME,
     Decision,
@@ -113,13 +114,13 @@ async def pending_on_temporal(client: Client, run_id: str) -> dict[str, Any] | N
 
 async def approve_on_temporal(client: Client, run_id: str, note: str | None = None) -> dict[str, Any]:
     """Let the call run `run_id` paused for be made: a worker goes on with the run. Returns the call."""
-    return await _decide(client, run_id, Decision("approved", note[:2000] if note else None))
+    return await _decide(client, run_id, Decision("approved", note[:MAX_NOTE_CHARS] if note else None))
 
 
 async def deny_on_temporal(client: Client, run_id: str, note: str | None = None) -> dict[str, Any]:
     """Refuse the call run `run_id` paused for: the model reads that it was denied and why (`note`),
     and the call is not made. Returns the call."""
-    return await _decide(client, run_id, Decision("denied", note[:2000] if note else None))
+    return await _decide(client, run_id, Decision("denied", note[:MAX_NOTE_CHARS] if note else None))
 
 
 async def _decide(client: Client, run_id: str, decision: Decision) -> dict[str, Any]:

@@ -35,6 +35,8 @@ RECORD_SECONDS = 30.0
 def register(task_queue: str, client: Client, loop: asyncio.AbstractEventLoop) -> None:
     """Record the heartbeats of `task_queue`'s steps through `client`, on `loop` (its worker's)."""
     with _recorders_lock:
+        for queue in [queue for queue, (_, old) in _recorders.items() if old.is_closed()]:
+            del _recorders[queue]  # its worker is gone with its loop
         _recorders[task_queue] = (client, loop)
 
 

@@ -16,6 +16,8 @@ STEP_ACTIVITY = "smol.run_one_step"
 DECIDE_SIGNAL = "decide"
 """The signal a person's decision on a paused call arrives by (`approve_on_temporal`): recorded in
 the run's history at once, whether or not a worker runs."""
+MAX_NOTE_CHARS = 2000
+"""The longest note a decision carries (`approve_on_temporal` cuts it; the workflow refuses more)."""
 PENDING_MEMO = "smol_pending"
 """The memo field that holds the call a paused run waits on (read with no worker running)."""
 AWAITING_APPROVAL = "awaiting_approval"

@@ -28,6 +28,7 @@ with workflow.unsafe.imports_passed_through():
     from smol_durable_temporal.messages import (
         AWAITING_APPROVAL,
         DECIDE_SIGNAL,
+        MAX_NOTE_CHARS,
         NON_RETRYABLE,
         PENDING_MEMO,
         STEP_ACTIVITY,
@@ -85,5 +86,9 @@ class AgentRunWorkflow:
     def decide(self, decision: Decision) -> None:
         """A person's decision on the call the run waits for; ignored unless it waits for one."""
         waiting = self._progress.status == AWAITING_APPROVAL and self._decision is None
-        if waiting and decision.approval in ("approved", "denied"):
+        # anyone who reaches the server can signal: only a well-formed decision is taken
+        well_formed = decision.approval in ("approved", "denied") and (
+            decision.note is None or (isinstance(decision.note, str) and len(decision.note) <= MAX_NOTE_CHARS)
+        )
+        if waiting and well_formed:
             self._decision = decision

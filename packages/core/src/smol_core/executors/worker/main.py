@@ -51,7 +51,7 @@ def serve(channel: Channel) -> None:
     )
     channel.send({"op": "ready", "pid": os.getpid(), "protections": [list(r) for r in reports]})
     while True:
-        memory_reserve.hold()  # (again) once the last reply is out, if there is room for it and more
+        memory_reserve.hold(worker.trusted)  # (again) once the last reply is out, if there is room
         try:
             message = channel.recv()
         except EOFError:

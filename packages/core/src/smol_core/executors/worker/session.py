@@ -77,7 +77,7 @@ class Worker:
         self.config = config
         sandbox.configure(config)
         self.logs = LogBuffer(int(config.get("log_cap") or 4_000_000))
-        self.clock = lifetime.ActionClock(_number(config.get("timeout_seconds")), self._trusted)
+        self.clock = lifetime.ActionClock(_number(config.get("timeout_seconds")), self.trusted)
         sandbox.SETTINGS.reports = [
             self.clock.report(),
             ("dies with its host", bool(lifetime.WATCH), lifetime.WATCH or "not watched (not Linux)"),
@@ -89,7 +89,7 @@ class Worker:
             ),
         ]
         self.own_threads = lifetime.thread_count()  # the parent watch; code may leave none of its own
-        self.new_loop = sandbox_loop_factory(lambda: self.channel.in_fd, self._trusted)
+        self.new_loop = sandbox_loop_factory(lambda: self.channel.in_fd, self.trusted)
         self.tools: dict[str, Callable[..., Any]] = {}
         self.rebindable: set[str] = set()
         self.builtin_tools: dict[str, str] = {}  # tool name -> the curated builtin it is
@@ -127,7 +127,7 @@ class Worker:
         if extra > 0:
             lifetime.exit_tainted(f"the code left {extra} thread(s) running {when}")
 
-    def _trusted(self) -> contextlib.AbstractContextManager[Any]:
+    def trusted(self) -> contextlib.AbstractContextManager[Any]:
         """The worker's own calls while code runs (clock, event loop), past the audit hook."""
         return contextlib.nullcontext() if self.policy is None else self.policy.trusted()
 
