@@ -70,9 +70,22 @@ def descendants(root: int, table: ProcessTable | None = None) -> set[int]:
 
 
 def alive(pids: Iterable[int], table: ProcessTable | None = None) -> set[int]:
-    """Those of `pids` that still run (a zombie has ended: only its parent's wait is missing)."""
+    """Those of `pids` that still run (a zombie has ended: only its parent's wait is missing).
+
+    A process's state is its main thread's: a main thread that has exited shows the process as a
+    zombie while its other threads still run, holding its descriptors (a server's listening port).
+    Such a process still runs."""
     table = process_table() if table is None else table
-    return {pid for pid in pids if pid in table and table[pid][1] not in ("Z", "X")}
+    return {
+        pid for pid in pids if pid in table and (table[pid][1] not in ("Z", "X") or _other_threads_run(pid))
+    }
+
+
+def _other_threads_run(pid: int) -> bool:
+    try:
+        return len(os.listdir(f"/proc/{pid}/task")) > 1
+    except OSError:
+        return False
 
 
 def carrying(variable: str, value: str) -> set[int]:
