@@ -155,7 +155,7 @@ def _dead(pid: int, timeout: float = 10.0) -> bool:
             with open(f"/proc/{pid}/stat") as stat:
                 if stat.read().split(") ", 1)[1].startswith(("Z", "X")):
                     return True
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):  # gone between the open and the read: ESRCH
             return True
         time.sleep(0.01)
     return False
