@@ -25,7 +25,7 @@ from temporal_agents import ANSWER
 from test_temporal_runs import TASK, _client, _lines, _logs, _worker
 
 DECIDE = """
-import asyncio, json, sys
+import asyncio, json, os, sys
 from temporalio.client import Client
 import smol_durable_temporal as t
 
@@ -35,6 +35,10 @@ async def main(address, run_id, decision, note):
     print(json.dumps(await decide(client, run_id, note)))
 
 asyncio.run(main(*sys.argv[1:]))
+sys.stdout.flush()
+# the Temporal SDK's Rust runtime threads can still call into Python while the interpreter
+# finalizes ("Fatal Python error: PyGILState_Release"): this process is done, so leave at once
+os._exit(0)
 """
 
 
