@@ -133,3 +133,39 @@ def test_a_conflict_leaves_the_cli_working_and_shows_in_smol_plugins(make_distri
         assert "Two plugins register the model name 'echo'" in err and "Traceback" not in err
     finally:
         reset_registry(previous)
+
+
+@pytest.fixture
+def no_process_registry():
+    from smol_core.plugins import registry as module
+
+    previous = module.reset_registry(None)
+    yield module
+    module._prebuilt = None
+    module.reset_registry(previous)
+
+
+def test_a_prebuilt_registry_is_taken_by_the_first_use_when_the_environment_selects_the_same_plugins(
+    no_process_registry, monkeypatch
+):
+    """What a team's fork server builds once, each agent takes instead of registering the built-in
+    plugins again."""
+    monkeypatch.delenv("SMOL_DISABLE_PLUGINS", raising=False)
+    no_process_registry.prebuild_registry()
+    prebuilt = no_process_registry._prebuilt
+    assert no_process_registry.get_registry() is prebuilt
+    assert "local" in prebuilt.names("executors")
+    assert no_process_registry._prebuilt is None  # taken once: a later reset builds afresh
+
+
+def test_a_prebuilt_registry_is_not_taken_where_the_environment_selects_other_plugins(
+    no_process_registry, monkeypatch
+):
+    """An agent whose host set SMOL_DISABLE_PLUGINS after its fork server started gets what it asked for."""
+    monkeypatch.delenv("SMOL_DISABLE_PLUGINS", raising=False)
+    no_process_registry.prebuild_registry()
+    prebuilt = no_process_registry._prebuilt
+    monkeypatch.setenv("SMOL_DISABLE_PLUGINS", "some-plugin")
+    registry = no_process_registry.get_registry()
+    assert registry is not prebuilt
+    assert registry._disabled == {"some-plugin"}

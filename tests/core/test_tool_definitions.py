@@ -267,3 +267,29 @@ def test_a_lone_dict_of_input_names_is_the_calls_arguments():
     assert keys({"a": 1, "b": 2}) == ["a", "b"]  # keys that are not input names: the value itself
     assert keys({}) == []
     assert search({"query": "x", "limit": 2}) == ["x", "x"]
+
+
+def test_a_forward_checked_once_is_still_checked_against_other_inputs():
+    """The forward check is remembered per function and inputs (each agent of a team makes its own
+    tools): an instance whose inputs no longer agree with the same forward is still refused."""
+
+    class Greeter(Tool):
+        name = "greeter"
+        description = "Greets."
+        inputs = {"who": {"type": "string", "description": "Whom."}}
+        output_type = "string"
+
+        def __init__(self, inputs: dict | None = None) -> None:
+            if inputs is not None:
+                self.inputs = inputs
+            super().__init__()
+
+        def forward(self, who: str) -> str:
+            return f"hello {who}"
+
+    Greeter()
+    Greeter()  # remembered
+    with pytest.raises(ValueError, match="forward\\(\\) takes"):
+        Greeter({"whom": {"type": "string", "description": "Whom."}})
+    with pytest.raises(ValueError, match="Nullable argument 'who'"):
+        Greeter({"who": {"type": "string", "description": "Whom.", "nullable": True}})

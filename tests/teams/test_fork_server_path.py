@@ -213,3 +213,80 @@ def test_the_hosts_script_runs_once_in_the_fork_server_not_once_per_agent(tmp_pa
     )
     assert done.returncode == 0, done.stderr[-4000:]
     assert log.read_text().splitlines() == ["__main__", "__mp_main__"]
+
+
+def test_an_agent_takes_the_hosts_environment_exactly_added_changed_and_removed_names_alike():
+    """Only the differences are written (each write is a putenv); the result must still be exact."""
+    from smol_core.teams.start_method import with_environment
+
+    saved = dict(os.environ)
+    seen: dict[str, str] = {}
+    try:
+        os.environ["SMOL_TEST_GONE"] = "old"
+        os.environ["SMOL_TEST_CHANGED"] = "old"
+        wanted = {name: value for name, value in saved.items() if name != "SMOL_TEST_GONE"}
+        wanted.update(SMOL_TEST_CHANGED="new", SMOL_TEST_ADDED="added")
+        with_environment(wanted, lambda: seen.update(os.environ))
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    assert seen == wanted
+
+
+MODEL_MODULE = """
+import os
+
+from smol_core.testing import ScriptedModel
+
+with open({log!r}, "a") as log:
+    log.write(str(os.getpid()) + "\\n")  # each process that imports this module
+
+
+class CountedModel(ScriptedModel):
+    pass
+"""
+
+MODEL_HOST = """
+import sys
+
+sys.path.insert(0, {folder!r})
+from smol_core import run_agents
+from smol_core.teams import AgentSettings
+
+if __name__ == "__main__":
+    from counted_model import CountedModel
+
+    settings = AgentSettings(model=CountedModel(["<code>\\nfinal_answer(1)\\n</code>"]), verbosity_level=-1)
+    result = run_agents("Go.", num_agents=3, settings=settings, deadline_seconds=120, context="forkserver")
+    assert result.state == "success", result
+"""
+
+
+def test_the_module_of_the_agents_model_is_imported_once_in_the_fork_server_not_once_per_agent(
+    tmp_path: Path,
+):
+    """Each agent unpickles its settings, and so imports its model's module: the fork server of the
+    host's first team imports it once. Here the host imports it only in its main block, so the
+    server's import of the host's script does not bring it."""
+    log = tmp_path / "imports.log"
+    (tmp_path / "counted_model.py").write_text(textwrap.dedent(MODEL_MODULE.format(log=str(log))))
+    host = tmp_path / "host.py"
+    host.write_text(textwrap.dedent(MODEL_HOST.format(folder=str(tmp_path))))
+    done = subprocess.run(
+        [sys.executable, str(host)], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    importers = log.read_text().splitlines()
+    assert len(importers) == 2, importers  # the host, and the fork server: no agent
+
+
+def test_modules_of_models_names_the_model_classes_modules_but_not_the_hosts_script():
+    from smol_core.teams.settings import modules_of_models
+    from smol_core.testing import ScriptedModel
+
+    class Local(ScriptedModel):
+        pass
+
+    Local.__module__ = "__main__"
+    settings = [AgentSettings(model=ScriptedModel([])), AgentSettings(model=Local([])), AgentSettings()]
+    assert modules_of_models(settings) == ("smol_core.testing.models",)

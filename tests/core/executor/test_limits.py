@@ -96,6 +96,24 @@ def test_crash_is_reported_and_next_call_works(executor):
     assert executor._proc.pid != pid_before
 
 
+def test_a_death_seen_only_as_the_next_action_goes_out_says_the_worker_died(executor, monkeypatch):
+    """A SIGKILLed worker's pipe closes a moment before its exit can be reaped: the check before
+    the send may still see it running (fresh-clone CI, once). The error then still says it died, and how."""
+    executor("state = 1")
+    proc = executor._proc
+    os.kill(proc.pid, 9)
+    deadline = time.monotonic() + 10
+    while proc.alive() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    answers = iter([True])  # the check before the send: not reaped yet
+    real_alive = type(proc).alive
+    monkeypatch.setattr(proc, "alive", lambda: next(answers, None) or real_alive(proc))
+    with pytest.raises(InterpreterError, match=r"died \(killed by SIGKILL") as info:
+        executor("1 + 1")
+    assert "lost" in str(info.value)
+    assert executor("2 + 2").output == 4
+
+
 def test_a_worker_killed_while_it_starts_is_replaced_with_its_tools_and_values(executor):
     """Nothing ran in it yet, so nothing is lost: the next action just works."""
     executor.send_tools({"noop": lambda: None})

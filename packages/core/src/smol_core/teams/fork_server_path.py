@@ -25,13 +25,26 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Sequence
 
 HOST_IMPORT_PATH = "SMOL_FORK_SERVER_IMPORT_PATH"
 
 
-def host_import_path(sys_path: list[str], pythonpath: str | None, main_path: str | None = None) -> str:
+def host_import_path(
+    sys_path: list[str],
+    pythonpath: str | None,
+    main_path: str | None = None,
+    agent_modules: Sequence[str] = (),
+) -> str:
     """What the host puts in `HOST_IMPORT_PATH` for its fork server."""
-    return json.dumps({"sys_path": sys_path, "pythonpath": pythonpath, "main_path": main_path})
+    return json.dumps(
+        {
+            "sys_path": sys_path,
+            "pythonpath": pythonpath,
+            "main_path": main_path,
+            "agent_modules": list(agent_modules),
+        }
+    )
 
 
 def take_host_path() -> None:
@@ -52,10 +65,29 @@ def take_host_path() -> None:
     global _host_main
     main_path = given.get("main_path")
     _host_main = main_path if isinstance(main_path, str) else None
+    modules = given.get("agent_modules")
+    if isinstance(modules, list):
+        _agent_modules[:] = [name for name in modules if isinstance(name, str)]
 
 
 _host_main: str | None = None
 """The host's main script, in the fork server (set by `take_host_path`)."""
+_agent_modules: list[str] = []
+"""The modules of the objects the host's first team hands its agents (their models' classes), in
+the fork server (set by `take_host_path`)."""
+
+
+def import_agent_modules() -> None:
+    """In the fork server: the modules every agent of the host's first team imports as it unpickles
+    its settings (a model object's class), imported once here. One that fails is left to each
+    agent, which meets the error itself, as before."""
+    import importlib
+
+    for name in _agent_modules:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            continue
 
 
 def import_host_main() -> None:

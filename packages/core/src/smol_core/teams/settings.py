@@ -3,13 +3,14 @@ with the team's message tools and a prompt that says who it is and whom it can m
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from smol_core.agents.multi_step import MultiStepAgent
 from smol_core.agents.settings import AgentSettings, build_agent
 from smol_core.monitoring import AgentLogger
 
-__all__ = ["AgentSettings", "build_team_agent", "team_instructions"]
+__all__ = ["AgentSettings", "build_team_agent", "modules_of_models", "team_instructions"]
 
 
 def team_instructions(agent_id: int, num_agents: int) -> str:
@@ -42,3 +43,14 @@ def build_team_agent(
         logger=logger,
         name=f"agent_{agent_id}",
     )
+
+
+_NOT_PRELOADED = frozenset({"__main__", "__mp_main__", "builtins"})
+"""The host's script is imported in the fork server on its own (`fork_server_path.import_host_main`)."""
+
+
+def modules_of_models(settings: Sequence[AgentSettings]) -> tuple[str, ...]:
+    """The modules of the model objects `settings` hand the agents: each agent imports them as it
+    unpickles its settings, unless its fork server has (`start_method.start_fork_server`)."""
+    modules = {type(each.model).__module__ for each in settings if each.model is not None}
+    return tuple(sorted(modules - _NOT_PRELOADED))

@@ -101,11 +101,12 @@ def _fork_server_address_fits() -> bool:
     return len(util.get_temp_dir()) + _LISTENER_NAME <= _SOCKET_PATH_BYTES
 
 
-def start_fork_server(context: Any, preload: Sequence[str] = ()) -> None:
+def start_fork_server(context: Any, preload: Sequence[str] = (), agent_modules: Sequence[str] = ()) -> None:
     """Make sure `context`'s fork server runs (no-op for `spawn`), started with the host's import
     path if it starts now. One server serves the host's every team, for the host's lifetime, so
-    `preload` (the modules a transport's agents import: its client library) is imported in it only
-    where this team is the host's first."""
+    `preload` (the modules a transport's agents import: its client library) and `agent_modules`
+    (those of the objects its agents unpickle: their models' classes; an import that fails there is
+    ignored) are imported in it only where this team is the host's first."""
     if context.get_start_method() != "forkserver":
         return
     from multiprocessing import forkserver
@@ -117,7 +118,7 @@ def start_fork_server(context: Any, preload: Sequence[str] = ()) -> None:
         # the server copies this process's environment as it starts: set for that moment only
         saved = os.environ.get("PYTHONPATH")
         path = host_sys_path()
-        os.environ[HOST_IMPORT_PATH] = host_import_path(path, saved, _main_path())
+        os.environ[HOST_IMPORT_PATH] = host_import_path(path, saved, _main_path(), agent_modules)
         os.environ["PYTHONPATH"] = os.pathsep.join(entry for entry in path if os.pathsep not in entry)
         try:
             forkserver.ensure_running()
@@ -158,7 +159,14 @@ def with_host_environment(context: Any, target: Callable[..., None]) -> Callable
 
 
 def with_environment(environment: dict[str, str], target: Callable[..., None], *args: Any) -> None:
-    """`target(*args)` in a process whose environment is `environment`, exactly."""
-    os.environ.clear()
-    os.environ.update(environment)
+    """`target(*args)` in a process whose environment is `environment`, exactly.
+
+    Only the differences are applied: the agent forks from a server whose environment is mostly the
+    host's already, and each `os.environ` write is a `putenv`/`unsetenv` (clearing and refilling
+    the whole environment cost every agent of a team about 1 ms)."""
+    for name in [name for name in os.environ if name not in environment]:
+        del os.environ[name]
+    for name, value in environment.items():
+        if os.environ.get(name) != value:
+            os.environ[name] = value
     target(*args)

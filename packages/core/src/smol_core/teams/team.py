@@ -33,7 +33,7 @@ from smol_core.janitor import private_folder
 from smol_core.messages import Timing
 from smol_core.teams.identity import for_agent, issue_keys
 from smol_core.teams.launcher import AgentLauncher, AgentProcess, LocalLauncher
-from smol_core.teams.settings import AgentSettings
+from smol_core.teams.settings import AgentSettings, modules_of_models
 from smol_core.teams.start_method import DEFAULT_START_METHOD, StartMethod, agent_context, start_fork_server
 from smol_core.teams.status import Activity, PeerStatus
 from smol_core.teams.worker import MAX_RESULT_BYTES, agent_main, traced_agent_main
@@ -143,7 +143,7 @@ class Team:
         _start_resource_tracker()
         transport, launcher = self._make_transport()
         if isinstance(launcher, LocalLauncher):
-            start_fork_server(self.context, self.preload)
+            start_fork_server(self.context, self.preload, modules_of_models(self.settings))
         issue_keys(transport)
         status = launcher.peer_status(self.num_agents)
         if hasattr(transport, "status"):

@@ -80,6 +80,37 @@ def validate_tool_definition(tool: Tool | type[Tool]) -> None:
     forward = getattr(tool, "forward", None)
     if forward is None or getattr(tool, "skip_forward_signature_validation", False):
         return
+    key = _forward_key(forward, inputs)
+    if key is not None and key in _AGREEING_FORWARDS:
+        return
+    _check_forward_agrees(name, inputs, forward)
+    if key is not None:
+        if len(_AGREEING_FORWARDS) >= _MAX_AGREEING_FORWARDS:
+            _AGREEING_FORWARDS.clear()
+        _AGREEING_FORWARDS.add(key)
+
+
+_AGREEING_FORWARDS: set[tuple[Any, ...]] = set()
+"""`forward` functions known to agree with given inputs: every instance of a tool class (each agent
+of a team makes its own message tools) skips `inspect.signature` and `get_type_hints` after the first."""
+_MAX_AGREEING_FORWARDS = 1024
+
+
+def _forward_key(forward: Any, inputs: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What the forward check depends on: the function, whether it is bound (binding drops the first
+    parameter), and each input's name and nullability. None where that cannot be a key."""
+    function = getattr(forward, "__func__", forward)
+    try:
+        nullable = tuple((arg, bool(entry.get("nullable"))) for arg, entry in inputs.items())
+        key = (function, function is not forward, nullable)
+        hash(key)
+    except Exception:
+        return None
+    return key
+
+
+def _check_forward_agrees(name: str, inputs: dict[str, Any], forward: Any) -> None:
+    """`forward`'s arguments, and which are optional, are those `inputs` declares."""
     params = list(inspect.signature(forward).parameters.values())
     if params and params[0].name == "self":
         params = params[1:]

@@ -50,6 +50,7 @@ __all__ = ["READY_TIMEOUT", "STATE_LOST", "WorkerExecutor"]
 
 READY_TIMEOUT = 60.0
 DEFAULT_MAX_PRINT_OUTPUTS_LENGTH = 20_000
+_REAP_GRACE_S = 2.0  # how long a worker whose pipe closed may take to become reapable
 """Characters of printed output an action hands the model (about 5,000 tokens), as smolagents' 50,000 does
 for larger contexts; set `max_print_outputs_length` for more or less."""
 _REPLIES = {"ready": frozenset({"ready"}), "done": frozenset({"done", "error"})}
@@ -171,9 +172,7 @@ class WorkerExecutor(PythonExecutor):
     def _worker(self) -> WorkerLink:
         if self._closed:
             raise InterpreterError("this executor was closed")
-        if self._proc is None or not self._proc.alive():
-            if self._proc is not None:
-                self._proc.close()
+        if self._proc is None:  # a dead one is kept until its death is reported (or it held nothing)
             self._start()
         assert self._proc is not None
         return self._proc
@@ -271,6 +270,38 @@ class WorkerExecutor(PythonExecutor):
         self._restart_after_failure()
         raise InterpreterError(f"The sandbox worker process died ({how}) between actions. {STATE_LOST}")
 
+    def _open_exchange(self, message: dict[str, Any]) -> WorkerLink:
+        """Send the message that opens an exchange (an action, a namespace read) to a worker that
+        owes no replies, and return that worker. One found dead on the way is reported as such (it
+        took the code's state along), or, when it held nothing yet, replaced without a word."""
+        for attempt in (1, 2):
+            self._report_death_between_calls()
+            self._drain()
+            proc = self._worker()
+            try:
+                proc.send(message)
+                return proc
+            except EOFError:
+                if self._code_ran or attempt == 2:
+                    raise self._lost_at_send(proc) from None
+                self._restart_after_failure()  # it held nothing: a fresh one gets what is owed
+        raise AssertionError("unreachable")
+
+    def _lost_at_send(self, proc: WorkerLink) -> InterpreterError:
+        """The worker's pipe closed as a message went out: it died between actions, and the check
+        before the send missed it only because its exit had not been reaped yet (a SIGKILL is
+        delivered, and the pipe closed, a moment before the process can be waited for). Wait that
+        moment so the error says how it died, like every other death between actions."""
+        deadline = time.monotonic() + _REAP_GRACE_S
+        while proc.alive() and time.monotonic() < deadline:
+            time.sleep(0.002)
+        if proc.alive():  # it closed its input and lives on: it can take no more code
+            self._restart_after_failure()
+            return InterpreterError(f"The sandbox worker closed its input, so it was replaced. {STATE_LOST}")
+        how = proc.exit_description()
+        self._restart_after_failure()
+        return InterpreterError(f"The sandbox worker process died ({how}) between actions. {STATE_LOST}")
+
     def _restart_after_failure(self) -> None:
         if self._proc is not None:
             self._proc.close()
@@ -362,15 +393,8 @@ class WorkerExecutor(PythonExecutor):
         """The code's variables now, as values decoded from the worker (never unpickled): what the
         typed codec carries comes back as itself, anything else as an `UnserializableValue` (its repr)."""
         with self._lock:
-            self._report_death_between_calls()
-            self._drain()
-            proc = self._worker()
             xid = secrets.token_hex(8)
-            try:
-                proc.send({"op": "namespace", "xid": xid})
-            except EOFError:
-                self._restart_after_failure()
-                raise InterpreterError(f"The sandbox worker was not reachable. {STATE_LOST}") from None
+            proc = self._open_exchange({"op": "namespace", "xid": xid})
             output = Exchange(self, proc, xid).run().output
             if type(output) is not dict or any(type(key) is not str for key in output):
                 raise self._violation("it answered 'namespace' with something other than a dict of names")
@@ -436,16 +460,9 @@ class WorkerExecutor(PythonExecutor):
 
     def __call__(self, code_action: str) -> CodeOutput:
         with self._lock:
-            self._report_death_between_calls()
-            self._drain()
-            proc = self._worker()
             xid = secrets.token_hex(8)
-            try:
-                self._code_ran = True
-                proc.send({"op": "run", "code": code_action, "xid": xid})
-            except EOFError:
-                self._restart_after_failure()
-                raise InterpreterError(f"The sandbox worker was not reachable. {STATE_LOST}") from None
+            proc = self._open_exchange({"op": "run", "code": code_action, "xid": xid})
+            self._code_ran = True
             try:
                 return Exchange(self, proc, xid).run()
             except KeyboardInterrupt:
