@@ -271,3 +271,23 @@ def test_a_sharing_process_may_hold_only_a_few_workers(template):
         for worker in held:
             worker.close()
         peer.shutdown()
+
+
+def test_whether_others_can_read_a_root_is_asked_once_per_process_and_forks_inherit_it(tmp_path, monkeypatch):
+    """Every worker asks it of the same read roots (a realpath and a stat per parent folder); the
+    template asks at warm-up, and what it found is its forks' answer."""
+    from smol_core.executors.worker import sandbox
+
+    monkeypatch.setattr(sandbox, "_READABLE_BY_OTHERS", {})
+    asked: list[str] = []
+    real = sandbox._check_others_can_read
+    monkeypatch.setattr(sandbox, "_check_others_can_read", lambda path: asked.append(path) or real(path))
+    open_root, closed_root = tmp_path / "open", tmp_path / "closed"
+    open_root.mkdir(mode=0o755)
+    closed_root.mkdir(mode=0o700)
+    roots = [str(open_root), str(closed_root)]
+    first = sandbox.all_readable_by_others(roots)
+    assert asked == roots  # both asked, though the answer was known after one: each is kept
+    assert sandbox.all_readable_by_others(roots) is first
+    assert [sandbox._others_can_read(root) for root in roots] == [real(str(open_root)), False]
+    assert asked == roots  # kept: not asked again

@@ -203,7 +203,24 @@ def private_mounts(scratch: str, owner: int | None) -> Report:
 
 # --- user and capabilities -----------------------------------------------------------------------
 def _others_can_read(path: str) -> bool:
-    """True when a user that owns nothing can reach and read `path` (every parent searchable)."""
+    """True when a user that owns nothing can reach and read `path` (every parent searchable).
+
+    Asked of the same read roots by every worker, twice (whether to drop to nobody, and the drop):
+    the answer is kept per process, so the workers forked from the warm template take it from there
+    (a realpath and a stat per parent folder of each of a dozen roots, about 0.6 ms of each worker's
+    start). A root whose mode changes later is seen by the next template: until then, one that
+    became unreadable makes the drop fail loudly (Python can no longer be read), and one that became
+    readable leaves the worker as root without capabilities, as reported; never a weaker sandbox."""
+    known = _READABLE_BY_OTHERS.get(path)
+    if known is None:
+        known = _READABLE_BY_OTHERS[path] = _check_others_can_read(path)
+    return known
+
+
+_READABLE_BY_OTHERS: dict[str, bool] = {}
+
+
+def _check_others_can_read(path: str) -> bool:
     try:
         real = os.path.realpath(path)
         mode = os.stat(real).st_mode
@@ -353,7 +370,7 @@ def apply_all(
         made, mount_ns = isolate_namespaces()
         reports += [r for r in made if r[0] != "mount namespace" or not mount_ns]
         if mount_ns and on("mount namespace"):
-            root_drops = os.geteuid() == 0 and on("unprivileged user") and _all_readable(read_roots)
+            root_drops = os.geteuid() == 0 and on("unprivileged user") and all_readable_by_others(read_roots)
             reports.append(private_mounts(scratch, NOBODY if root_drops else None))
         elif mount_ns:
             reports.append(("mount namespace", False, "switched off"))
@@ -369,5 +386,5 @@ def apply_all(
     return reports
 
 
-def _all_readable(roots: Iterable[str]) -> bool:
-    return all(_others_can_read(r) for r in roots if os.path.isdir(r))
+def all_readable_by_others(roots: Iterable[str]) -> bool:
+    return all([_others_can_read(r) for r in roots if os.path.isdir(r)])  # each asked: each kept

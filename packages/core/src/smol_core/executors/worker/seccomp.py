@@ -280,20 +280,32 @@ def program(arch: str, pid: int) -> list[bytes]:
     return prog
 
 
+class _SockFprog(ctypes.Structure):
+    """The kernel's `struct sock_fprog`: made once per process (a workers' template), not per worker."""
+
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+_LIBC: list[ctypes.CDLL] = []
+
+
+def _libc() -> ctypes.CDLL:
+    """The C library, opened once per process (workers forked from the template find it open)."""
+    if not _LIBC:
+        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+    return _LIBC[0]
+
+
 def apply() -> Report:
     """Install the filter on this process (and every thread it starts later)."""
     arch = platform.machine()
     if not sys.platform.startswith("linux") or arch not in _NR:
         return ("seccomp", False, f"not supported on {sys.platform}/{arch}")
-    libc = ctypes.CDLL(None, use_errno=True)
+    libc = _libc()
     prog = program(arch, os.getpid())
     code = b"".join(prog)
     filt = ctypes.create_string_buffer(code, len(code))
-
-    class SockFprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    fprog = SockFprog(len(prog), ctypes.cast(filt, ctypes.c_void_p))
+    fprog = _SockFprog(len(prog), ctypes.cast(filt, ctypes.c_void_p))
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return ("seccomp", False, "could not set no_new_privs")
     if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
