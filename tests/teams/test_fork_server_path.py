@@ -111,14 +111,38 @@ def test_where_the_platform_has_no_fork_server_agents_are_spawned(monkeypatch):
     assert agent_context("spawn").get_start_method() == "spawn"
 
 
-def test_a_local_team_too_large_for_the_fork_servers_descriptors_is_spawned():
-    """Each agent of a local team is handed every inbox's pipe; the server takes 256 at most."""
+def test_a_local_team_larger_than_the_fork_servers_descriptors_still_forks_from_it():
+    """Each agent of a local team was handed every inbox's pipe, and the server passes 256
+    descriptors at most: a team of more than ~120 agents was spawned, one new interpreter per
+    agent. Inboxes are named pipes opened by path now (fifo_inbox.py): an agent is handed none, and
+    a team of 130 forks from the server, agent 0 messaging each (its task) and each answering."""
     from smol_core.teams import AgentSettings, Team
+    from smol_core.testing import ScriptedModel
 
-    settings = AgentSettings(verbosity_level=-1)
-    assert Team(settings, num_agents=64).context.get_start_method() == "forkserver"
-    assert Team(settings, num_agents=200).context.get_start_method() == "spawn"
-    assert Team(settings, num_agents=200, transport="redis").context.get_start_method() == "forkserver"
+    size = 130
+    first = AgentSettings(
+        model=ScriptedModel(
+            [
+                f"<code>\nfor i in range(1, {size}):\n    send_message(target_id=i, message='ping')\n"
+                f"replies = []\nwhile len(replies) < {size - 1}:\n    replies += receive_messages(timeout=30)\n"
+                "final_answer(len(replies))\n</code>"
+            ]
+        ),
+        verbosity_level=-1,
+    )
+    other = AgentSettings(
+        model=ScriptedModel(
+            ["<code>\nsend_message(target_id=0, message='pong')\nfinal_answer('pong')\n</code>"]
+        ),
+        verbosity_level=-1,
+    )
+    team = Team([first] + [other] * (size - 1), deadline_seconds=240)
+    assert team.context.get_start_method() == "forkserver"
+    result = team.run("Go.")
+    assert result.state == "success", [
+        (a.agent_id, a.state, a.error) for a in result.agents.values() if a.error
+    ]
+    assert result.output == str(size - 1)
 
 
 DEEP_TMPDIR_HOST = """

@@ -1,5 +1,5 @@
 """The transport conformance suite against the `local` transport, in both of its shapes: its own
-multiprocessing queues, and smolagents' `manager.dict()` of `manager.Queue()`s."""
+named pipes, and smolagents' `manager.dict()` of `manager.Queue()`s."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ def test_the_tools_have_smolagents_names_inputs_and_outputs(transport):
     assert receive.output_type == "array"
     assert receive() == []  # no input needed; drains nothing
     assert send(target_id=1, message="hello") is None
-    (got,) = receive(timeout=10)  # a multiprocessing queue hands a message over a moment after put()
+    (got,) = receive(timeout=10)  # an inbox hands a message over a moment after put()
     assert got["sender"] == 0 and got["message"] == "hello" and got["id"] and got["timestamp"] > 0
     assert receive() == []  # drained
 

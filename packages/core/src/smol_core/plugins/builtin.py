@@ -66,7 +66,7 @@ def smol_transports() -> Iterable[TransportSpec]:
         TransportSpec(
             "local",
             lazy("smol_core.teams.local:LocalTransport"),
-            "multiprocessing queues between agent processes on this machine (no server).",
+            "named pipes between agent processes on this machine (no server).",
             aliases=("multiprocessing",),
         )
     ]

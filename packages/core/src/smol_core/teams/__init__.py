@@ -1,7 +1,7 @@
 """Teams of agents: independent processes that talk through message queues.
 
 `SendMessageTool` / `ReceiveMessagesTool` give an agent its voice and its inbox; a `Transport`
-plugin (`local`: multiprocessing queues; `redis`, ...) carries the messages; `run_agents` starts a
+plugin (`local`: named pipes on this machine; `redis`, ...) carries the messages; `run_agents` starts a
 team, gives agent 0 the task, and stops every process when the run is over.
 """
 

@@ -1,21 +1,23 @@
-"""The `local` transport: one multiprocessing queue per agent, on this machine, with no server.
+"""The `local` transport: one inbox per agent, on this machine, with no server.
 
 It accepts smolagents' layout as it is, `queue_dict = manager.dict()` of `manager.Queue()`s
-keyed by agent id, and otherwise makes its own `multiprocessing` queues (faster: no manager process
-in the path). Each queue carries JSON text only; what comes off it is checked by `accept_message`.
+keyed by agent id, and otherwise makes its own inboxes: a named pipe per agent in a private folder
+(`fifo_inbox.py`: opened by path where used, so an agent starts holding none of them; faster than a
+manager process in the path, and than multiprocessing queues handed to every agent). Each inbox
+carries JSON text only; what comes off it is checked by `accept_message`.
 
-Its own queues are a team's, made here, so this transport is the team's launcher for them:
+Its own inboxes are a team's, made here, so this transport is the team's launcher for them:
 - it draws the team's keys (`identity.TeamKeys`): every message is sealed by its sender's key and
   checked on receipt, so no agent can speak as another (the team hands each agent its own share);
 - every sender has a quota in every inbox, counted in memory shared by the team's processes:
   at most `max_pending_per_sender` messages and `max_pending_bytes_per_sender` bytes sent and not
   yet read. A sender over its quota is told the inbox is full *for it*; the others still have
-  theirs, and the queue itself is bounded by the sum of the quotas, so one agent can neither grow a
-  peer's memory nor starve the other senders.
+  theirs, so an inbox holds at most the sum of the quotas, and one agent can neither grow a peer's
+  memory nor starve the other senders.
 smolagents' layout (queues someone else made) keeps no quotas and no keys unless given `credentials`:
 there is no launcher to issue them.
 
-Delivery: a queue hands a message over once, so there is nothing to acknowledge and nothing to
+Delivery: an inbox hands a message over once, so there is nothing to acknowledge and nothing to
 redeliver: a message read by an agent that dies is lost with it. Use a transport with
 acknowledgements (redis) where that matters.
 """
@@ -23,13 +25,17 @@ acknowledgements (redis) where that matters.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue as queue_module
+import tempfile
 import time
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from smol_core.teams.errors import MessagingError, PeerGoneError, UnknownRecipientError
-from smol_core.teams.identity import Credentials, TeamKeys
+from smol_core.janitor import remove_tree, remove_when_gone
+from smol_core.teams.errors import PeerGoneError, UnknownRecipientError
+from smol_core.teams.fifo_inbox import FifoInbox, InboxGoneError
+from smol_core.teams.identity import SEAL_OVERHEAD, Credentials, TeamKeys
 from smol_core.teams.message import DEFAULT_MAX_MESSAGE_BYTES, Message
 from smol_core.teams.status import PeerStatus
 from smol_core.teams.transport import (
@@ -44,7 +50,7 @@ from smol_core.teams.transport import (
 
 
 class LocalTransport:
-    """Queues in a mapping agent id -> queue. Picklable to child processes as they start (spawn)."""
+    """Inboxes in a mapping agent id -> inbox. Picklable to child processes as they start."""
 
     def __init__(
         self,
@@ -56,18 +62,20 @@ class LocalTransport:
         credentials: Credentials | None = None,
         max_pending_per_sender: int = DEFAULT_MAX_PENDING_PER_SENDER,
         max_pending_bytes_per_sender: int = DEFAULT_MAX_PENDING_BYTES_PER_SENDER,
+        folder: str | None = None,
     ) -> None:
         self.max_pending_per_sender = max(1, int(max_pending_per_sender))
         self.max_pending_bytes_per_sender = max(1, int(max_pending_bytes_per_sender))
         self._pending: Any = None
         """(recipient, sender) -> [messages, bytes] unread, in shared memory; None for smolagents' queues."""
         self._size = 0
+        self._inbox_folder: str | None = None
+        """The folder of the inboxes this transport made (in this process only: a child's copy owns none)."""
         if queue_dict is None:
             if num_agents is None or num_agents < 1:
                 raise ValueError("LocalTransport needs a queue_dict, or num_agents (at least 1)")
             ctx = multiprocessing.get_context(context)
-            bound = self.max_pending_per_sender * num_agents
-            queue_dict = {agent_id: ctx.Queue(maxsize=bound) for agent_id in range(num_agents)}
+            queue_dict = self._make_inboxes(num_agents, max_message_bytes, folder)
             self._pending = ctx.Array("q", num_agents * num_agents * 2)
             self._size = num_agents
             if credentials is None:
@@ -82,10 +90,26 @@ class LocalTransport:
         self.refused: list[str] = []
         self._dedup: dict[int, Deduplicator] = {}
 
+    def _make_inboxes(
+        self, num_agents: int, max_message_bytes: int, folder: str | None
+    ) -> dict[int, FifoInbox]:
+        """One FIFO per agent (fifo_inbox.py), in a private folder made in `folder` (a team's, which
+        its host removes) or in the temporary directory (removed by `close`, or by this process's
+        janitor if it is killed)."""
+        self._inbox_folder = tempfile.mkdtemp(prefix="smol-inboxes-", dir=folder)
+        if folder is None:
+            remove_when_gone(self._inbox_folder)
+        limit = max_message_bytes + SEAL_OVERHEAD
+        return {
+            agent_id: FifoInbox(os.path.join(self._inbox_folder, str(agent_id)), limit, make=True)
+            for agent_id in range(num_agents)
+        }
+
     def __getstate__(self) -> dict[str, Any]:
-        # what a receiver has seen is its own: a child starts with an empty memory of ids
+        # what a receiver has seen is its own: a child starts with an empty memory of ids; the
+        # inboxes travel as their paths, and their folder stays the maker's to remove
         state = dict(self.__dict__)
-        state["refused"], state["_dedup"] = [], {}
+        state["refused"], state["_dedup"], state["_inbox_folder"] = [], {}, None
         return state
 
     def agent_ids(self) -> Collection[int]:
@@ -116,12 +140,10 @@ class LocalTransport:
             return
         self._charge(message.recipient, message.sender, size)
         try:
-            target.put_nowait(text)
-        except queue_module.Full:
+            target.put_nowait(text)  # never waits: what the pipe cannot take yet is written later
+        except InboxGoneError as error:
             self._release(message.recipient, message.sender, size)
-            raise MessagingError(
-                f"agent {message.recipient}'s inbox is full: wait for it to catch up"
-            ) from None
+            raise PeerGoneError(f"agent {message.recipient}'s inbox is gone: {error.strerror}") from None
 
     def _slot(self, recipient: int, sender: int) -> int | None:
         if not (0 <= recipient < self._size and 0 <= sender < self._size):
@@ -190,4 +212,10 @@ class LocalTransport:
         """Nothing to do: a queue hands each message over once."""
 
     def close(self) -> None:
-        """Nothing to release: the queues belong to whoever made them (the team, or smolagents' manager)."""
+        """Release this process's ends of the inboxes, once what it sent is written (smolagents'
+        queues belong to whoever made them: nothing to do); the maker also removes their folder."""
+        for inbox in self.queues.values() if self._pending is not None else ():
+            inbox.close()
+        if self._inbox_folder is not None:
+            folder, self._inbox_folder = self._inbox_folder, None
+            remove_tree(folder)

@@ -39,7 +39,8 @@ FORKSERVER_PRELOAD = (
     "smol_core.agents.code_agent",
     "smol_core.agents.tool_calling_agent",
     "smol_core.executors.local",  # its switches are read at first use, in the agent (host/switches.py)
-    # what unpickling a local team's inboxes and shared status imports (ctypes with them): ~4 ms per agent
+    # what unpickling a team's `done` queue and shared counters imports (ctypes with them): ~4 ms per agent
+    "smol_core.teams.fifo_inbox",
     "multiprocessing.queues",
     "multiprocessing.synchronize",
     "multiprocessing.sharedctypes",
@@ -49,28 +50,14 @@ FORKSERVER_PRELOAD = (
 """What the fork server imports once, so that each agent process starts warm."""
 _LAST_PRELOAD = FORKSERVER_PRELOAD[-1]
 
-FDS_PER_INBOX = 2
-FDS_BESIDE_INBOXES = 16
-"""What an agent of a local team is handed besides its team's inboxes (the `done` queue's pipe, the
-shared counters' memory, the server's own), with room to spare."""
-
 _starting = threading.Lock()
 
 
-def agent_context(method: StartMethod = DEFAULT_START_METHOD, inboxes: int = 0) -> Any:
+def agent_context(method: StartMethod = DEFAULT_START_METHOD) -> Any:
     """The multiprocessing context agents start with: `method`'s, or `spawn` where the platform has
-    no fork server (Windows) or where an agent's file descriptors would not pass through it.
-
-    `inboxes`: how many local queues each agent is handed (every inbox of a `local` team: its peers'
-    to send to). The fork server takes them over a socket, at most `MAXFDS_TO_SEND` (256) per agent:
-    a local team of more than about 120 agents starts spawned."""
+    no fork server (Windows) or its socket's address cannot be made."""
     if method == "forkserver" and "forkserver" not in multiprocessing.get_all_start_methods():
         method = "spawn"
-    if method == "forkserver":
-        from multiprocessing.forkserver import MAXFDS_TO_SEND
-
-        if FDS_PER_INBOX * inboxes + FDS_BESIDE_INBOXES >= MAXFDS_TO_SEND:
-            method = "spawn"
     if method == "forkserver" and not _fork_server_address_fits():
         method = "spawn"
     context = multiprocessing.get_context(method)

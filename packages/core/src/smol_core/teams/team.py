@@ -107,20 +107,23 @@ class Team:
         self.transport_name = transport
         self.transport_kwargs = dict(transport_kwargs or {})
         self.deadline_seconds = deadline_seconds
-        local = transport in LOCAL_TRANSPORTS
-        self.context: Any = agent_context(context, inboxes=self.num_agents if local else 0)
+        self.context: Any = agent_context(context)
         self.processes: list[AgentProcess] = []
         self.preload: tuple[str, ...] = ()
         """What the transport's agents import to use it (its spec's `preload`), for the fork server."""
 
-    def _make_transport(self) -> tuple[Any, AgentLauncher]:
-        """The transport, and the launcher of the agents: its plugin's, if it has one, or local processes."""
+    def _make_transport(self, folder: str) -> tuple[Any, AgentLauncher]:
+        """The transport, and the launcher of the agents: its plugin's, if it has one, or local
+        processes. A local transport makes its inboxes in the team's `folder`."""
         local = LocalLauncher(self.context)
         if self.transport_name in LOCAL_TRANSPORTS:
             from smol_core.teams.local import LocalTransport
 
             made = LocalTransport(
-                num_agents=self.num_agents, context=self.context.get_start_method(), **self.transport_kwargs
+                num_agents=self.num_agents,
+                context=self.context.get_start_method(),
+                folder=folder,
+                **self.transport_kwargs,
             )
             return made, local
         from smol_core.loading import load_transport
@@ -141,22 +144,22 @@ class Team:
         """Start every agent, agent 0 with `task` and the others with none, and wait for the answer."""
         start = time.time()
         _start_resource_tracker()
-        transport, launcher = self._make_transport()
-        if isinstance(launcher, LocalLauncher):
-            start_fork_server(self.context, self.preload, modules_of_models(self.settings))
-        issue_keys(transport)
-        status = launcher.peer_status(self.num_agents)
-        if hasattr(transport, "status"):
-            transport.status = status
-        # Each agent writes its report to a file (atomically) and then puts only its id on `done`: a
-        # notice that small is written to the pipe in one piece, so a process killed at any moment
-        # never leaves the host reading half a message.
-        done = self.context.Queue()
         outcomes = {agent_id: AgentOutcome(agent_id) for agent_id in range(self.num_agents)}
         ended_by: TeamState = "no_answer"
-        # every agent's scratch folders live here too (scratch.keep_scratch_in): one removal, and one
-        # janitor (the host's) for the team
+        # every agent's scratch folders live here too (scratch.keep_scratch_in), and a local team's
+        # inboxes: one removal, and one janitor (the host's) for the team
         with private_folder("smol-team-") as folder:
+            transport, launcher = self._make_transport(folder)
+            if isinstance(launcher, LocalLauncher):
+                start_fork_server(self.context, self.preload, modules_of_models(self.settings))
+            issue_keys(transport)
+            status = launcher.peer_status(self.num_agents)
+            if hasattr(transport, "status"):
+                transport.status = status
+            # Each agent writes its report to a file (atomically) and then puts only its id on
+            # `done`: a notice that small is written to the pipe in one piece, so a process killed
+            # at any moment never leaves the host reading half a message.
+            done = self.context.Queue()
             reports = [Path(folder) / f"agent-{agent_id}.json" for agent_id in range(self.num_agents)]
             target = _agent_target()
             self.processes = [

@@ -1,0 +1,170 @@
+"""The `local` transport's inboxes (fifo_inbox.py): named pipes opened by path where used.
+
+What they must keep from the multiprocessing queues they replaced: whole messages in order per
+writer however many processes write at once, a sender that never waits for its reader, nothing
+sent lost when the sender exits at once, and clear errors, not hangs, when an inbox is gone.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import queue
+import time
+from pathlib import Path
+
+import pytest
+
+from smol_core.teams.errors import PeerGoneError
+from smol_core.teams.fifo_inbox import FifoInbox, InboxGoneError
+from smol_core.teams.local import LocalTransport
+from smol_core.teams.message import Message
+
+LIMIT = 1 << 20
+
+
+@pytest.fixture
+def inbox(tmp_path: Path):
+    made = FifoInbox(str(tmp_path / "0"), LIMIT, make=True)
+    yield made
+    made.close(flush_seconds=1)
+
+
+def drain(inbox: FifoInbox, expected: int, timeout: float = 20.0) -> list[str | bytes]:
+    got: list[str | bytes] = []
+    deadline = time.monotonic() + timeout
+    while len(got) < expected and time.monotonic() < deadline:
+        try:
+            got.append(inbox.get(timeout=1.0))
+        except queue.Empty:
+            pass
+    return got
+
+
+def write_many(inbox: FifoInbox, tag: str, count: int, size: int) -> None:
+    for n in range(count):
+        inbox.put(f"{tag}:{n}:" + tag * size)
+    inbox.close()  # what the pipe has not taken yet is written before the process ends
+
+
+def test_messages_many_times_pipe_buf_from_two_processes_at_once_arrive_whole_and_in_order(inbox):
+    """Chunks of at most PIPE_BUF bytes are written whole and put back together per writer."""
+    ctx = multiprocessing.get_context("spawn")
+    writers = [ctx.Process(target=write_many, args=(inbox, tag, 60, 20_000)) for tag in "ab"]
+    for writer in writers:
+        writer.start()
+    got = drain(inbox, 120)
+    for writer in writers:
+        writer.join(30)
+        assert writer.exitcode == 0
+    assert len(got) == 120
+    for tag in "ab":
+        mine = [text for text in got if isinstance(text, str) and text.startswith(tag + ":")]
+        assert [text.split(":")[1] for text in mine] == [str(n) for n in range(60)]
+        assert all(text.endswith(tag * 20_000) for text in mine)
+
+
+def test_a_sender_never_waits_for_a_reader_that_does_not_read(inbox):
+    """The pipe holds 64 KB; 4 MB more wait in the sender's process, in order, for the reader."""
+    started = time.monotonic()
+    for n in range(64):
+        inbox.put(f"{n}:" + "x" * 65_536)
+    assert time.monotonic() - started < 10  # returned, not blocked on a full pipe (a hang fails here)
+    got = drain(inbox, 64)
+    assert [text.split(":")[0] for text in got] == [str(n) for n in range(64)]
+
+
+def exit_after_sending(inbox: FifoInbox) -> None:
+    for n in range(40):
+        inbox.put(f"{n}:" + "y" * 50_000)
+    # returns at once: multiprocessing's exit runs the finalizers, which write what is waiting
+
+
+def test_what_a_process_sent_just_before_it_exits_still_arrives(inbox):
+    """2 MB cannot be in the 64 KB pipe when the sender ends: its exit writes the rest first."""
+    ctx = multiprocessing.get_context("forkserver")
+    sender = ctx.Process(target=exit_after_sending, args=(inbox,))
+    sender.start()
+    got = drain(inbox, 40)
+    sender.join(30)
+    assert sender.exitcode == 0
+    assert [text.split(":")[0] for text in got] == [str(n) for n in range(40)]
+
+
+def test_a_message_over_the_limit_is_cut_and_handed_over_as_bytes_and_the_next_arrives(tmp_path):
+    small = FifoInbox(str(tmp_path / "small"), 10_000, make=True)
+    try:
+        small.put("z" * 30_000)
+        small.put("after")
+        first, second = drain(small, 2)
+        assert isinstance(first, bytes) and len(first) == 10_001  # the receiver refuses it as too large
+        assert second == "after"
+    finally:
+        small.close(flush_seconds=1)
+
+
+def test_text_and_bytes_keep_their_kind(inbox):
+    inbox.put("text \ud800 with a lone surrogate")
+    inbox.put(b"\xff\xfe raw")
+    inbox.put("")
+    assert drain(inbox, 3) == ["text \ud800 with a lone surrogate", b"\xff\xfe raw", ""]
+    with pytest.raises(TypeError, match="text or bytes"):
+        inbox.put({"a": 1})  # type: ignore[arg-type]
+
+
+def test_an_empty_inbox_answers_empty_after_its_timeout(inbox):
+    started = time.monotonic()
+    with pytest.raises(queue.Empty):
+        inbox.get(timeout=0.3)
+    assert time.monotonic() - started >= 0.25
+    with pytest.raises(queue.Empty):
+        inbox.get_nowait()
+
+
+def test_an_inbox_pickles_as_its_path_and_holds_nothing_open(inbox):
+    copy = pickle.loads(pickle.dumps(inbox))
+    assert copy.path == inbox.path and copy._keeper is None and copy._writer is None
+    team = LocalTransport(num_agents=64)
+    try:
+        state = team.__getstate__()
+        assert state["_inbox_folder"] is None  # a child's copy removes nothing
+        assert len(pickle.dumps(state["queues"])) < 64 * 200  # 64 paths, not 64 queues' pipes and locks
+    finally:
+        team.close()
+
+
+def child_copy(transport: LocalTransport) -> LocalTransport:
+    """`transport` as an agent process unpickles it (its shared counters are inherited, not pickled)."""
+    state = transport.__getstate__()
+    state["queues"] = pickle.loads(pickle.dumps(state["queues"]))
+    copy = LocalTransport.__new__(LocalTransport)
+    copy.__dict__.update(state)
+    return copy
+
+
+def test_an_inbox_whose_team_ended_is_a_clear_error(tmp_path):
+    transport = LocalTransport(num_agents=2)
+    folder = transport._inbox_folder
+    assert folder is not None and os.path.isdir(folder)
+    transport.close()
+    assert not os.path.exists(folder)  # the maker removes its folder
+    late = FifoInbox(os.path.join(folder, "1"), LIMIT)
+    with pytest.raises(InboxGoneError, match="is gone"):
+        late.put("anyone?")
+    team = LocalTransport(num_agents=2)
+    try:
+        child_view = child_copy(team)
+        os.unlink(child_view.queues[1].path)
+        with pytest.raises(PeerGoneError, match="agent 1's inbox is gone"):
+            child_view.send(Message(sender=0, recipient=1, body="anyone?"))
+        assert child_view.pending(1, 0) == (0, 0)  # the quota charged for it is given back
+    finally:
+        team.close()
+
+
+def test_a_path_that_is_not_a_fifo_is_refused(tmp_path):
+    plain = tmp_path / "plain"
+    plain.write_text("")
+    with pytest.raises(InboxGoneError, match="not a FIFO"):
+        FifoInbox(str(plain), LIMIT).put("x")
