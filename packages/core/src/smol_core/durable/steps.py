@@ -10,7 +10,8 @@ is outside data.
 
 Left out on purpose: each step's `model_input_messages` (the whole memory as the model read it at
 that step: keeping them makes a checkpoint grow with the square of the steps; the memory itself
-rebuilds them) and a message's provider-specific `raw`.
+rebuilds them) and a message's provider-specific `raw`, but for the token log-probabilities in it,
+which a small model's drafting decides on (kept as a list, and given back in OpenAI's shape).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from smol_core.errors import AgentError
 from smol_core.executors.worker.protocol import encode
 from smol_core.memory import ActionStep, MemoryStep, PlanningStep, TaskStep, ToolCall
 from smol_core.messages import ChatMessage, ChatMessageToolCall, MessageRole, Timing, TokenUsage
+from smol_core.prompting.draft_certainty import token_logprobs
 
 Decode = Callable[[Any], Any]
 
@@ -45,7 +47,35 @@ def message_to_data(message: ChatMessage | None) -> dict[str, Any] | None:
         ]
         or None,
         "token_usage": _usage_to_data(message.token_usage),
+        **_logprobs_to_data(message),
     }
+
+
+def _logprobs_to_data(message: ChatMessage) -> dict[str, Any]:
+    """The reply's token log-probabilities, where it has them: a small model's drafting decides on
+    them (`prompting/draft_certainty.py`) whether the step needs another draft, so a replayed or
+    resumed step without them asked the model again where the recorded run had not."""
+    tokens = token_logprobs(message)
+    return {} if tokens is None else {"token_logprobs": [[token, logprob] for token, logprob in tokens]}
+
+
+def _logprobs_from_data(data: Any) -> Any:
+    """`raw` in OpenAI's chat completions shape, holding only the saved log-probabilities (what
+    `token_logprobs` reads back); None where none were saved or they are not well formed."""
+    if not isinstance(data, list) or len(data) > MAX_SAVED_TOKENS:
+        return None
+    content = []
+    for entry in data:
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
+            return None
+        if not isinstance(entry[1], int | float) or isinstance(entry[1], bool):
+            return None
+        content.append({"token": entry[0], "logprob": float(entry[1])})
+    return {"choices": [{"logprobs": {"content": content}}]}
+
+
+MAX_SAVED_TOKENS = 100_000
+"""Log-probabilities read back from a checkpoint or a cassette (a file someone may hand you): at most this many."""
 
 
 def message_from_data(data: Any, decode: Decode) -> ChatMessage | None:
@@ -67,6 +97,7 @@ def message_from_data(data: Any, decode: Decode) -> ChatMessage | None:
         if calls
         else None,
         token_usage=_usage_from_data(data.get("token_usage")),
+        raw=_logprobs_from_data(data.get("token_logprobs")),
     )
 
 
