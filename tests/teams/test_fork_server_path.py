@@ -15,12 +15,13 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import smol_core
 from smol_core import run_agents
 from smol_core.teams import AgentSettings
-from smol_core.testing import FunctionModel
+from smol_core.testing import FunctionModel, ScriptedModel
 
 PLUGIN = """
 import json
@@ -314,3 +315,58 @@ def test_modules_of_models_names_the_model_classes_modules_but_not_the_hosts_scr
     Local.__module__ = "__main__"
     settings = [AgentSettings(model=ScriptedModel([])), AgentSettings(model=Local([])), AgentSettings()]
     assert modules_of_models(settings) == ("smol_core.testing.models",)
+
+
+def _sleep(seconds: float) -> None:
+    time.sleep(seconds)
+
+
+def test_a_server_without_a_transports_client_is_started_again_with_it(monkeypatch):
+    """A host's first team (over local inboxes) started the server; a later team over Redis would
+    have every agent import redis-py (0.36 s each): the server is started again, preloading it."""
+    from multiprocessing import forkserver
+
+    from smol_core.teams import start_method
+
+    context = start_method.agent_context("forkserver")
+    start_method.start_fork_server(context)
+    monkeypatch.setattr(start_method, "_served", set())  # as a team's server, whoever started it
+    server = forkserver._forkserver
+    before = server._forkserver_pid
+    start_method.start_fork_server(context, ("xml.dom.minidom",))
+    assert server._forkserver_pid not in (None, before)
+    assert "xml.dom.minidom" in server._preload_modules
+    assert start_method._served == {"xml.dom.minidom"}
+    again = server._forkserver_pid
+    start_method.start_fork_server(context, ("xml.dom.minidom",))  # has it: kept
+    assert server._forkserver_pid == again
+    result = run_agents(
+        "Go.",
+        settings=AgentSettings(model=ScriptedModel(["<code>\nfinal_answer(7)\n</code>"]), verbosity_level=-1),
+        deadline_seconds=120,
+    )
+    assert result.output == "7"  # the new server serves teams
+
+
+def test_a_server_that_processes_still_run_from_is_not_started_again(monkeypatch):
+    """Its processes would lose their server (multiprocessing reads that as their end): the team
+    that wanted more does without, and its agents import their client themselves."""
+    from multiprocessing import forkserver
+
+    from smol_core.teams import start_method
+
+    context = start_method.agent_context("forkserver")
+    start_method.start_fork_server(context)
+    monkeypatch.setattr(start_method, "_served", set())
+    server = forkserver._forkserver
+    before = server._forkserver_pid
+    running = context.Process(target=_sleep, args=(5,))
+    running.start()
+    try:
+        start_method.start_fork_server(context, ("xml.sax.saxutils",))
+        assert server._forkserver_pid == before
+        assert "xml.sax.saxutils" not in server._preload_modules
+        assert running.is_alive()
+    finally:
+        running.kill()
+        running.join()

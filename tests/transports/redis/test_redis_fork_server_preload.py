@@ -19,14 +19,14 @@ def test_the_redis_transport_names_what_its_agents_import() -> None:
     assert set(get_registry().transport("redis").preload) == {"redis", "smol_transport_redis.transport"}
 
 
-def test_a_team_over_redis_asks_its_fork_server_to_import_them(redis_url: str) -> None:
+def test_a_team_over_redis_asks_its_fork_server_to_import_them(redis_url: str, tmp_path) -> None:
     team = Team(
         AgentSettings(model=ScriptedModel([])),
         num_agents=2,
         transport="redis",
         transport_kwargs={"url": redis_url},
     )
-    transport, _ = team._make_transport()
+    transport, _ = team._make_transport(str(tmp_path))
     assert team.preload == tuple(get_registry().transport("redis").preload)
     close = getattr(transport, "close", None)
     if close is not None:

@@ -52,6 +52,10 @@ _LAST_PRELOAD = FORKSERVER_PRELOAD[-1]
 
 _starting = threading.Lock()
 
+_served: set[str] | None = None
+"""What the fork server a team started preloads beyond `FORKSERVER_PRELOAD` (transports' client
+libraries); None while no team has started one (a server someone else started is left alone)."""
+
 
 def agent_context(method: StartMethod = DEFAULT_START_METHOD) -> Any:
     """The multiprocessing context agents start with: `method`'s, or `spawn` where the platform has
@@ -62,8 +66,15 @@ def agent_context(method: StartMethod = DEFAULT_START_METHOD) -> Any:
         method = "spawn"
     context = multiprocessing.get_context(method)
     if method == "forkserver":
-        context.set_forkserver_preload(list(FORKSERVER_PRELOAD))
+        context.set_forkserver_preload(_preload_list(_served or set()))
     return context
+
+
+def _preload_list(served: set[str]) -> list[str]:
+    """What the fork server imports: `FORKSERVER_PRELOAD`, with `served` (transports' client
+    libraries) before its last module (which imports the host's script, that may import them)."""
+    modules = [name for name in FORKSERVER_PRELOAD if name != _LAST_PRELOAD]
+    return [*modules, *sorted(served), _LAST_PRELOAD]
 
 
 _SOCKET_PATH_BYTES = 107  # a Unix socket's address (sun_path) holds 108 bytes, its NUL included
@@ -90,18 +101,30 @@ def _fork_server_address_fits() -> bool:
 
 def start_fork_server(context: Any, preload: Sequence[str] = (), agent_modules: Sequence[str] = ()) -> None:
     """Make sure `context`'s fork server runs (no-op for `spawn`), started with the host's import
-    path if it starts now. One server serves the host's every team, for the host's lifetime, so
-    `preload` (the modules a transport's agents import: its client library) and `agent_modules`
-    (those of the objects its agents unpickle: their models' classes; an import that fails there is
-    ignored) are imported in it only where this team is the host's first."""
+    path if it starts now. One server serves the host's teams, so `agent_modules` (the modules of
+    the objects its agents unpickle: their models' classes; an import that fails there is ignored)
+    are imported in it where this team is the first. `preload` (the modules a transport's agents
+    import: its client library, redis-py's 0.36 s) is owed to every team: a server that lacks it is
+    started again with it, once no process of this host runs from it (the host's agents, or any
+    other multiprocessing child), so a team over Redis after one over local queues does not pay
+    that import in every agent."""
+    global _served
     if context.get_start_method() != "forkserver":
         return
     from multiprocessing import forkserver
 
-    if preload:
-        modules = [name for name in FORKSERVER_PRELOAD if name != _LAST_PRELOAD]
-        context.set_forkserver_preload([*modules, *preload, _LAST_PRELOAD])
     with _starting:
+        # the process's one server; its pid and `_stop` are private (stable since Python 3.4 and 3.8)
+        server: Any = forkserver._forkserver
+        wanted = set(preload)
+        if _served is not None and server._forkserver_pid is not None and not wanted <= _served:
+            if multiprocessing.active_children():
+                wanted = set()  # its processes would lose their server: this team imports on its own
+            else:
+                server._stop()
+        if server._forkserver_pid is None:
+            _served = wanted | (_served or set())
+            context.set_forkserver_preload(_preload_list(_served))
         # the server copies this process's environment as it starts: set for that moment only
         saved = os.environ.get("PYTHONPATH")
         path = host_sys_path()
