@@ -42,9 +42,15 @@ CHILD = r"""
 import json, os, sys, time
 started = time.perf_counter()
 from smol_model_llamacpp import LlamaCppModel
-from smol_model_llamacpp.engine import default_threads
 from smol_core.cli import smolagent
-job_threads = default_threads()
+import smol_model_llamacpp.engine as engine
+engine_threads = []  # the threads the job's model really took (chosen as it loads)
+real_build_params = engine.build_params
+def recording_build_params(settings):
+    params = real_build_params(settings)
+    engine_threads.append(params.cpuparams.n_threads)
+    return params
+engine.build_params = recording_build_params
 
 requests, replies, model_time = [], [], []
 real_call = LlamaCppModel._call
@@ -68,6 +74,7 @@ smolagent._run = timed_run
 status = smolagent.main([sys.argv[1], "--verbosity-level", "0"])
 job = time.perf_counter() - started
 LlamaCppModel._call = real_call
+engine.build_params = real_build_params
 
 # the model's limit here: the job's first request, uncached, with 1 thread and with every core
 first = dict(requests[0], cache_prompt=False)
@@ -85,7 +92,7 @@ print(json.dumps({
     "job": job,
     "run": run_time.get("s"),
     "model": sum(model_time),
-    "job_threads": job_threads,
+    "job_threads": engine_threads[0] if engine_threads else None,
     "limit_threads": best,
     "limit_by_threads": {t: (v[0]["prompt_ms"] + v[0]["predicted_ms"]) / 1000 for t, v in limits.items()},
     "calls": len(requests),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import secrets
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,13 @@ def default_threads() -> int:
     a core, the others spin until it runs again, so a thread more than the free cores costs far more
     than it brings. On a 2-core machine shared with other work (load averages 4 to 130), 2 threads
     generated 1 to 66 tokens/s (1 to 8 while other llama.cpp processes ran) where 1 thread generated
-    40 to 113 (`bench/main_job_limit.py`); near idle, all cores prefill fastest. Hyper-threads gain nothing either. `n_threads=` overrides this.
+    40 to 113 (`bench/main_job_limit.py`); near idle, all cores prefill fastest. Hyper-threads gain
+    nothing either. `n_threads=` overrides this.
+
+    The load average lags: a minute after other work ended it still reads busy, and the main job
+    then ran on 1 of 2 idle cores, at 2.3-2.7 times the model's limit instead of 1.4-1.6. So the
+    cores counted busy are the fewer of the load average's and of the tasks runnable right now
+    (`busy_now`): both must agree that other work is there.
     """
     try:
         count = len(os.sched_getaffinity(0))
@@ -54,7 +61,77 @@ def default_threads() -> int:
         busy = int(os.getloadavg()[0])
     except (AttributeError, OSError):  # pragma: no cover - platforms without a load average
         busy = 0
+    if busy:
+        busy = min(busy, busy_now())
     return max(1, min(count, count - busy))
+
+
+def busy_now(samples: int = 5, interval: float = 0.01, loadavg: str = "/proc/loadavg") -> int:
+    """Tasks of other work runnable now: the fewest over a few readings, 10 ms apart, of the
+    kernel's count of runnable tasks less those of this process and its descendants. Those are this
+    job's own work: a fresh `smolagent` starts its sandbox (the worker template, a first worker: new
+    interpreters, a few hundred milliseconds of CPU) beside the model's load, and counted as other
+    work they made the main job decode on 1 of 2 idle cores. Read only where the load average says
+    the machine is busy. Without that count (not Linux), as many as the load average says."""
+    fewest: int | None = None
+    try:
+        ours = _own_process_tree()
+        for reading in range(samples):
+            if reading:
+                time.sleep(interval)
+            with open(loadavg, encoding="ascii") as handle:
+                runnable = int(handle.read().split()[3].partition("/")[0]) - _runnable_threads(ours)
+            fewest = runnable if fewest is None else min(fewest, runnable)
+    except (OSError, ValueError, IndexError):
+        fewest = None
+    if fewest is None:
+        try:
+            return int(os.getloadavg()[0])
+        except (AttributeError, OSError):  # pragma: no cover
+            return 0
+    return max(0, fewest)
+
+
+def _own_process_tree(proc: str = "/proc") -> set[int]:
+    """This process and its descendants (from each process's parent in /proc/PID/stat)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir(proc):
+        if entry.isdigit():
+            fields = _stat_fields(f"{proc}/{entry}/stat")
+            if fields is not None:
+                parents[int(entry)] = int(fields[1])
+    tree = {os.getpid()}
+    grew = True
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if parent in tree and pid not in tree:
+                tree.add(pid)
+                grew = True
+    return tree
+
+
+def _runnable_threads(pids: set[int], proc: str = "/proc") -> int:
+    """The threads of `pids` the kernel counts as runnable (state R), the reading one included."""
+    count = 0
+    for pid in pids:
+        try:
+            tasks = os.listdir(f"{proc}/{pid}/task")
+        except OSError:
+            continue  # ended meanwhile
+        for task in tasks:
+            fields = _stat_fields(f"{proc}/{pid}/task/{task}/stat")
+            count += fields is not None and fields[0] == "R"
+    return max(1, count)
+
+
+def _stat_fields(path: str) -> list[str] | None:
+    """A /proc stat line's fields after the command name (state first, then the parent's pid)."""
+    try:
+        with open(path, encoding="ascii", errors="replace") as handle:
+            return handle.read().rpartition(")")[2].split()
+    except OSError:
+        return None
 
 
 def import_xllamacpp() -> Any:
