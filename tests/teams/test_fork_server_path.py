@@ -370,3 +370,29 @@ def test_a_server_that_processes_still_run_from_is_not_started_again(monkeypatch
     finally:
         running.kill()
         running.join()
+
+
+def test_the_fork_server_checks_the_tools_every_agent_makes_so_agents_do_not(monkeypatch):
+    """Each agent makes its message tools and final-answer tool; their definitions' check (the
+    signature and type hints of `forward`) is remembered per process, and the server fills it."""
+    from smol_core.teams.local import LocalTransport
+    from smol_core.teams.tool_checks import warm_tool_checks
+    from smol_core.teams.tools import ReceiveMessagesTool, SendMessageTool
+    from smol_core.tools import checks
+    from smol_core.tools.base_tools import FinalAnswerTool
+
+    monkeypatch.setattr(checks, "_AGREEING_FORWARDS", set())
+    warm_tool_checks()
+    asked: list[str] = []
+    real = checks._check_forward_agrees
+    monkeypatch.setattr(
+        checks, "_check_forward_agrees", lambda name, *rest: asked.append(name) or real(name, *rest)
+    )
+    transport = LocalTransport(num_agents=2)
+    try:
+        SendMessageTool(transport, 0)
+        ReceiveMessagesTool(transport, 0)
+        FinalAnswerTool()
+    finally:
+        transport.close()
+    assert asked == []

@@ -32,6 +32,8 @@ PREVIEW_CHARS = 200
 
 def as_transport(queue_dict_or_transport: Any) -> Transport:
     """A `Transport` as it is; smolagents' mapping of queues wrapped in the `local` transport."""
+    if type(queue_dict_or_transport) is LocalTransport:  # what every local team agent holds: no protocol walk
+        return queue_dict_or_transport
     if isinstance(queue_dict_or_transport, Transport):
         return queue_dict_or_transport
     if isinstance(queue_dict_or_transport, Mapping) or hasattr(queue_dict_or_transport, "keys"):
