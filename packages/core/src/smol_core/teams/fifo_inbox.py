@@ -246,13 +246,17 @@ class _Reader:
         self.partial: dict[int, bytearray] = {}
         self.cut: set[int] = set()  # writers whose current message went over the limit: dropped to its end
         self.ready: collections.deque[str | bytes] = collections.deque()
+        self.lock = threading.Lock()
+        """Held while bytes are taken in and put together: a receive the agent abandoned (its tool
+        call timed out) may still be reading when the next one starts."""
 
     def next_message(self, timeout: float | None) -> str | bytes:
         deadline = None if timeout is None else time.monotonic() + max(0.0, timeout)
         while True:
-            self._take_in()
-            if self.ready:
-                return self.ready.popleft()
+            with self.lock:
+                self._take_in()
+                if self.ready:
+                    return self.ready.popleft()
             wait = None if deadline is None else deadline - time.monotonic()
             if wait is not None and wait <= 0:
                 raise queue.Empty
