@@ -63,6 +63,8 @@ ValueError
 `-- JSONLimitError                                     JSON from a model is nested too deeply
 RuntimeError
 `-- ProtocolError                                      a worker's frame is malformed or too large
+OSError
+`-- InboxGoneError                                     a local team's inbox (a named pipe) is gone: its team ended
 UserWarning
 |-- SavedSettingIgnoredWarning                         a loaded agent's security setting, ignored
 `-- SavedSettingAppliedWarning                         a trusted loaded agent's security setting, applied
@@ -126,6 +128,7 @@ from smol_core.teams.errors import (
     PeerGoneError,
     UnknownRecipientError,
 )
+from smol_core.teams.fifo_inbox import InboxGoneError
 from smol_core.teams.record import TeamRecordError
 from smol_core.tools.time_limit import ToolTimeoutError
 from smol_core.untrusted_files import UntrustedFileError
@@ -150,6 +153,7 @@ __all__ = [
     "DownloadTooLargeError",
     "ExecutionTimeoutError",
     "ExecutorUnavailableError",
+    "InboxGoneError",
     "InterpreterError",
     "JSONLimitError",
     "MessageRefusedError",
