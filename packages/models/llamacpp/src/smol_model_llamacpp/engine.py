@@ -66,8 +66,8 @@ def default_threads() -> int:
     return max(1, min(count, count - busy))
 
 
-def busy_now(samples: int = 5, interval: float = 0.01, loadavg: str = "/proc/loadavg") -> int:
-    """Tasks of other work runnable now: the fewest over a few readings, 10 ms apart, of the
+def busy_now(samples: int = 4, interval: float = 0.005, loadavg: str = "/proc/loadavg") -> int:
+    """Tasks of other work runnable now: the fewest over a few readings, 5 ms apart, of the
     kernel's count of runnable tasks less those of this process and its descendants. Those are this
     job's own work: a fresh `smolagent` starts its sandbox (the worker template, a first worker: new
     interpreters, a few hundred milliseconds of CPU) beside the model's load, and counted as other
