@@ -199,3 +199,28 @@ def test_two_threads_receiving_from_one_inbox_share_its_messages_without_loss(in
     assert all(
         isinstance(text, str) and text.endswith("m" * (int(text.split(":")[0]) % 9000)) for text in got
     )
+
+
+def test_chunks_under_many_made_up_writers_are_bounded_and_the_next_message_arrives(inbox):
+    """A chunk's header names its writer, but whoever writes the pipe writes the header: a writer
+    that opens messages under hundreds of pids it made up holds at most `_MAX_PARTIAL` of them in
+    the reader; the oldest are cut (handed over garbled, which the receiver refuses)."""
+    from smol_core.teams import fifo_inbox
+
+    raw = os.open(inbox.path, os.O_WRONLY | os.O_NONBLOCK)
+    try:
+        for fake in range(1, 301):
+            os.write(raw, fifo_inbox._HEADER.pack(fake, 1000, 0) + b"p" * 1000)  # a first chunk, never a last
+            if fake % 50 == 0:
+                with pytest.raises(queue.Empty):
+                    while True:
+                        inbox.get_nowait()  # drain what was cut so far: the pipe holds 64 KB
+    finally:
+        os.close(raw)
+    inbox.put("after")
+    got = drain(inbox, 1)
+    while got and got[-1] != "after":
+        got += drain(inbox, 1, timeout=2)
+    assert got[-1] == "after"
+    assert len(inbox._reader.partial) <= fifo_inbox._MAX_PARTIAL
+    assert all(isinstance(item, bytes) for item in got[:-1])  # the cut ones: never text

@@ -45,6 +45,13 @@ _HEADER = struct.Struct("<IHB")  # writer pid, payload bytes, flags
 _LAST, _BYTES = 1, 2  # flags: the message's last chunk; the message is bytes, not text
 _CHUNK_PAYLOAD = select.PIPE_BUF - _HEADER.size
 _READ_SIZE = 1 << 16
+_MAX_PARTIAL = 256
+"""Writers whose message a reader is putting together at once. The header's pid is whatever the
+writer wrote: past this many, the oldest is cut (and refused), so the reader holds at most this many
+messages' worth of partial bytes."""
+_MAX_READY = 4096
+"""Whole messages a reader holds that the agent has not taken yet: past this many it leaves the
+rest in the pipe, whose writers then wait (a flood is held by the kernel and its senders, not here)."""
 EXIT_FLUSH_SECONDS = 30.0
 """How long a process's exit waits for the messages it sent that the pipe had no room for yet."""
 
@@ -263,7 +270,7 @@ class _Reader:
             _wait_for(self.fd, select.POLLIN, wait)
 
     def _take_in(self) -> None:
-        while True:
+        while len(self.ready) < _MAX_READY:
             try:
                 data = os.read(self.fd, _READ_SIZE)
             except BlockingIOError:
@@ -291,13 +298,17 @@ class _Reader:
             if flags & _LAST:
                 self.cut.discard(pid)
             return
+        if pid not in self.partial and len(self.partial) >= _MAX_PARTIAL:
+            oldest = next(iter(self.partial))
+            self.ready.append(bytes(self.partial.pop(oldest)) + b"\xff")  # cut: not UTF-8, refused
+            self._cut(oldest)
         whole = self.partial.setdefault(pid, bytearray())
         whole += payload
         if len(whole) > self.max_message_bytes:  # handed over cut, as bytes: the receiver refuses it
             del self.partial[pid]
             self.ready.append(bytes(whole[: self.max_message_bytes + 1]))
             if not flags & _LAST:
-                self.cut.add(pid)
+                self._cut(pid)
             return
         if flags & _LAST:
             del self.partial[pid]
@@ -308,6 +319,13 @@ class _Reader:
                     self.ready.append(whole.decode("utf-8", "surrogatepass"))
                 except UnicodeDecodeError:
                     self.ready.append(bytes(whole))
+
+    def _cut(self, pid: int) -> None:
+        """Drop `pid`'s chunks up to the end of its current message (a bounded set: an evicted one's
+        further chunks then read as a new message, garbled, and are refused)."""
+        if len(self.cut) >= _MAX_PARTIAL:
+            self.cut.pop()
+        self.cut.add(pid)
 
     def close(self) -> None:
         if self.fd >= 0:
