@@ -231,3 +231,17 @@ def test_an_agent_killed_on_the_cluster_is_reported_dead_to_its_peers(ray_addres
     assert result.agents[1].exitcode == -signal.SIGKILL and not result.agents[1].reported
     assert named_actors("-agents-") == set()
     assert left_behind(before) == []
+
+
+def test_a_durable_team_on_the_cluster_starts_a_killed_agent_again_and_it_resumes(ray_address, tmp_path):
+    """The agent's process on its Ray node is SIGKILLed by its own model at its second call; its
+    supervisor reports the exit, the host starts it again on the cluster, and it resumes."""
+    from test_durable_team import _team
+
+    team, log = _team(tmp_path, kill_at=1)
+    team.transport_name, team.transport_kwargs = "ray", {"url": ray_address}
+    result = team.run("Double 21 with your peer", run_id="ray-team")
+    assert (tmp_path / "killed").exists()
+    assert result.agents[1].restarts == 1
+    assert result.state == "success" and result.output == "42"
+    assert log.read_text().splitlines() == ["0", "1"]

@@ -153,6 +153,7 @@ class AgentRun(RunState):
             )
             agent._prepare_run()
             durable.restore_namespace(agent, checkpoint)
+            durable.restore_tools(agent, checkpoint)
             return self.deliver(
                 self.events(checkpoint.task, checkpoint.max_steps or agent.max_steps, None, None)
             )

@@ -47,6 +47,9 @@ class AgentSettings:
     structured: bool | None = None
     budget: RunBudget | None = None
     """What each run of the agent may spend (agents/budget.py): in a team, each agent's own."""
+    checkpoint_store: Any = None
+    """Where the agent's durable runs are saved: a store plugin's name, a store object (in a team it
+    must pickle: `SQLiteStore` does), or None for the default SQLite file."""
 
 
 def build_agent(
@@ -69,6 +72,7 @@ def build_agent(
         "instructions": joined,
         "name": name,
         "budget": settings.budget,
+        "checkpoint_store": settings.checkpoint_store,
     }
     if logger is not None:
         common["logger"] = logger

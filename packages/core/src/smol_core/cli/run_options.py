@@ -63,11 +63,7 @@ def budget(args: argparse.Namespace) -> Any:
 
 def run_or_resume(agent: Any, args: argparse.Namespace) -> Any:
     """Run the task (durable with --run-id), or continue the durable run --resume names, with the
-    record and replay options applied (the budget is the agent's, from `agent_settings`)."""
-    if args.store is not None:
-        from smol_core.durable import SQLiteStore
-
-        agent.checkpoint_store = SQLiteStore(args.store)
+    record and replay options applied (the budget and the --store are the agent's, from `agent_settings`)."""
     with _taped(agent, args):
         if args.resume is not None:
             return agent.resume(args.resume, max_steps=args.max_steps)

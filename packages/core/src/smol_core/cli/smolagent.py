@@ -264,6 +264,13 @@ def check_arguments(args: argparse.Namespace, parser: argparse.ArgumentParser) -
     if args.store is not None and args.run_id is None and args.resume is None:
         parser.error("--store keeps durable runs: use it with --run-id ID (or --resume ID)")
     if args.num_agents > 1:
+        if args.resume is not None:
+            parser.error(
+                "--resume continues one agent's run; a team run with --run-id starts its agents again "
+                "and resumes them on its own while it runs"
+            )
+        if args.record is not None or args.replay is not None:
+            parser.error("--record and --replay tape one agent's run, not a team's (use --save-run FILE)")
         if not args.deadline > 0:  # NaN too: a deadline that never compares would never stop the team
             parser.error(f"--deadline must be positive, got {args.deadline}")
         try:
@@ -395,7 +402,17 @@ def agent_settings(args: argparse.Namespace) -> Any:
         verbosity_level=args.verbosity_level,
         structured=args.structured,
         budget=run_options.budget(args),
+        checkpoint_store=_store(args),
     )
+
+
+def _store(args: argparse.Namespace) -> Any:
+    """The `--store` file as a store (None: the default one)."""
+    if args.store is None:
+        return None
+    from smol_core.durable import SQLiteStore
+
+    return SQLiteStore(args.store)
 
 
 def _team_settings(args: argparse.Namespace, num_agents: int) -> Any:
@@ -419,6 +436,7 @@ def run_team(args: argparse.Namespace) -> int:
                 transport=args.transport,
                 transport_kwargs=transport_kwargs,
                 deadline_seconds=args.deadline,
+                run_id=args.run_id,
             )
     except SmolError as error:
         print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)

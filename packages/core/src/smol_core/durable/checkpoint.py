@@ -59,6 +59,9 @@ class Checkpoint:
     calling the model again."""
     tool_ledger: list[dict[str, Any]] = field(default_factory=list)
     """The tool calls of the step in progress: started, done (with the result) or failed."""
+    tool_states: dict[str, Any] = field(default_factory=dict)
+    """What stateful tools hold between calls (durable/tool_state.py), by tool name: a team
+    member's inbox position."""
     status: str = "running"
     final_answer: Any = None
     max_steps: int | None = None
@@ -92,6 +95,7 @@ def dump(
         "pending_replies": [message_to_data(message) for message in checkpoint.pending_replies],
         "final_answer": encode(checkpoint.final_answer),
         "tool_ledger": [_ledger_entry_to_data(entry) for entry in checkpoint.tool_ledger],
+        "tool_states": {str(name): encode(state) for name, state in checkpoint.tool_states.items()},
     }
     return json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=True).encode("utf-8")
 
@@ -132,6 +136,9 @@ def _checkpoint(document: dict[str, Any]) -> Checkpoint:
     if type(namespace) is not dict:
         raise TypeError("the namespace is not an object")
     pending = [message_from_data(m, decode) for m in document["pending_replies"]]
+    tool_states = document.get("tool_states", {})
+    if type(tool_states) is not dict:
+        raise TypeError("the tools' states are not an object")
     max_steps, interval = document.get("max_steps"), document.get("planning_interval")
     return Checkpoint(
         run_id=str(document["run_id"]),
@@ -146,6 +153,7 @@ def _checkpoint(document: dict[str, Any]) -> Checkpoint:
         status=str(document["status"]),
         final_answer=decode(document["final_answer"]),
         tool_ledger=[_ledger_entry(entry, decode) for entry in document.get("tool_ledger", [])],
+        tool_states={str(name)[:200]: decode(state) for name, state in tool_states.items()},
         max_steps=None if max_steps is None else int(max_steps),
         planning_interval=None if interval is None else int(interval),
     )

@@ -31,6 +31,7 @@ from smol_core.durable.sqlite_store import SQLiteStore
 from smol_core.durable.steps import step_to_data
 from smol_core.durable.store import CheckpointStore, Lease
 from smol_core.durable.tool_ledger import ToolLedger
+from smol_core.durable.tool_state import capture_tool_states, restore_tool_states
 from smol_core.executors.worker.protocol import UnserializableValue, encode
 from smol_core.memory import ActionStep, FinalAnswerStep, MemoryStep
 from smol_core.messages import ChatMessage
@@ -111,6 +112,9 @@ class DurableRun:
         since (a plan already appended) are made again on resume, from the journaled replies."""
         if at_boundary:
             self.state.steps = list(self.agent.memory.steps)
+        # at every save: a tool call's result saved by the ledger goes with the position it moved
+        # the tool to (a message handed over is recorded with the message)
+        self.state.tool_states = capture_tool_states(self.agent.tools)
         steps = self.state.steps
         if self._namespace is None:
             self._namespace = {name: encode(value) for name, value in self.state.namespace.items()}
@@ -297,6 +301,11 @@ def attach_resumed(agent: Any, run: Any, run_id: str, max_steps: int | None) -> 
     state.max_steps = max_steps or state.max_steps or agent.max_steps
     _attach(agent, run, DurableRun(agent, store, lease, state))
     return state
+
+
+def restore_tools(agent: Any, state: Checkpoint) -> None:
+    """Give the agent's stateful tools back what they held at the checkpoint (durable/tool_state.py)."""
+    restore_tool_states(agent.tools, state.tool_states, state.run_id)
 
 
 def restore_namespace(agent: Any, state: Checkpoint) -> None:

@@ -68,6 +68,14 @@ class SQLiteStore:
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickles as its file and lease TTL (a team hands it to each agent's process, which opens
+        its own connection)."""
+        return {"path": str(self.path), "lease_ttl": self.lease_ttl}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["path"], state["lease_ttl"])  # type: ignore[misc]
+
     # --- connection ---------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
         if self._db is not None:

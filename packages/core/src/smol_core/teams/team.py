@@ -4,6 +4,14 @@ The processes are local children of the host, unless the transport's plugin laun
 (`TransportSpec.launcher`: the `ray` transport starts them on its cluster); the rules below hold
 either way.
 
+A team run with a `run_id` is durable: each agent's run is checkpointed after every step (as
+`agent.run(run_id=...)` is, under `RUN_ID.agent-N`), and an agent whose process dies without
+reporting (killed, out of memory, a crash in a native library) is started again, at most
+`max_restarts` times, and resumes from its last step: its memory, its sandbox variables, the tool
+calls already made, and where it was in its inbox (which messages it was handed and had not yet
+acknowledged: durable/tool_state.py). Its peers see nothing: its inbox outlives the process, so what
+they send meanwhile waits for the new one.
+
 The host owns the shutdown (DESIGN: "no process outlives the run"): the run ends when agent 0
 answers, when every agent has ended, when all of them wait for messages that no one is sending
 (idle), or when the deadline passes; then each agent process is sent
@@ -40,6 +48,8 @@ from smol_core.teams.worker import MAX_RESULT_BYTES, agent_main, traced_agent_ma
 
 TeamState = Literal["success", "max_steps_error", "budget_exceeded", "error", "deadline", "idle", "no_answer"]
 STOP_GRACE_SECONDS = 2.0
+DEFAULT_MAX_RESTARTS = 3
+"""How many times a durable team starts one agent again after its process died without reporting."""
 IDLE_CHECKS = 5
 """How many checks in a row (0.2 s apart) must find every agent waiting and nothing in flight before
 the team is called idle and stopped: one look could fall between a message's send and its receipt."""
@@ -60,6 +70,8 @@ class AgentOutcome:
     messages: list[dict[str, Any]] = field(default_factory=list)
     exitcode: int | None = None
     reported: bool = False
+    restarts: int = 0
+    """How many times the agent's process died and was started again to resume its run (durable teams)."""
 
 
 @dataclass
@@ -73,6 +85,13 @@ class TeamResult:
     """Every message sent or received by any agent, in time order: direction, id, sender, recipient,
     timestamp, message."""
     timing: Timing = field(default_factory=Timing)
+    run_id: str | None = None
+    """The durable team run's id (its agents' runs are `RUN_ID.agent-N`), or None."""
+
+
+def agent_run_id(run_id: str, agent_id: int) -> str:
+    """The durable run of agent `agent_id` in the team run `run_id`."""
+    return f"{run_id}.agent-{agent_id}"
 
 
 class Team:
@@ -82,7 +101,8 @@ class Team:
     plugin's name (`local`, `redis`, ...), built with `transport_kwargs` and `num_agents`.
     `deadline_seconds`: the whole run's time budget (None: until agent 0 answers or all end).
     `context`: how local agents start, `forkserver` (forked from a warm server; `spawn` where the
-    platform has none) or `spawn` (`start_method.py`).
+    platform has none) or `spawn` (`start_method.py`). `max_restarts`: in a durable run
+    (`run(task, run_id=...)`), how many times each agent's process is started again after it died.
     """
 
     def __init__(
@@ -93,7 +113,11 @@ class Team:
         transport_kwargs: Mapping[str, Any] | None = None,
         deadline_seconds: float | None = 600.0,
         context: StartMethod = DEFAULT_START_METHOD,
+        max_restarts: int = DEFAULT_MAX_RESTARTS,
     ) -> None:
+        if max_restarts < 0:
+            raise ValueError(f"max_restarts must be 0 or more, got {max_restarts}")
+        self.max_restarts = max_restarts
         if isinstance(settings, AgentSettings):
             count = 1 if num_agents is None else num_agents
             self.settings = [settings] * count
@@ -109,6 +133,9 @@ class Team:
         self.deadline_seconds = deadline_seconds
         self.context: Any = agent_context(context)
         self.processes: list[AgentProcess] = []
+        self._launch: Callable[[int, bool], AgentProcess] | None = None
+        self._restarts: dict[int, int] = {}
+        self.run_id: str | None = None
         self.preload: tuple[str, ...] = ()
         """What the transport's agents import to use it (its spec's `preload`), for the fork server."""
 
@@ -140,8 +167,15 @@ class Team:
             raise TypeError(f"the {self.transport_name!r} transport's launcher is not an AgentLauncher")
         return made, launcher
 
-    def run(self, task: str) -> TeamResult:
-        """Start every agent, agent 0 with `task` and the others with none, and wait for the answer."""
+    def run(self, task: str, run_id: str | None = None) -> TeamResult:
+        """Start every agent, agent 0 with `task` and the others with none, and wait for the answer.
+
+        `run_id`: a durable team run (see the module docstring); refused before any agent starts if
+        one of its agents' runs exists already in that agent's store."""
+        if run_id is not None:
+            self._check_new_run(run_id)
+        self.run_id = run_id
+        self._restarts = {}
         start = time.time()
         _start_resource_tracker()
         outcomes = {agent_id: AgentOutcome(agent_id) for agent_id in range(self.num_agents)}
@@ -162,8 +196,9 @@ class Team:
             done = self.context.Queue()
             reports = [Path(folder) / f"agent-{agent_id}.json" for agent_id in range(self.num_agents)]
             target = _agent_target()
-            self.processes = [
-                launcher.process(
+
+            def launch(agent_id: int, resume: bool) -> AgentProcess:
+                return launcher.process(
                     target,
                     (
                         agent_id,
@@ -173,16 +208,20 @@ class Team:
                         for_agent(transport, agent_id),
                         done,
                         str(reports[agent_id]),
+                        None if run_id is None else agent_run_id(run_id, agent_id),
+                        resume,
                     ),
                     f"smol-agent-{agent_id}",
                 )
-                for agent_id in range(self.num_agents)
-            ]
+
+            self._launch = launch
+            self.processes = [launch(agent_id, False) for agent_id in range(self.num_agents)]
             try:
                 for process in self.processes:
                     process.start()
                 ended_by = self._wait(done, reports, outcomes, status)
             finally:
+                self._launch = None
                 self._stop_all(status)
                 launcher.close()
                 done.close()
@@ -193,6 +232,7 @@ class Team:
             self._collect(reports, outcomes)  # what the stopped agents reported on their way out
         for agent_id, process in enumerate(self.processes):
             outcomes[agent_id].exitcode = process.exitcode
+            outcomes[agent_id].restarts = self._restarts.get(agent_id, 0)
         first = outcomes[0]
         state: TeamState = ended_by
         if ended_by == "success":
@@ -203,7 +243,21 @@ class Team:
             agents=outcomes,
             messages=_merge_messages(outcomes.values()),
             timing=Timing(start_time=start, end_time=time.time()),
+            run_id=run_id,
         )
+
+    def _check_new_run(self, run_id: str) -> None:
+        """A new durable team run: its agents' run ids are valid and none is taken in its store."""
+        from smol_core.durable.errors import CheckpointError
+        from smol_core.durable.runner import check_run_id
+
+        for agent_id, settings in enumerate(self.settings):
+            each = check_run_id(agent_run_id(check_run_id(run_id), agent_id))
+            if settings_store(settings).load(each) is not None:
+                raise CheckpointError(
+                    f"the team run {run_id!r} exists already (its agent {agent_id}'s run {each!r} is in "
+                    f"the store): choose another run_id, or `smol runs delete {each}` for each agent first"
+                )
 
     def _wait(
         self, done: Any, reports: list[Path], outcomes: dict[int, AgentOutcome], status: PeerStatus
@@ -216,7 +270,7 @@ class Team:
             try:
                 notice = done.get(timeout=0.2)
             except queue_module.Empty:
-                self._notice_exits(status)
+                self._notice_exits(status, reports, outcomes)
                 if not any(process.is_alive() for process in self.processes):
                     self._collect(reports, outcomes)
                     return "success" if outcomes[0].state in _AGENT_STATES else "no_answer"
@@ -247,10 +301,31 @@ class Team:
             if report is not None and report.agent_id == agent_id:
                 outcomes[agent_id] = report
 
-    def _notice_exits(self, status: PeerStatus) -> None:
+    def _notice_exits(
+        self, status: PeerStatus, reports: list[Path], outcomes: dict[int, AgentOutcome]
+    ) -> None:
+        """An agent whose process ended while it still ran (it never said it finished): started
+        again to resume its run in a durable team, while it has restarts left; else marked dead, so
+        that its peers' messages to it fail with a clear error."""
         for agent_id, process in enumerate(self.processes):
-            if process.exitcode is not None and status.get(agent_id) == "running":
+            if process.exitcode is None or status.get(agent_id) != "running":
+                continue
+            self._collect(reports[agent_id : agent_id + 1], outcomes, first_id=agent_id)
+            restarts = self._restarts.get(agent_id, 0)
+            launch = self._launch
+            if (
+                outcomes[agent_id].reported
+                or self.run_id is None
+                or launch is None
+                or restarts >= self.max_restarts
+            ):
                 status.mark(agent_id, "dead")
+                continue
+            self._restarts[agent_id] = restarts + 1
+            status.waiting(agent_id, False)  # it may have died in a receive
+            replacement = launch(agent_id, True)
+            replacement.start()
+            self.processes[agent_id] = replacement
 
     def _stop_all(self, status: PeerStatus) -> None:
         """SIGTERM to every agent still running, a grace period, then SIGKILL: none is left behind."""
@@ -266,6 +341,17 @@ class Team:
             if process.pid is not None and process.is_alive():
                 process.kill()
                 process.join()
+
+
+def settings_store(settings: AgentSettings) -> Any:
+    """The checkpoint store an agent built from `settings` saves its durable runs in."""
+    from smol_core.durable.sqlite_store import SQLiteStore
+    from smol_core.loading import load_checkpoint_store
+
+    store = settings.checkpoint_store
+    if isinstance(store, str):
+        return load_checkpoint_store(store)
+    return store if store is not None else SQLiteStore()
 
 
 def _agent_target() -> Callable[..., None]:
@@ -366,11 +452,14 @@ def run_agents(
     transport_kwargs: Mapping[str, Any] | None = None,
     deadline_seconds: float | None = 600.0,
     context: StartMethod = DEFAULT_START_METHOD,
+    run_id: str | None = None,
+    max_restarts: int = DEFAULT_MAX_RESTARTS,
 ) -> TeamResult:
     """Run a team of `num_agents` agents on `task` and return agent 0's answer with the whole record.
 
     `settings` default to the embedded model with a CodeAgent each; pass `AgentSettings(model=...)`
-    (or a list, one per agent) to choose.
+    (or a list, one per agent) to choose. `run_id`: a durable team run, whose agents are started
+    again (at most `max_restarts` times each) and resume where they were if their process dies.
     """
     team = Team(
         settings if settings is not None else AgentSettings(),
@@ -379,5 +468,6 @@ def run_agents(
         transport_kwargs=transport_kwargs,
         deadline_seconds=deadline_seconds,
         context=context,
+        max_restarts=max_restarts,
     )
-    return team.run(task)
+    return team.run(task, run_id=run_id)

@@ -18,7 +18,7 @@ from smol_core import instrumentation
 from smol_core.teams.local import LocalTransport
 from smol_core.teams.message import Message
 from smol_core.teams.status import PeerStatus
-from smol_core.teams.transport import Transport
+from smol_core.teams.transport import Deduplicator, Transport
 from smol_core.terminal import escape_controls
 from smol_core.tools.tool import Tool
 
@@ -28,6 +28,11 @@ MAX_LOGGED_BYTES = 16 * 1024 * 1024
 messages as fast as they are read cannot grow the receiving agent's process through its log."""
 OMITTED = "(omitted: the message log is full)"
 PREVIEW_CHARS = 200
+HANDED_KEPT = 2_000
+"""How many of the ids it handed over last a `ReceiveMessagesTool` keeps in its run's checkpoints:
+a transport redelivers what the agent had not acknowledged when it died, within a batch or two."""
+MAX_HELD_SAVED = 10_000
+MAX_ID_CHARS = 200
 
 
 def as_transport(queue_dict_or_transport: Any) -> Transport:
@@ -119,6 +124,10 @@ class ReceiveMessagesTool(Tool):
         },
     }
     output_type = "array"
+    idempotent = True
+    """A read: in a durable run, a receive cut short by a crash is simply made again (the messages it
+    had taken and not acknowledged are redelivered by a transport that can, and dropped as seen if
+    they were handed over before)."""
 
     MAX_TIMEOUT = 300.0
 
@@ -128,6 +137,9 @@ class ReceiveMessagesTool(Tool):
         self.agent_id = agent_id
         self.log = log or MessageLog()
         self._unacknowledged: list[str] = []
+        self._handed = Deduplicator(capacity=HANDED_KEPT)
+        """The ids of the messages last handed to the agent: one a transport delivers again (after
+        this agent's process died and its run resumed) is acknowledged and not handed over twice."""
         self.trace_context: dict[str, str] = {}
         """The W3C trace context of the last message received that carried one (checked on receipt)."""
 
@@ -151,6 +163,13 @@ class ReceiveMessagesTool(Tool):
         finally:
             if status is not None and timeout != 0:
                 status.waiting(self.agent_id, False)
+        fresh = [message for message in messages if self._handed.first_time(message.id)]
+        if len(fresh) < len(messages):  # redelivered after a crash: handed over before, now settled
+            handed = {message.id for message in fresh}
+            self.transport.ack(
+                self.agent_id, [message.id for message in messages if message.id not in handed]
+            )
+            messages = fresh
         if status is not None:
             status.count(self.agent_id, taken=len(messages))
         self._unacknowledged.extend(message.id for message in messages)
@@ -168,6 +187,22 @@ class ReceiveMessagesTool(Tool):
         if self._unacknowledged:
             held, self._unacknowledged = self._unacknowledged, []
             self.transport.ack(self.agent_id, held)
+
+    # --- its place in a durable run's checkpoint (durable/tool_state.py) ---------------------------
+    def durable_state(self) -> dict[str, list[str]]:
+        """What a resumed run needs to go on reading where this one was: the ids handed to the agent
+        and not acknowledged yet (acknowledged at the resumed run's next receive, as they would have
+        been), and the last ids handed over at all (not handed over again if delivered again)."""
+        return {"held": list(self._unacknowledged), "handed": self._handed.ids()}
+
+    def restore_durable_state(self, state: Any) -> None:
+        if type(state) is not dict or set(state) != {"held", "handed"}:
+            raise ValueError("not a receive_messages state (a dict of 'held' and 'handed' ids)")
+        held, handed = _ids(state["held"], MAX_HELD_SAVED), _ids(state["handed"], HANDED_KEPT)
+        self._handed = Deduplicator(capacity=HANDED_KEPT)
+        for message_id in (*handed, *held):
+            self._handed.first_time(message_id)
+        self._unacknowledged = list(held)
 
     @staticmethod
     def _view(message: Message) -> dict[str, Any]:
@@ -190,6 +225,15 @@ class ReceiveMessagesTool(Tool):
             messages = self.take(poll_seconds)
             if messages:
                 return task_from_messages(messages)
+
+
+def _ids(value: Any, most: int) -> list[str]:
+    """A saved list of message ids, checked: a checkpoint may have been written by anyone."""
+    if type(value) is not list or len(value) > most:
+        raise ValueError(f"a list of at most {most} message ids was expected")
+    if not all(type(item) is str and 0 < len(item) <= MAX_ID_CHARS for item in value):
+        raise ValueError(f"message ids are text of 1 to {MAX_ID_CHARS} characters")
+    return list(value)
 
 
 def task_from_messages(messages: list[Message]) -> str:

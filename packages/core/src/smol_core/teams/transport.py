@@ -70,6 +70,10 @@ class Deduplicator:
         self.capacity = capacity
         self._seen: OrderedDict[str, None] = OrderedDict()
 
+    def ids(self) -> list[str]:
+        """The ids remembered, oldest first."""
+        return list(self._seen)
+
     def first_time(self, message_id: str) -> bool:
         """True the first time an id is seen, False after."""
         if message_id in self._seen:

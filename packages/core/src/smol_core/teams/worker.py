@@ -30,8 +30,17 @@ MAX_RESULT_BYTES = 4 * 1024 * 1024
 
 
 def agent_main(
-    agent_id: int, task: str | None, settings: AgentSettings, transport: Any, done: Any, report_path: str
+    agent_id: int,
+    task: str | None,
+    settings: AgentSettings,
+    transport: Any,
+    done: Any,
+    report_path: str,
+    run_id: str | None = None,
+    resume: bool = False,
 ) -> None:
+    """Agent `agent_id`'s process: its run (durable under `run_id`; `resume`: started again after its
+    process died, so it goes on from its last checkpoint), then its report."""
     for name, value in ONE_WORKER_PER_AGENT.items():
         os.environ.setdefault(name, value)
     from smol_core.executors.host.scratch import keep_scratch_in
@@ -63,15 +72,10 @@ def agent_main(
         agent = build_team_agent(agent_id, len(transport.agent_ids()), settings, tools, logger)
         with agent:
             try:
-                result = agent.run(task, max_steps=settings.max_steps, return_full_result=True)
+                report.update(_run(agent, task, settings, run_id, resume))
                 inbox.acknowledge()  # its last batch, taken into the run's final steps
             finally:
                 _mark_finished(transport, agent_id)
-        report.update(
-            state=result.state,
-            output=None if result.state == "budget_exceeded" else str(result.output),
-            steps=sum(1 for step in result.steps if step.get("step_number") is not None),
-        )
     except TeamStopped:
         # what it did before the stop (a deadline after six failing steps is not "0 steps, no error")
         report.update(state="stopped", **_progress(agent))
@@ -94,6 +98,34 @@ def agent_main(
     if close is not None:
         close()
     sys.stderr.flush()
+
+
+def _run(
+    agent: Any, task: str | None, settings: AgentSettings, run_id: str | None, resume: bool
+) -> dict[str, Any]:
+    """The agent's run, as its report's state, output and steps. Started again (`resume`), it goes
+    on from its last checkpoint; one that never saved any starts over, and one that had finished
+    (its process died before it could report) reports its saved answer."""
+    if resume and run_id is not None:
+        from smol_core.durable.runner import read_checkpoint, store_of
+
+        saved = read_checkpoint(store_of(agent), run_id)
+        if saved is not None and saved.status == "finished":
+            steps = sum(1 for step in saved.steps if getattr(step, "step_number", None) is not None)
+            return {"state": "success", "output": str(saved.final_answer), "steps": steps}
+        if saved is not None:
+            result = agent.resume(run_id, max_steps=settings.max_steps, return_full_result=True)
+            return _outcome(result)
+    result = agent.run(task, max_steps=settings.max_steps, return_full_result=True, run_id=run_id)
+    return _outcome(result)
+
+
+def _outcome(result: Any) -> dict[str, Any]:
+    return {
+        "state": result.state,
+        "output": None if result.state == "budget_exceeded" else str(result.output),
+        "steps": sum(1 for step in result.steps if step.get("step_number") is not None),
+    }
 
 
 def traced_agent_main(environment: dict[str, str], *args: Any) -> None:

@@ -15,6 +15,7 @@ _EXPORTS = {
     "FunctionModel": "smol_core.testing.models",
     "HostileWorkerConformance": "smol_core.testing.hostile_worker",
     "ModelConformance": "smol_core.testing.model_conformance",
+    "ResumableScript": "smol_core.testing.crash",
     "ScriptedModel": "smol_core.testing.models",
     "standin_argv": "smol_core.testing.hostile_worker",
     "TransportConformance": "smol_core.testing.transport_conformance",
@@ -23,6 +24,7 @@ _EXPORTS = {
 __getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
 
 if TYPE_CHECKING:
+    from smol_core.testing.crash import ResumableScript
     from smol_core.testing.executor_conformance import ExecutorConformance
     from smol_core.testing.hostile_worker import HostileWorkerConformance, standin_argv
     from smol_core.testing.model_conformance import ModelConformance

@@ -18,6 +18,7 @@ the team reads local agents' reports, and puts the agent's id on the team's `don
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -111,7 +112,7 @@ class RayAgentProcess:
     """One agent on the cluster, seen from the host as a `multiprocessing.Process`: one `run` call
     of its supervisor (shared with other agents of the team).
 
-    `args` are the team's `(agent_id, task, settings, transport, done, report_path)`: the first three
+    `args` are the team's `(agent_id, task, settings, transport, done, report_path[, run_id, resume])`: the first three
     and the transport (the agent's view: its own keys only) go to the supervisor (which hands the agent a relay to itself instead of the
     transport); `done` and `report_path` are the host's, where the report is relayed."""
 
@@ -125,7 +126,10 @@ class RayAgentProcess:
     ) -> None:
         self.transport = transport
         self.supervisor = supervisor
-        self.target = target
+        # a durable team's `(run_id, resume)` follow the six: by name, as the agent's process passes
+        # its own `done` and report path after the first four
+        durable = dict(zip(("run_id", "resume"), args[6:], strict=False))
+        self.target = functools.partial(target, **durable) if durable else target
         self.agent_id: int = args[0]
         self.remote_args = tuple(args[:3])
         self.agent_transport: RayTransport = args[3]

@@ -1,0 +1,149 @@
+"""Durable teams: an agent whose process dies mid-run is started again and resumes where it was.
+
+Real processes, the real local executor and a real SQLite store; the agent is killed with SIGKILL by
+its own model at a chosen call (team_helpers.CrashingModel), as an out-of-memory kill or a crash in
+a native library would end it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from team_helpers import code, descendants, left_behind
+
+from smol_core.durable import CheckpointError, SQLiteStore
+from smol_core.durable.runner import read_checkpoint
+from smol_core.teams import AgentSettings, Team
+from smol_core.teams.team import agent_run_id
+from smol_core.testing import FunctionModel, ResumableScript
+
+# Agent 1 takes "21" as its task and says it is ready; it is killed at its second model call, so
+# agent 0's second message (the factor) is sent while it is dead or starting again, and waits in its
+# inbox for the new process.
+ASKER = [
+    code('send_message(target_id=1, message="21")'),
+    code('ready = receive_messages(timeout=60)\nsend_message(target_id=1, message="2")'),
+    code('replies = receive_messages(timeout=60)\nfinal_answer(replies[0]["message"])'),
+]
+DOUBLER = [
+    code('n = 21\nsend_message(target_id=0, message="ready")'),
+    code(
+        'factor = receive_messages(timeout=60)\nproduct = n * int(factor[0]["message"])\n'
+        "send_message(target_id=0, message=str(product))\nfinal_answer(product)"
+    ),
+]
+
+
+def _team(tmp_path: Path, kill_at: int | None, max_restarts: int = 3) -> tuple[Team, Path]:
+    store = SQLiteStore(tmp_path / "runs.sqlite3")
+    log = tmp_path / "agent-1.calls"
+    settings = [
+        AgentSettings(
+            model=FunctionModel(ResumableScript(ASKER, tmp_path / "agent-0.calls")),
+            max_steps=5,
+            verbosity_level=-1,
+            checkpoint_store=store,
+        ),
+        AgentSettings(
+            model=FunctionModel(ResumableScript(DOUBLER, log, crash_at=kill_at, marker=tmp_path / "killed")),
+            max_steps=5,
+            verbosity_level=-1,
+            checkpoint_store=store,
+        ),
+    ]
+    return Team(settings, deadline_seconds=120, max_restarts=max_restarts), log
+
+
+def test_an_agent_killed_mid_run_is_started_again_and_resumes_with_its_variables_and_inbox(tmp_path):
+    before = descendants()
+    team, log = _team(tmp_path, kill_at=1)
+    result = team.run("Double 21 with your peer", run_id="team-run")
+    assert result.state == "success" and result.output == "42"
+    assert (tmp_path / "killed").exists()
+    assert result.agents[1].restarts == 1 and result.agents[0].restarts == 0
+    # its first step was not done again (its model call was made once, and "ready" was sent once);
+    # `n` came back in its sandbox, and the factor sent while it was down reached the new process
+    assert log.read_text().splitlines() == ["0", "1"]
+    heard = [m["message"] for m in result.agents[0].messages if m["direction"] == "received"]
+    assert heard == ["ready", "42"]
+    # (agent 1 may still be on its way to its report when agent 0's answer ends the team)
+    saved = read_checkpoint(SQLiteStore(tmp_path / "runs.sqlite3"), agent_run_id("team-run", 1))
+    assert saved is not None and saved.namespace["n"] == 21
+    assert left_behind(before) == []
+
+
+def test_without_restarts_left_the_dead_agent_stays_dead_and_its_peer_hears_of_it(tmp_path):
+    team, log = _team(tmp_path, kill_at=1, max_restarts=0)
+    team.deadline_seconds = 6
+    result = team.run("Double 21 with your peer", run_id="no-restarts")
+    assert result.agents[1].restarts == 0 and not result.agents[1].reported
+    assert result.output != "42"
+
+
+def test_a_team_run_id_already_used_is_refused_before_any_agent_starts(tmp_path):
+    team, _ = _team(tmp_path, kill_at=None)
+    assert team.run("Double 21 with your peer", run_id="once").output == "42"
+    again, _ = _team(tmp_path, kill_at=None)
+    with pytest.raises(CheckpointError, match="exists already"):
+        again.run("Double 21 with your peer", run_id="once")
+    assert again.processes == []
+
+
+def test_an_invalid_team_run_id_is_refused_in_one_line(tmp_path):
+    team, _ = _team(tmp_path, kill_at=None)
+    with pytest.raises(CheckpointError, match="is not valid"):
+        team.run("anything", run_id="no spaces please")
+
+
+def test_the_cli_runs_a_durable_team_whose_killed_agent_resumes(tmp_path):
+    """`smolagent --num-agents 2 --run-id ID --store FILE`: each agent's run is in FILE, the killed
+    one started again; `smol runs list --store FILE` shows both."""
+    script = tmp_path / "team.py"
+    store = tmp_path / "runs.sqlite3"
+    script.write_text(
+        "import dataclasses, sys\n"
+        "import smol_core.cli.smolagent as cli\n"
+        "from test_durable_team import _team\n"
+        "from pathlib import Path\n"
+        "def settings(args, n):\n"
+        "    team, _ = _team(Path(sys.argv[1]), kill_at=1)\n"
+        "    store = cli.agent_settings(args).checkpoint_store\n"
+        "    return [dataclasses.replace(each, checkpoint_store=store) for each in team.settings]\n"
+        "cli._team_settings = settings\n"
+        "if __name__ == '__main__':\n"
+        "    sys.exit(cli.main(['Double 21', '--num-agents', '2', '--run-id', 'cli-team',\n"
+        "                       '--store', sys.argv[2], '--deadline', '120']))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.dirname(__file__), *sys.path])}
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path), str(store)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout == "42\n" and (tmp_path / "killed").exists()
+    listed = subprocess.run(
+        [sys.executable, "-m", "smol_core.cli.smol", "runs", "--store", str(store), "list"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert "cli-team.agent-0" in listed.stdout and "cli-team.agent-1" in listed.stdout
+
+
+def test_the_cli_says_a_team_is_not_resumed_with_resume():
+    done = subprocess.run(
+        [sys.executable, "-m", "smol_core.cli.smolagent", "--resume", "x", "--num-agents", "2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "--resume continues one agent's run" in done.stderr
