@@ -11,6 +11,7 @@ cache of a prompt that grows step by step (the agent's memory), which is most of
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 import threading
@@ -157,6 +158,10 @@ def build_params(settings: EngineSettings) -> Any:
     params.cpuparams_batch.n_threads = threads
     if settings.n_gpu_layers is not None:
         params.n_gpu_layers = settings.n_gpu_layers
+    if hasattr(params, "fit_params") and (settings.n_gpu_layers == 0 or not has_gpu(xlc)):
+        # llama.cpp's fitting of layers and context to the free memory of the GPUs: with none, it
+        # has nothing to fit, and its dry run was a quarter of the embedded model's load (0.1 s)
+        params.fit_params = False
     if settings.chat_template:
         params.chat_template = settings.chat_template
     params.hostnames = [settings.host]
@@ -170,6 +175,19 @@ def build_params(settings: EngineSettings) -> Any:
     params.sampling.temp = 0.0
     params.sampling.top_k = 1
     return params
+
+
+_GPU_TYPES = ("GGML_BACKEND_DEVICE_TYPE_GPU", "GGML_BACKEND_DEVICE_TYPE_IGPU")
+
+
+@functools.cache
+def has_gpu(xlc: Any) -> bool:
+    """Whether llama.cpp sees a GPU (dedicated or integrated) to offload layers to."""
+    try:
+        devices = xlc.get_device_info()
+    except Exception:  # an older wheel without it: let llama.cpp fit as it always did
+        return True
+    return any(getattr(device.get("type"), "name", "") in _GPU_TYPES for device in devices)
 
 
 @dataclass
