@@ -11,6 +11,7 @@ import multiprocessing
 import os
 import pickle
 import queue
+import select
 import time
 from pathlib import Path
 
@@ -224,3 +225,37 @@ def test_chunks_under_many_made_up_writers_are_bounded_and_the_next_message_arri
     assert got[-1] == "after"
     assert len(inbox._reader.partial) <= fifo_inbox._MAX_PARTIAL
     assert all(isinstance(item, bytes) for item in got[:-1])  # the cut ones: never text
+
+
+def test_a_writer_that_died_mid_message_does_not_swallow_a_later_writers_message(inbox):
+    """A dead writer's half-sent message stays in the reader. A chunk named its writer by pid, and a
+    pid is reused: the next process to get it had its message glued to the dead one's half. Writers
+    are named by a random id now: here the half is under this very process's pid."""
+    from smol_core.teams import fifo_inbox
+
+    raw = os.open(inbox.path, os.O_WRONLY | os.O_NONBLOCK)
+    try:
+        os.write(raw, fifo_inbox._HEADER.pack(os.getpid(), 5, 0) + b"half-")  # never a last chunk
+    finally:
+        os.close(raw)
+    inbox.put("whole")
+    assert drain(inbox, 1) == ["whole"]
+
+
+def test_a_forked_child_writes_under_its_own_id_beside_its_parent(inbox):
+    """A child forked after its parent wrote to an inbox does not share the parent's writer (its id,
+    its descriptor, its flusher): both messages arrive whole, many chunks each."""
+    big = "x" * (3 * select.PIPE_BUF)
+    inbox.put("parent:" + big)
+    pid = os.fork()
+    if pid == 0:  # the child
+        try:
+            inbox.put("child:" + big)
+            inbox.close()
+        finally:
+            os._exit(0)
+    inbox.put("parent again:" + big)
+    os.waitpid(pid, 0)
+    got = drain(inbox, 3)
+    assert sorted(text.split(":")[0] for text in got) == ["child", "parent", "parent again"]
+    assert all(text.endswith(big) for text in got)

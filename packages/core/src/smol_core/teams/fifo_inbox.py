@@ -11,8 +11,10 @@ holding nothing but paths, and opens the inboxes it writes to.
 
 The wire: a message goes out as chunks of at most `PIPE_BUF` bytes, which the kernel writes whole
 (a pipe write of at most `PIPE_BUF` bytes is never interleaved with another's), so writers need no
-lock between them. A chunk's header names its writer (its pid), and the reader puts each writer's
-chunks back together. A writer never blocks: what the pipe has no room for waits, in order, for a
+lock between them. A chunk's header names its writer (a random 32-bit id drawn by each process for
+each inbox it writes to: a pid, as before, is reused once its process is gone, and a dead writer's
+half-sent message would have swallowed the first chunks of the next process to get its pid), and the
+reader puts each writer's chunks back together. A writer never blocks: what the pipe has no room for waits, in order, for a
 flusher thread of the writing process (as multiprocessing's feeder thread did), and the process's
 exit waits for it to be written (bounded by `EXIT_FLUSH_SECONDS`).
 
@@ -31,6 +33,7 @@ import contextlib
 import errno
 import os
 import queue
+import secrets
 import select
 import stat
 import struct
@@ -41,12 +44,12 @@ from typing import Any
 
 __all__ = ["EXIT_FLUSH_SECONDS", "FifoInbox", "InboxGoneError"]
 
-_HEADER = struct.Struct("<IHB")  # writer pid, payload bytes, flags
+_HEADER = struct.Struct("<IHB")  # writer id, payload bytes, flags
 _LAST, _BYTES = 1, 2  # flags: the message's last chunk; the message is bytes, not text
 _CHUNK_PAYLOAD = select.PIPE_BUF - _HEADER.size
 _READ_SIZE = 1 << 16
 _MAX_PARTIAL = 256
-"""Writers whose message a reader is putting together at once. The header's pid is whatever the
+"""Writers whose message a reader is putting together at once. The header's writer id is whatever the
 writer wrote: past this many, the oldest is cut (and refused), so the reader holds at most this many
 messages' worth of partial bytes."""
 _MAX_READY = 4096
@@ -91,13 +94,16 @@ class FifoInbox:
 
     def put(self, item: str | bytes, block: bool = True, timeout: float | None = None) -> None:
         """Send `item`; returns at once (what the pipe cannot take yet is written in the background)."""
-        self._writing().write(_frames(item))
+        writer = self._writing()
+        writer.write(_frames(item, writer.writer_id))
 
     def put_nowait(self, item: str | bytes) -> None:
         self.put(item, block=False)
 
     def _writing(self) -> _Writer:
         with self._lock:
+            if self._writer is not None and self._writer.pid != os.getpid():
+                self._writer = None  # a forked child's copy: its own end, its own id, its own flusher
             if self._writer is None:
                 self._writer = _Writer(self.path)
             return self._writer
@@ -137,7 +143,7 @@ def _wait_for(fd: int, event: int, seconds: float | None) -> None:
     poller.poll(None if seconds is None else max(0, int(seconds * 1000) + 1))
 
 
-def _frames(item: str | bytes) -> list[bytes]:
+def _frames(item: str | bytes, writer_id: int) -> list[bytes]:
     """`item` as chunks of at most PIPE_BUF bytes, each written whole by the kernel."""
     if isinstance(item, str):
         data, kind = item.encode("utf-8", "surrogatepass"), 0
@@ -145,11 +151,10 @@ def _frames(item: str | bytes) -> list[bytes]:
         data, kind = bytes(item), _BYTES
     else:
         raise TypeError(f"an inbox carries text or bytes, not {type(item).__name__}")
-    pid = os.getpid()
     chunks = [data[at : at + _CHUNK_PAYLOAD] for at in range(0, len(data), _CHUNK_PAYLOAD)] or [b""]
     last = len(chunks) - 1
     return [
-        _HEADER.pack(pid, len(chunk), kind | (_LAST if n == last else 0)) + chunk
+        _HEADER.pack(writer_id, len(chunk), kind | (_LAST if n == last else 0)) + chunk
         for n, chunk in enumerate(chunks)
     ]
 
@@ -166,6 +171,8 @@ class _Writer:
         if not stat.S_ISFIFO(os.fstat(self.fd).st_mode):
             os.close(self.fd)
             raise InboxGoneError(errno.EINVAL, f"{path} is not an inbox (not a FIFO)")
+        self.pid = os.getpid()
+        self.writer_id = secrets.randbits(32)
         self.pending: collections.deque[bytes] = collections.deque()
         self.lock = threading.Condition()
         self.flusher: threading.Thread | None = None
@@ -285,33 +292,33 @@ class _Reader:
     def _parse(self) -> None:
         view, at = self.buffer, 0
         while len(view) - at >= _HEADER.size:
-            pid, size, flags = _HEADER.unpack_from(view, at)
+            writer, size, flags = _HEADER.unpack_from(view, at)
             end = at + _HEADER.size + size
             if end > len(view):
                 break  # the rest of this chunk is still in the pipe
-            self._chunk(pid, bytes(view[at + _HEADER.size : end]), flags)
+            self._chunk(writer, bytes(view[at + _HEADER.size : end]), flags)
             at = end
         del self.buffer[:at]
 
-    def _chunk(self, pid: int, payload: bytes, flags: int) -> None:
-        if pid in self.cut:
+    def _chunk(self, writer: int, payload: bytes, flags: int) -> None:
+        if writer in self.cut:
             if flags & _LAST:
-                self.cut.discard(pid)
+                self.cut.discard(writer)
             return
-        if pid not in self.partial and len(self.partial) >= _MAX_PARTIAL:
+        if writer not in self.partial and len(self.partial) >= _MAX_PARTIAL:
             oldest = next(iter(self.partial))
             self.ready.append(bytes(self.partial.pop(oldest)) + b"\xff")  # cut: not UTF-8, refused
             self._cut(oldest)
-        whole = self.partial.setdefault(pid, bytearray())
+        whole = self.partial.setdefault(writer, bytearray())
         whole += payload
         if len(whole) > self.max_message_bytes:  # handed over cut, as bytes: the receiver refuses it
-            del self.partial[pid]
+            del self.partial[writer]
             self.ready.append(bytes(whole[: self.max_message_bytes + 1]))
             if not flags & _LAST:
-                self._cut(pid)
+                self._cut(writer)
             return
         if flags & _LAST:
-            del self.partial[pid]
+            del self.partial[writer]
             if flags & _BYTES:
                 self.ready.append(bytes(whole))
             else:
@@ -320,12 +327,12 @@ class _Reader:
                 except UnicodeDecodeError:
                     self.ready.append(bytes(whole))
 
-    def _cut(self, pid: int) -> None:
-        """Drop `pid`'s chunks up to the end of its current message (a bounded set: an evicted one's
+    def _cut(self, writer: int) -> None:
+        """Drop `writer`'s chunks up to the end of its current message (a bounded set: an evicted one's
         further chunks then read as a new message, garbled, and are refused)."""
         if len(self.cut) >= _MAX_PARTIAL:
             self.cut.pop()
-        self.cut.add(pid)
+        self.cut.add(writer)
 
     def close(self) -> None:
         if self.fd >= 0:
