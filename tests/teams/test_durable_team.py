@@ -58,6 +58,16 @@ def _team(tmp_path: Path, kill_at: int | None, max_restarts: int = 3) -> tuple[T
     return Team(settings, deadline_seconds=120, max_restarts=max_restarts), log
 
 
+def test_an_agent_killed_at_its_first_model_call_resumes_from_the_task_it_took_from_its_inbox(tmp_path):
+    """Killed before its first step ended: its checkpoint holds the task the message made and the
+    message's id, so the new process neither waits for that message again nor is handed it."""
+    team, log = _team(tmp_path, kill_at=0)
+    result = team.run("Double 21 with your peer", run_id="first-call")
+    assert result.state == "success" and result.output == "42"
+    assert result.agents[1].restarts == 1
+    assert log.read_text().splitlines() == ["0", "1"]
+
+
 def test_an_agent_killed_mid_run_is_started_again_and_resumes_with_its_variables_and_inbox(tmp_path):
     before = descendants()
     team, log = _team(tmp_path, kill_at=1)
