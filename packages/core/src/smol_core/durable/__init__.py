@@ -19,6 +19,7 @@ from smol_core.durable.errors import (
 )
 from smol_core.durable.sqlite_store import SQLiteStore, default_store_path
 from smol_core.durable.store import CheckpointStore, Lease, RunRecord, StoredCheckpoint
+from smol_core.durable.tool_ledger import idempotency_key
 
 __all__ = [
     "FORMAT_VERSION",
@@ -39,5 +40,6 @@ __all__ = [
     "approve",
     "default_store_path",
     "deny",
+    "idempotency_key",
     "pending_approval",
 ]

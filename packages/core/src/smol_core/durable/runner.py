@@ -83,6 +83,7 @@ class DurableRun:
             approval_policy=getattr(agent, "approval_policy", None),
             run_id=state.run_id,
         )
+        self.tools.step = state.step_number
 
     # --- the journal (durable/journal.py) -----------------------------------------------------
     def replay_next(self) -> ChatMessage | None:
@@ -135,6 +136,7 @@ class DurableRun:
         self.state.step_number = next_step
         self.state.pending_replies = []
         self.state.tool_ledger = self.tools.step_done()
+        self.tools.step = next_step
         self.replay = []  # replies saved for the step just done, if it made fewer calls (it diverged)
         last = self.agent.memory.steps[-1] if self.agent.memory.steps else None
         if isinstance(last, ActionStep) and last.is_final_answer:

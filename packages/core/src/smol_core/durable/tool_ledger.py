@@ -12,14 +12,24 @@ the model checks before it calls again, and nothing runs twice behind the user's
 Calls are matched by tool name and arguments, in order for each such pair: a resumed step that
 makes its calls in another order (parallel tool calls) still finds each one's result, and a call the
 first attempt never made is simply made.
+
+A call that is made again (it was in flight at the crash, and its tool is `idempotent`) can tell
+that it is the same call: `idempotency_key()`, asked from inside the tool, names the call the same
+way in every attempt (the run, the step, the call's tool and arguments, and how many such calls the
+step made before it). A tool whose service takes an idempotency key (a payment API, a queue that
+drops duplicate ids) passes it on and so is safe to repeat: the team's `send_message` uses it as the
+message's id, which every receiver drops when it comes a second time.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import json
 import threading
-from collections.abc import Awaitable, Callable
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, NoReturn
 
 from smol_core.durable.errors import ApprovalPendingError, ToolCallDeniedError
@@ -27,6 +37,23 @@ from smol_core.errors import SmolError
 from smol_core.executors.worker.protocol import UnserializableValue, encode
 
 Save = Callable[[], None]
+_CALL_KEY: contextvars.ContextVar[str | None] = contextvars.ContextVar("smol_tool_call_key", default=None)
+
+
+def idempotency_key() -> str | None:
+    """The key of the tool call in progress in a durable run: the same in every attempt at that call
+    (after a crash and a resume), different for every other call; None outside a durable run's tool
+    call. 32 hex characters."""
+    return _CALL_KEY.get()
+
+
+@contextlib.contextmanager
+def _calling(key: str) -> Iterator[None]:
+    token = _CALL_KEY.set(key)
+    try:
+        yield
+    finally:
+        _CALL_KEY.reset(token)
 
 
 class ToolCallInterruptedError(SmolError):
@@ -61,6 +88,9 @@ class ToolLedger:
         self._lock = threading.Lock()
         self.approval_policy = approval_policy
         self.run_id = run_id
+        self.step = 0
+        """The step these calls belong to (the run sets it): part of each call's idempotency key."""
+        self._begun: Counter[str] = Counter()  # calls begun this step, by call key
         self.pending: dict[str, Any] | None = None
         """The call this step waits on a person's decision for: the run pauses when the step ends."""
 
@@ -69,6 +99,7 @@ class ToolLedger:
         with self._lock:
             self.entries.clear()
             self.recorded.clear()
+            self._begun.clear()
             self.pending = None
             return self.entries
 
@@ -86,7 +117,8 @@ class ToolLedger:
         if replayed is not None:
             return replayed()
         try:
-            result = make_call()
+            with _calling(entry["attempt_key"]):
+                result = make_call()
         except BaseException as error:
             self._failed(entry, error)
             raise
@@ -106,7 +138,8 @@ class ToolLedger:
         if replayed is not None:
             return replayed()
         try:
-            result = await make_call()
+            with _calling(entry["attempt_key"]):
+                result = await make_call()
         except BaseException as error:
             self._failed(entry, error)
             raise
@@ -123,9 +156,14 @@ class ToolLedger:
             raise ApprovalPendingError(self.pending_message())
         key = call_key(tool, arguments)
         with self._lock:
+            occurrence = self._begun[key]
+            self._begun[key] += 1
             recorded = next((entry for entry in self.recorded if entry["key"] == key), None)
             if recorded is not None:
                 self.recorded.remove(recorded)
+        attempt_key = hashlib.sha256(f"{self.run_id}\0{self.step}\0{key}\0{occurrence}".encode()).hexdigest()[
+            :32
+        ]
         if recorded is not None and recorded.get("status") == "awaiting_approval":
             entry = self._decision(recorded)  # raises unless a person approved the call
         elif recorded is not None:
@@ -141,6 +179,7 @@ class ToolLedger:
                 entry["call"] = _preview(tool, arguments)
                 self._wait_for_approval(entry)
         entry["status"] = "started"
+        entry["attempt_key"] = attempt_key
         if not idempotent:
             self._save()  # the call is known to be in flight before it can take effect
         return None, entry

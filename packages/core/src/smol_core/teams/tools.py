@@ -9,12 +9,14 @@ step's observation: the model reads what went wrong and can try again.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import secrets
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from smol_core import instrumentation
+from smol_core.durable.tool_ledger import idempotency_key
 from smol_core.teams.local import LocalTransport
 from smol_core.teams.message import Message
 from smol_core.teams.status import PeerStatus
@@ -91,6 +93,9 @@ class SendMessageTool(Tool):
         "message": {"type": "any", "description": "The message: text, or JSON data (lists, dicts, numbers)."},
     }
     output_type = "null"
+    idempotent = True
+    """In a durable run, a send made again after a crash (it was in flight) carries the same message
+    id (`idempotency_key`), which every receiver drops as seen: the peer gets it once."""
 
     def __init__(self, queue_dict_or_transport: Any, agent_id: int, log: MessageLog | None = None) -> None:
         super().__init__()
@@ -103,6 +108,9 @@ class SendMessageTool(Tool):
         sent = Message(
             sender=self.agent_id, recipient=target_id, body=message, trace=instrumentation.inject()
         )
+        key = idempotency_key()
+        if key is not None:  # a durable run's call: the same id in every attempt at it
+            sent = dataclasses.replace(sent, id=key)
         self.transport.send(sent)
         self.log.record("sent", sent)
         status = _status(self.transport)
