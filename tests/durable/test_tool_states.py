@@ -43,8 +43,11 @@ class RedeliveringTransport:
         return batch
 
     def ack(self, agent_id: int, message_ids: Sequence[str]) -> None:
+        """Only what this reader was handed is settled (a new reader's ack of an id it was never
+        handed changes nothing, as with Redis and the local journal): the rest comes again."""
         self.acked.extend(message_ids)
-        self.unacknowledged = [m for m in self.unacknowledged if m.id not in message_ids]
+        settled = set(message_ids) & self.delivered
+        self.unacknowledged = [m for m in self.unacknowledged if m.id not in settled]
 
     def new_reader(self) -> None:
         """The reader died: what it held is delivered again."""
@@ -158,3 +161,29 @@ def test_a_durable_run_saves_its_inbox_position_and_resumes_from_it(tmp_path) ->
     with resumed:
         assert resumed.resume("inbox-run") == 42
     assert transport.unacknowledged == []
+
+
+def test_a_batch_of_copies_only_does_not_end_a_receive_that_waits() -> None:
+    """After a crash, the first batch may hold only copies of what was handed over already: they are
+    acknowledged and dropped, and the receive goes on waiting for its timeout, as the model asked."""
+    transport = RedeliveringTransport()
+    old, new = _message("old"), _message("new")
+    transport.send(old)
+    tool = ReceiveMessagesTool(transport, 1)
+    assert [m["message"] for m in tool.forward()] == ["old"]
+    saved = tool.durable_state()
+
+    class SendsLater(RedeliveringTransport):
+        def receive(self, agent_id: int, timeout: float | None = 0.0, limit: int = 100) -> list[Message]:
+            batch = super().receive(agent_id, timeout, limit)
+            if not batch and new not in self.unacknowledged:
+                self.send(new)  # arrives while the receive waits
+                batch = super().receive(agent_id, timeout, limit)
+            return batch
+
+    later = SendsLater()
+    later.unacknowledged = [old]
+    resumed = ReceiveMessagesTool(later, 1)
+    resumed.restore_durable_state(saved)
+    assert [m["message"] for m in resumed.forward(timeout=30)] == ["new"]
+    assert old.id in later.acked

@@ -259,3 +259,59 @@ def test_a_forked_child_writes_under_its_own_id_beside_its_parent(inbox):
     got = drain(inbox, 3)
     assert sorted(text.split(":")[0] for text in got) == ["child", "parent", "parent again"]
     assert all(text.endswith(big) for text in got)
+
+
+@pytest.fixture
+def journaled(tmp_path: Path):
+    made = FifoInbox(str(tmp_path / "inbox"), 1 << 20, make=True, journal=True)
+    yield made
+    made.close()
+
+
+def _reader_of(inbox: FifoInbox) -> FifoInbox:
+    """A new process's view of the inbox (as an agent started again gets it): its path, pickled."""
+    return pickle.loads(pickle.dumps(inbox))
+
+
+def test_a_journaled_inbox_gives_a_new_reader_what_the_dead_one_took_and_never_settled(journaled):
+    big = "b" * (2 * select.PIPE_BUF)
+    for text in ("one", big, "three"):
+        journaled.put(text)
+    first = _reader_of(journaled)
+    assert drain(first, 2) == ["one", big]  # "three" is read too, and held: nobody asked for it yet
+    # the reader's process dies here, with all three taken from the pipe
+    second = _reader_of(journaled)
+    journaled.put("four")
+    assert drain(second, 4) == ["one", big, "three", "four"]
+
+
+def test_a_settled_journal_gives_nothing_again(journaled):
+    journaled.put("one")
+    first = _reader_of(journaled)
+    assert drain(first, 1) == ["one"]
+    first.settle()
+    assert os.path.getsize(journaled.path + ".taken") == 0
+    journaled.put("two")
+    assert drain(_reader_of(journaled), 1) == ["two"]
+
+
+def test_a_journal_is_not_emptied_while_the_reader_holds_part_of_a_message(journaled):
+    from smol_core.teams import fifo_inbox
+
+    raw = os.open(journaled.path, os.O_WRONLY | os.O_NONBLOCK)
+    try:
+        os.write(raw, fifo_inbox._HEADER.pack(7, 6, 0) + b"first ")  # a message's first chunk
+        first = _reader_of(journaled)
+        with pytest.raises(queue.Empty):
+            first.get(timeout=0.2)
+        first.settle()  # nothing whole was handed over, but half a message is held: kept
+        os.write(raw, fifo_inbox._HEADER.pack(7, 4, fifo_inbox._LAST) + b"half")
+    finally:
+        os.close(raw)
+    assert drain(_reader_of(journaled), 1) == ["first half"]
+
+
+def test_an_inbox_without_a_journal_writes_none(inbox):
+    inbox.put("one")
+    assert drain(inbox, 1) == ["one"]
+    assert not os.path.exists(inbox.path + ".taken")

@@ -24,6 +24,14 @@ that peer has started (a FIFO with no reader refuses a writer that will not wait
 owner opens its own for reading and writing too, so its reads never see an end of file.
 Only the maker's user can reach the folder (0700), and every message is sealed by its sender's
 key anyway (identity.py): whatever a chunk's header says, the reader's checks decide.
+
+A journaled inbox (`journal=True`, a durable team's) can give again what its reader took: a pipe
+hands each byte over once, so a reader that died with messages read and not yet kept anywhere lost
+them. Here every byte the reader takes from the pipe is first appended to a file beside it
+(`PATH.taken`); the owner says when everything handed over has been dealt with (`settle`), and the
+file is emptied then. A new reader (the agent started again after its process died) reads the file
+first, so it is handed again what the dead one had taken and not settled: at-least-once, as a
+transport with acknowledgements gives, and the receiver drops what it had handed over already.
 """
 
 from __future__ import annotations
@@ -71,9 +79,10 @@ class FifoInbox:
     by the receiver's checks). Pickles as its path: each process opens what it uses.
     """
 
-    def __init__(self, path: str, max_message_bytes: int, make: bool = False) -> None:
+    def __init__(self, path: str, max_message_bytes: int, make: bool = False, journal: bool = False) -> None:
         self.path = path
         self.max_message_bytes = max_message_bytes
+        self.journal = journal
         """A message longer than this (its chunks put together) is cut there and handed over as
         bytes, which the receiver refuses; the reader never holds more for one writer."""
         self._keeper: int | None = None
@@ -85,10 +94,10 @@ class FifoInbox:
             self._keeper = os.open(path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"path": self.path, "max_message_bytes": self.max_message_bytes}
+        return {"path": self.path, "max_message_bytes": self.max_message_bytes, "journal": self.journal}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["path"], state["max_message_bytes"])  # type: ignore[misc]
+        self.__init__(state["path"], state["max_message_bytes"], journal=state.get("journal", False))  # type: ignore[misc]
 
     # --- writing ------------------------------------------------------------------------------
 
@@ -114,9 +123,17 @@ class FifoInbox:
         """The next whole message; `queue.Empty` when none came within `timeout` (or at once)."""
         with self._lock:
             if self._reader is None:
-                self._reader = _Reader(self.path, self.max_message_bytes)
+                self._reader = _Reader(self.path, self.max_message_bytes, self.journal)
             reader = self._reader
         return reader.next_message(timeout if block else 0.0)
+
+    def settle(self) -> None:
+        """Everything handed over so far has been dealt with: a journaled inbox forgets it (unless the
+        reader still holds part of a message, or whole ones not handed over yet)."""
+        with self._lock:
+            reader = self._reader
+        if reader is not None:
+            reader.settle()
 
     def get_nowait(self) -> str | bytes:
         return self.get(block=False)
@@ -250,13 +267,19 @@ class _Writer:
 class _Reader:
     """The owner's end: chunks read as they come, put together per writer, whole messages queued."""
 
-    def __init__(self, path: str, max_message_bytes: int) -> None:
+    def __init__(self, path: str, max_message_bytes: int, journal: bool = False) -> None:
         self.fd = os.open(path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)  # RDWR: never an end of file
         if not stat.S_ISFIFO(os.fstat(self.fd).st_mode):
             os.close(self.fd)
             raise InboxGoneError(errno.EINVAL, f"{path} is not an inbox (not a FIFO)")
         self.max_message_bytes = max_message_bytes
         self.buffer = bytearray()
+        self.journal_fd = -1
+        if journal:  # what a reader before this one took and never settled comes first
+            self.journal_fd = os.open(
+                f"{path}.taken", os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600
+            )
+            self.buffer += _read_all(self.journal_fd)
         self.partial: dict[int, bytearray] = {}
         self.cut: set[int] = set()  # writers whose current message went over the limit: dropped to its end
         self.ready: collections.deque[str | bytes] = collections.deque()
@@ -284,6 +307,8 @@ class _Reader:
                 break
             if not data:
                 break
+            if self.journal_fd >= 0:
+                _write_all(self.journal_fd, data)  # kept before anything is made of it
             self.buffer += data
             if len(data) < _READ_SIZE:
                 break
@@ -334,7 +359,30 @@ class _Reader:
             self.cut.pop()
         self.cut.add(writer)
 
+    def settle(self) -> None:
+        """Empty the journal when the reader holds nothing: no byte of a message that is still being
+        put together, and no whole message not handed over yet."""
+        with self.lock:
+            if self.journal_fd >= 0 and not (self.buffer or self.partial or self.ready):
+                os.ftruncate(self.journal_fd, 0)
+
     def close(self) -> None:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
+        if self.journal_fd >= 0:
+            os.close(self.journal_fd)
+            self.journal_fd = -1
+
+
+def _read_all(fd: int) -> bytes:
+    whole = bytearray()
+    while chunk := os.pread(fd, _READ_SIZE, len(whole)):
+        whole += chunk
+    return bytes(whole)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]

@@ -17,9 +17,11 @@ Its own inboxes are a team's, made here, so this transport is the team's launche
 smolagents' layout (queues someone else made) keeps no quotas and no keys unless given `credentials`:
 there is no launcher to issue them.
 
-Delivery: an inbox hands a message over once, so there is nothing to acknowledge and nothing to
-redeliver: a message read by an agent that dies is lost with it. Use a transport with
-acknowledgements (redis) where that matters.
+Delivery: an inbox hands a message over once, so a message read by an agent that dies is lost with
+it; unless the inboxes are journaled (`journal=True`, what a durable team asks for): then what a
+reader took is kept in a file beside its inbox until it is acknowledged, and an agent started again
+after its process died is handed it again (at-least-once, as Redis gives; `ReceiveMessagesTool`
+drops what it had handed over already).
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ class LocalTransport:
         max_pending_per_sender: int = DEFAULT_MAX_PENDING_PER_SENDER,
         max_pending_bytes_per_sender: int = DEFAULT_MAX_PENDING_BYTES_PER_SENDER,
         folder: str | None = None,
+        journal: bool = False,
     ) -> None:
         self.max_pending_per_sender = max(1, int(max_pending_per_sender))
         self.max_pending_bytes_per_sender = max(1, int(max_pending_bytes_per_sender))
@@ -75,7 +78,7 @@ class LocalTransport:
             if num_agents is None or num_agents < 1:
                 raise ValueError("LocalTransport needs a queue_dict, or num_agents (at least 1)")
             ctx = multiprocessing.get_context(context)
-            queue_dict = self._make_inboxes(num_agents, max_message_bytes, folder)
+            queue_dict = self._make_inboxes(num_agents, max_message_bytes, folder, journal)
             self._pending = ctx.Array("q", num_agents * num_agents * 2)
             self._size = num_agents
             if credentials is None:
@@ -89,9 +92,12 @@ class LocalTransport:
         whose process has ended is an error, not a message that is never read."""
         self.refused: list[str] = []
         self._dedup: dict[int, Deduplicator] = {}
+        self._unacknowledged: dict[int, set[str]] = {}
+        """agent id -> the ids this process handed over and that were not acknowledged yet: a
+        journaled inbox is settled when none is left."""
 
     def _make_inboxes(
-        self, num_agents: int, max_message_bytes: int, folder: str | None
+        self, num_agents: int, max_message_bytes: int, folder: str | None, journal: bool = False
     ) -> dict[int, FifoInbox]:
         """One FIFO per agent (fifo_inbox.py), in a private folder made in `folder` (a team's, which
         its host removes) or in the temporary directory (removed by `close`, or by this process's
@@ -101,7 +107,9 @@ class LocalTransport:
             remove_when_gone(self._inbox_folder)
         limit = max_message_bytes + SEAL_OVERHEAD
         return {
-            agent_id: FifoInbox(os.path.join(self._inbox_folder, str(agent_id)), limit, make=True)
+            agent_id: FifoInbox(
+                os.path.join(self._inbox_folder, str(agent_id)), limit, make=True, journal=journal
+            )
             for agent_id in range(num_agents)
         }
 
@@ -110,6 +118,7 @@ class LocalTransport:
         # inboxes travel as their paths, and their folder stays the maker's to remove
         state = dict(self.__dict__)
         state["refused"], state["_dedup"], state["_inbox_folder"] = [], {}, None
+        state["_unacknowledged"] = {}
         return state
 
     def agent_ids(self) -> Collection[int]:
@@ -206,10 +215,21 @@ class LocalTransport:
                 self._release(agent_id, message.sender, wire_bytes(raw))  # sealed: its sender sent it
             if dedup.first_time(message.id):
                 received.append(message)
+        if received and isinstance(source, FifoInbox) and source.journal:
+            self._unacknowledged.setdefault(agent_id, set()).update(message.id for message in received)
         return received
 
     def ack(self, agent_id: int, message_ids: Sequence[str]) -> None:
-        """Nothing to do: a queue hands each message over once."""
+        """A journaled inbox forgets what it handed over once all of it is acknowledged; a plain
+        queue hands each message over once and has nothing to do."""
+        held = self._unacknowledged.get(agent_id)
+        if held is None:
+            return
+        held.difference_update(message_ids)
+        if not held:
+            source = self.queues.get(agent_id)
+            if isinstance(source, FifoInbox):
+                source.settle()
 
     def close(self) -> None:
         """Release this process's ends of the inboxes, once what it sent is written (smolagents'

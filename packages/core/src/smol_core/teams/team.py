@@ -150,6 +150,7 @@ class Team:
                 num_agents=self.num_agents,
                 context=self.context.get_start_method(),
                 folder=folder,
+                journal=self.run_id is not None,  # an agent started again is handed what it had taken
                 **self.transport_kwargs,
             )
             return made, local

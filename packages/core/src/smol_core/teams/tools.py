@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import secrets
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -167,17 +168,10 @@ class ReceiveMessagesTool(Tool):
         if status is not None and timeout != 0:
             status.waiting(self.agent_id, True)
         try:
-            messages = self.transport.receive(self.agent_id, timeout=timeout)
+            messages = self._receive_fresh(timeout)
         finally:
             if status is not None and timeout != 0:
                 status.waiting(self.agent_id, False)
-        fresh = [message for message in messages if self._handed.first_time(message.id)]
-        if len(fresh) < len(messages):  # redelivered after a crash: handed over before, now settled
-            handed = {message.id for message in fresh}
-            self.transport.ack(
-                self.agent_id, [message.id for message in messages if message.id not in handed]
-            )
-            messages = fresh
         if status is not None:
             status.count(self.agent_id, taken=len(messages))
         self._unacknowledged.extend(message.id for message in messages)
@@ -189,6 +183,20 @@ class ReceiveMessagesTool(Tool):
                 "message.received", {"message.id": message.id, "message.sender": message.sender}
             )
         return messages
+
+    def _receive_fresh(self, timeout: float | None) -> list[Message]:
+        """The messages not handed over before, waiting up to `timeout` for one: a batch made only of
+        copies delivered again (after a crash) is acknowledged and does not end the wait."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            messages = self.transport.receive(self.agent_id, timeout=left)
+            fresh = [message for message in messages if self._handed.first_time(message.id)]
+            if len(fresh) < len(messages):  # delivered again after a crash: handed over before
+                handed = {message.id for message in fresh}
+                self.transport.ack(self.agent_id, [m.id for m in messages if m.id not in handed])
+            if fresh or not messages or left == 0.0:
+                return fresh
 
     def acknowledge(self) -> None:
         """Acknowledge what the agent holds (its team calls this when the agent's run is over)."""
