@@ -128,14 +128,14 @@ def _outcome(result: Any) -> dict[str, Any]:
     }
 
 
-def traced_agent_main(environment: dict[str, str], *args: Any) -> None:
+def traced_agent_main(environment: dict[str, str], *args: Any, **durable: Any) -> None:
     """`agent_main(*args)` in a process that first takes the host's tracing variables: what the host
     switched on in code (`instrument()`) reaches the agent, whatever launcher started it (a
     multiprocessing child, a Ray actor's subprocess) and whatever environment it inherited."""
     from smol_core import instrumentation
 
     instrumentation.apply_child_environment(environment)
-    agent_main(*args)
+    agent_main(*args, **durable)
 
 
 def _flush_traces() -> None:
