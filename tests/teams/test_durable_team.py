@@ -7,6 +7,7 @@ a native library would end it.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -157,3 +158,27 @@ def test_the_cli_says_a_team_is_not_resumed_with_resume():
     )
     assert done.returncode == 2
     assert "--resume continues one agent's run" in done.stderr
+
+
+def test_an_agent_killed_while_it_waits_for_messages_is_started_again(tmp_path):
+    """An agent in a receive reads as "waiting" in the team's status, not "running": killed there
+    (here, while it waits for its task), it is started again all the same."""
+    import signal
+    import threading
+    import time
+
+    team, log = _team(tmp_path, kill_at=None)
+    slow = FunctionModel(ResumableScript(ASKER, tmp_path / "agent-0.calls", pause_seconds=1.5))
+    team.settings[0] = dataclasses.replace(team.settings[0], model=slow)
+    team.deadline_seconds = 30
+
+    def kill_agent_1() -> None:
+        time.sleep(0.8)  # agent 0 is in its first model call: agent 1 waits for its task
+        os.kill(team.processes[1].pid, signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_agent_1)
+    killer.start()
+    result = team.run("Double 21 with your peer", run_id="killed-waiting")
+    killer.join()
+    assert result.agents[1].restarts == 1
+    assert result.state == "success" and result.output == "42"

@@ -272,6 +272,9 @@ class Team:
                 notice = done.get(timeout=0.2)
             except queue_module.Empty:
                 self._notice_exits(status, reports, outcomes)
+                if outcomes[0].reported:  # it reported, and died before its notice went out
+                    status.mark(0, "finished")
+                    return "success"
                 if not any(process.is_alive() for process in self.processes):
                     self._collect(reports, outcomes)
                     return "success" if outcomes[0].state in _AGENT_STATES else "no_answer"
@@ -305,25 +308,23 @@ class Team:
     def _notice_exits(
         self, status: PeerStatus, reports: list[Path], outcomes: dict[int, AgentOutcome]
     ) -> None:
-        """An agent whose process ended while it still ran (it never said it finished): started
-        again to resume its run in a durable team, while it has restarts left; else marked dead, so
-        that its peers' messages to it fail with a clear error."""
+        """An agent whose process ended without a report (killed or crashed, even after it said it
+        had finished: its report may not have been written): started again to resume its run in a
+        durable team, while it has restarts left; else marked dead, so that its peers' messages to
+        it fail with a clear error. One that reported on its way out is left to its notice."""
         for agent_id, process in enumerate(self.processes):
-            if process.exitcode is None or status.get(agent_id) != "running":
+            if process.exitcode is None or outcomes[agent_id].reported or status.get(agent_id) == "dead":
                 continue
             self._collect(reports[agent_id : agent_id + 1], outcomes, first_id=agent_id)
+            if outcomes[agent_id].reported:
+                continue
             restarts = self._restarts.get(agent_id, 0)
             launch = self._launch
-            if (
-                outcomes[agent_id].reported
-                or self.run_id is None
-                or launch is None
-                or restarts >= self.max_restarts
-            ):
+            if self.run_id is None or launch is None or restarts >= self.max_restarts:
                 status.mark(agent_id, "dead")
                 continue
             self._restarts[agent_id] = restarts + 1
-            status.waiting(agent_id, False)  # it may have died in a receive
+            status.mark(agent_id, "running")  # it may have died in a receive, or after its run
             replacement = launch(agent_id, True)
             replacement.start()
             self.processes[agent_id] = replacement
