@@ -112,6 +112,31 @@ def test_a_message_held_by_a_killed_process_goes_to_its_replacement(redis_url):
     assert later.receive(1, timeout=1.0) == []
 
 
+def test_a_replacement_already_waiting_gets_what_the_dead_reader_held(redis_url):
+    """The replacement's receive began before the dead reader's entry could be claimed (it must sit
+    idle `claim_idle_seconds` first): it gets it while it waits, not only at its next receive."""
+    transport = RedisTransport(redis_url, num_agents=2, claim_idle_seconds=1.0)
+    sent = Message(sender=0, recipient=1, body="held")
+    transport.send(sent)
+    ctx = multiprocessing.get_context("spawn")
+    got = ctx.Queue()
+    holder = ctx.Process(target=receive_then_hang, args=(transport, 1, got))
+    holder.start()
+    try:
+        assert got.get(timeout=60) == [sent.id]
+    finally:
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.join()
+    replacement = RedisTransport(
+        redis_url,
+        team=transport.team,
+        num_agents=2,
+        claim_idle_seconds=1.0,
+        credentials=transport.credentials,
+    )
+    assert [m.id for m in replacement.receive(1, timeout=30)] == [sent.id]
+
+
 def test_an_acknowledged_message_is_not_delivered_again(redis_url):
     first = RedisTransport(redis_url, num_agents=2, claim_idle_seconds=0.1)
     first.send(Message(sender=0, recipient=1, body="once"))

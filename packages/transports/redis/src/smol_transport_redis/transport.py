@@ -50,6 +50,9 @@ from smol_core.plugin_api import (
 GROUP = "smol-agents"
 FIELD = b"m"
 BLOCK_SLICE_MS = 1000
+"""The longest a receive blocks on the stream before it looks again for what a dead reader of its
+inbox left pending (`_reclaim`): a message held by an agent that died reaches its replacement while
+the replacement waits, not only when its wait ends."""
 
 # One round trip that refuses a message from a sender over its quota in an inbox, instead of letting
 # a stream grow without end. KEYS: the inbox, its quota hash. ARGV: the entry, the sender, the
@@ -300,8 +303,9 @@ class RedisTransport:
             elif deadline is None:
                 block = BLOCK_SLICE_MS
             else:
+                # in slices: what a dead reader held becomes claimable while this one waits
                 left_ms = int((deadline - time.monotonic()) * 1000)
-                block = None if left_ms <= 0 else left_ms
+                block = None if left_ms <= 0 else min(left_ms, BLOCK_SLICE_MS)
             reply = self.client.xreadgroup(
                 GROUP, consumer, {key: ">"}, count=limit - len(received), block=block
             )
@@ -311,6 +315,8 @@ class RedisTransport:
                 break
             if not entries and block is None:
                 break
+            if not entries:
+                received.extend(self._reclaim(agent_id, key, consumer, limit))
         return received
 
     def _reclaim(self, agent_id: int, key: str, consumer: str, limit: int) -> list[Message]:
