@@ -182,3 +182,36 @@ def test_an_agent_killed_while_it_waits_for_messages_is_started_again(tmp_path):
     killer.join()
     assert result.agents[1].restarts == 1
     assert result.state == "success" and result.output == "42"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_durable_team_answers_right_whatever_moment_its_agents_are_killed(tmp_path, seed):
+    """One or two SIGKILLs of a random agent at a random moment (bench/durable_team_kills.py runs
+    hundreds): the team still answers 42, so no message was lost or handed over twice."""
+    import random
+    import signal
+    import threading
+    import time
+
+    rng = random.Random(seed)
+    team, _ = _team(tmp_path, kill_at=None)
+    team.settings = [
+        dataclasses.replace(each, model=FunctionModel(ResumableScript(script, pause_seconds=0.02)))
+        for each, script in zip(team.settings, (ASKER, DOUBLER), strict=True)
+    ]
+
+    def killer() -> None:
+        for _ in range(rng.choice((1, 2))):
+            time.sleep(rng.uniform(0.0, 0.15))
+            try:
+                process = team.processes[rng.randrange(2)]
+                if process.pid and process.exitcode is None:
+                    os.kill(process.pid, signal.SIGKILL)
+            except (IndexError, ProcessLookupError):  # not started yet, or just gone
+                pass
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    result = team.run("Double 21 with your peer", run_id=f"random-kills-{seed}")
+    thread.join()
+    assert result.output == "42", result
