@@ -9,52 +9,20 @@ inbox position it would read its own task again as the factor, and answer 21 * 2
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
-from smol_core.durable import SQLiteStore
-from smol_core.teams import AgentSettings, Team
-from smol_core.testing import FunctionModel, ResumableScript
-
 pytest.importorskip("smol_transport_redis")
-
-
-def code(body: str) -> str:
-    return f"Thought: I act.\n<code>\n{body}\n</code>"
-
-
-ASKER = [
-    code('send_message(target_id=1, message="21")'),
-    code('ready = receive_messages(timeout=60)\nsend_message(target_id=1, message="2")'),
-    code('replies = receive_messages(timeout=60)\nfinal_answer(replies[0]["message"])'),
-]
-DOUBLER = [
-    code('n = 21\nsend_message(target_id=0, message="ready")'),
-    code(
-        'factor = receive_messages(timeout=60)\nproduct = n * int(factor[0]["message"])\n'
-        "send_message(target_id=0, message=str(product))\nfinal_answer(product)"
-    ),
-]
+sys.path.insert(0, str(Path(__file__).parents[2] / "teams"))
+from test_durable_team import _team  # noqa: E402  (the team and its scripts: tests/teams)
 
 
 def test_a_killed_agent_is_not_handed_again_what_redis_redelivers(redis_url, tmp_path):
-    store = SQLiteStore(tmp_path / "runs.sqlite3")
-    log = tmp_path / "agent-1.calls"
-
-    def settings(script: ResumableScript) -> AgentSettings:
-        return AgentSettings(
-            model=FunctionModel(script), max_steps=5, verbosity_level=-1, checkpoint_store=store
-        )
-
-    team = Team(
-        [
-            settings(ResumableScript(ASKER)),
-            settings(ResumableScript(DOUBLER, log, crash_at=1, marker=tmp_path / "killed")),
-        ],
-        transport="redis",
-        # what a dead reader held is claimable at once: the resumed agent's first receive gets it
-        transport_kwargs={"url": redis_url, "claim_idle_seconds": 0.01},
-        deadline_seconds=120,
-    )
+    team, log = _team(tmp_path, kill_at=1)
+    # what a dead reader held is claimable at once: the resumed agent's first receive gets it
+    team.transport_name, team.transport_kwargs = "redis", {"url": redis_url, "claim_idle_seconds": 0.01}
     result = team.run("Double 21 with your peer", run_id="redis-team")
     assert (tmp_path / "killed").exists()
     assert result.agents[1].restarts == 1

@@ -72,9 +72,13 @@ def test_a_process_without_the_team_keys_cannot_speak_as_an_agent(redis_url):
     assert all("seal" in reason for reason in team.refused)
 
 
-def test_a_message_held_by_a_killed_process_goes_to_its_replacement(redis_url):
-    transport = RedisTransport(redis_url, num_agents=2, claim_idle_seconds=0.5)
-    sent = Message(sender=0, recipient=1, body="Compute 5 + 3")
+def _held_by_a_killed_reader(
+    redis_url: str, body: str, claim_idle_seconds: float
+) -> tuple[Message, RedisTransport]:
+    """A message taken by agent 1's process, which is then SIGKILLed without acknowledging it; and
+    the transport its replacement gets (started from the same pickled settings: a fresh one)."""
+    transport = RedisTransport(redis_url, num_agents=2, claim_idle_seconds=claim_idle_seconds)
+    sent = Message(sender=0, recipient=1, body=body)
     transport.send(sent)
     ctx = multiprocessing.get_context("spawn")
     got = ctx.Queue()
@@ -85,14 +89,18 @@ def test_a_message_held_by_a_killed_process_goes_to_its_replacement(redis_url):
     finally:
         os.kill(holder.pid, signal.SIGKILL)
         holder.join()
-    # a new agent process would be started from the same (pickled) settings: a fresh transport
     replacement = RedisTransport(
         redis_url,
         team=transport.team,
         num_agents=2,
-        claim_idle_seconds=0.5,
+        claim_idle_seconds=claim_idle_seconds,
         credentials=transport.credentials,
     )
+    return sent, replacement
+
+
+def test_a_message_held_by_a_killed_process_goes_to_its_replacement(redis_url):
+    sent, replacement = _held_by_a_killed_reader(redis_url, "Compute 5 + 3", 0.5)
     model = ScriptedModel(["Thought: run it.\n<code>\nfinal_answer(5 + 3)\n</code>"])
     agent = CodeAgent(tools=[ReceiveMessagesTool(replacement, 1)], model=model, verbosity_level=-1)
     with agent:
@@ -104,10 +112,10 @@ def test_a_message_held_by_a_killed_process_goes_to_its_replacement(redis_url):
     assert replacement.receive(1, timeout=1.0) == []
     later = RedisTransport(
         redis_url,
-        team=transport.team,
+        team=replacement.team,
         num_agents=2,
         claim_idle_seconds=0.1,
-        credentials=transport.credentials,
+        credentials=replacement.credentials,
     )
     assert later.receive(1, timeout=1.0) == []
 
@@ -115,25 +123,7 @@ def test_a_message_held_by_a_killed_process_goes_to_its_replacement(redis_url):
 def test_a_replacement_already_waiting_gets_what_the_dead_reader_held(redis_url):
     """The replacement's receive began before the dead reader's entry could be claimed (it must sit
     idle `claim_idle_seconds` first): it gets it while it waits, not only at its next receive."""
-    transport = RedisTransport(redis_url, num_agents=2, claim_idle_seconds=1.0)
-    sent = Message(sender=0, recipient=1, body="held")
-    transport.send(sent)
-    ctx = multiprocessing.get_context("spawn")
-    got = ctx.Queue()
-    holder = ctx.Process(target=receive_then_hang, args=(transport, 1, got))
-    holder.start()
-    try:
-        assert got.get(timeout=60) == [sent.id]
-    finally:
-        os.kill(holder.pid, signal.SIGKILL)
-        holder.join()
-    replacement = RedisTransport(
-        redis_url,
-        team=transport.team,
-        num_agents=2,
-        claim_idle_seconds=1.0,
-        credentials=transport.credentials,
-    )
+    sent, replacement = _held_by_a_killed_reader(redis_url, "held", 1.0)
     assert [m.id for m in replacement.receive(1, timeout=30)] == [sent.id]
 
 
