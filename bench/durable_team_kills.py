@@ -135,7 +135,7 @@ def main() -> None:
     kwargs: dict[str, object] = {}
     if args.transport == "redis":
         kwargs = {"url": args.url or "redis://127.0.0.1:6379/0", "claim_idle_seconds": 0.5}
-    rng = random.Random(29)
+    rng = random.Random(int(os.environ.get("SMOL_KILLS_SEED", "29")))
     rows = []
     for number in range(args.runs):
         folder = Path(tempfile.mkdtemp(prefix="smol-team-kills-"))

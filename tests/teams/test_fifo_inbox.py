@@ -315,3 +315,35 @@ def test_an_inbox_without_a_journal_writes_none(inbox):
     inbox.put("one")
     assert drain(inbox, 1) == ["one"]
     assert not os.path.exists(inbox.path + ".taken")
+
+
+def test_a_journal_under_a_steady_stream_is_rewritten_to_what_the_reader_still_holds(journaled, monkeypatch):
+    """A reader that always has more read ahead is never empty when it settles: past the size
+    bound its journal is rewritten to the messages and part-message it still holds, and a new
+    reader gets exactly those (the half message completed from the pipe)."""
+    from smol_core.teams import fifo_inbox
+
+    monkeypatch.setattr(fifo_inbox, "JOURNAL_COMPACT_BYTES", 1000)
+    for n in range(40):
+        journaled.put(f"m{n}:" + "x" * 100)
+    reader = _reader_of(journaled)
+    assert [text.split(":")[0] for text in drain(reader, 30)] == [f"m{n}" for n in range(30)]
+    raw = os.open(journaled.path, os.O_WRONLY | os.O_NONBLOCK)
+    try:
+        os.write(raw, fifo_inbox._HEADER.pack(7, 6, 0) + b"first ")
+        with pytest.raises(queue.Empty):
+            while True:
+                reader.get_nowait()  # the ten left are handed over; the half is held
+    finally:
+        os.close(raw)
+    journal = Path(journaled.path + ".taken")
+    before = journal.stat().st_size
+    reader._reader.ready.extend(["kept-1", "kept-2"])  # two read ahead, not handed over yet
+    reader.settle()
+    assert journal.stat().st_size < before
+    raw = os.open(journaled.path, os.O_WRONLY | os.O_NONBLOCK)
+    try:
+        os.write(raw, fifo_inbox._HEADER.pack(7, 4, fifo_inbox._LAST) + b"half")
+    finally:
+        os.close(raw)
+    assert drain(_reader_of(journaled), 3) == ["kept-1", "kept-2", "first half"]

@@ -63,6 +63,10 @@ messages' worth of partial bytes."""
 _MAX_READY = 4096
 """Whole messages a reader holds that the agent has not taken yet: past this many it leaves the
 rest in the pipe, whose writers then wait (a flood is held by the kernel and its senders, not here)."""
+JOURNAL_COMPACT_BYTES = 1 << 20
+"""A journal past this size is rewritten, when its inbox is settled, to hold only what the reader
+still holds: a reader that always has more read ahead (a steady stream) is never empty, and its
+journal would otherwise grow for as long as the stream lasts, and be read whole by a new reader."""
 EXIT_FLUSH_SECONDS = 30.0
 """How long a process's exit waits for the messages it sent that the pipe had no room for yet."""
 
@@ -82,9 +86,9 @@ class FifoInbox:
     def __init__(self, path: str, max_message_bytes: int, make: bool = False, journal: bool = False) -> None:
         self.path = path
         self.max_message_bytes = max_message_bytes
-        self.journal = journal
         """A message longer than this (its chunks put together) is cut there and handed over as
         bytes, which the receiver refuses; the reader never holds more for one writer."""
+        self.journal = journal
         self._keeper: int | None = None
         self._writer: _Writer | None = None
         self._reader: _Reader | None = None
@@ -274,11 +278,10 @@ class _Reader:
             raise InboxGoneError(errno.EINVAL, f"{path} is not an inbox (not a FIFO)")
         self.max_message_bytes = max_message_bytes
         self.buffer = bytearray()
+        self.journal_path = f"{path}.taken"
         self.journal_fd = -1
         if journal:  # what a reader before this one took and never settled comes first
-            self.journal_fd = os.open(
-                f"{path}.taken", os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600
-            )
+            self.journal_fd = _open_journal(self.journal_path)
             self.buffer += _read_all(self.journal_fd)
         self.partial: dict[int, bytearray] = {}
         self.cut: set[int] = set()  # writers whose current message went over the limit: dropped to its end
@@ -360,11 +363,32 @@ class _Reader:
         self.cut.add(writer)
 
     def settle(self) -> None:
-        """Empty the journal when the reader holds nothing: no byte of a message that is still being
-        put together, and no whole message not handed over yet."""
+        """Everything handed over is dealt with: the journal keeps only what the reader still holds
+        (whole messages not handed over yet, part of a message, bytes of a chunk). Empty when it
+        holds nothing; past `JOURNAL_COMPACT_BYTES`, written again with just that, in a new file
+        put in place whole, so a death at any moment leaves one journal or the other."""
         with self.lock:
-            if self.journal_fd >= 0 and not (self.buffer or self.partial or self.ready):
+            if self.journal_fd < 0:
+                return
+            if not (self.buffer or self.partial or self.ready):
                 os.ftruncate(self.journal_fd, 0)
+                return
+            if os.fstat(self.journal_fd).st_size <= JOURNAL_COMPACT_BYTES:
+                return
+            held = bytearray()
+            for item in self.ready:
+                held += b"".join(_frames(item, 0))
+            # (a writer whose message was cut is forgotten here: a new reader refuses its rest as garbled)
+            for writer, part in self.partial.items():  # not last chunks: the pipe holds the rest
+                for at in range(0, len(part), _CHUNK_PAYLOAD):
+                    piece = part[at : at + _CHUNK_PAYLOAD]
+                    held += _HEADER.pack(writer, len(piece), 0) + piece
+            held += self.buffer
+            fresh = _open_journal(f"{self.journal_path}.new", truncate=True)
+            _write_all(fresh, bytes(held))
+            os.replace(f"{self.journal_path}.new", self.journal_path)
+            os.close(self.journal_fd)
+            self.journal_fd = fresh
 
     def close(self) -> None:
         if self.fd >= 0:
@@ -373,6 +397,11 @@ class _Reader:
         if self.journal_fd >= 0:
             os.close(self.journal_fd)
             self.journal_fd = -1
+
+
+def _open_journal(path: str, truncate: bool = False) -> int:
+    flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW
+    return os.open(path, flags | (os.O_TRUNC if truncate else 0), 0o600)
 
 
 def _read_all(fd: int) -> bytes:
