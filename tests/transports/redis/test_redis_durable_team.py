@@ -12,9 +12,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
-
-pytest.importorskip("smol_transport_redis")
 sys.path.insert(0, str(Path(__file__).parents[2] / "teams"))
 from test_durable_team import _team  # noqa: E402  (the team and its scripts: tests/teams)
 
