@@ -55,3 +55,31 @@ def test_tool_calling_agent_calls_a_tool(
     agent = ToolCallingAgent(tools=[weather_tool], model=model, max_steps=2, verbosity_level=LogLevel.OFF)
     agent.run("Is it raining in London?")
     assert_called_weather(agent, "London")
+
+
+def test_a_durable_and_a_recorded_run_leave_the_loaded_model_usable(
+    model: LlamaCppModel, tmp_path: Path
+) -> None:
+    """Durable runs and tapes join the run's door; they never copy the model, whose copy, once
+    collected, closed the engine the user's model still held ("engine was closed" on the next run)."""
+    import gc
+
+    from smol_core.durable import SQLiteStore
+    from smol_core.replay import recording
+
+    store = SQLiteStore(tmp_path / "runs.sqlite3")
+    agent = CodeAgent(
+        tools=[],
+        model=model,
+        use_structured_outputs_internally=True,
+        verbosity_level=LogLevel.OFF,
+        checkpoint_store=store,
+        max_steps=1,
+    )
+    with agent:
+        agent.run("What is 2 plus 3?", run_id="kept-usable")
+        with recording(agent, tmp_path / "run.cassette"):
+            agent.run("What is 2 plus 3?")
+        gc.collect()
+        assert agent.model is model
+        assert agent.run("What is 17 times 23?") == 391

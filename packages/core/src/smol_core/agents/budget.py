@@ -6,20 +6,26 @@ it is reached, before the next step, without forcing an answer: the run's memory
 run, its checkpoint) is intact, and `resume(run_id, budget=...)` with a larger budget goes on where it
 stopped.
 
-What counts is read from the run's memory, so a resumed run counts what it spent before its process
-died: tokens and cost over every model call of the run (planning too), wall time as the sum of its
-steps' durations, and the action steps taken. Cost is priced by the model (`Model.cost_of`, which
-the LiteLLM plugin answers from LiteLLM's bundled price map, offline); a cost budget on a model that
-prices nothing is refused when the run starts, not discovered at the end.
+Tokens and cost are counted at the run's door (`effects.py`), call by call, where each call
+is made: drafts that lost their vote, plans, the last-chance answer, and every call of the team
+members the run calls (their runs share the budget of the run that called them). A reply that
+reports no usage, or a negative count, is not taken for zero: the budget cannot count it, and the
+run stops with that said. A tokens budget on a model that declares it reports no usage
+(`ModelCapabilities.reports_usage`), or a cost budget on one that prices nothing (`Model.cost_of`,
+which the LiteLLM plugin answers from LiteLLM's bundled price map, offline), is refused when the run
+starts, not discovered at the end. A durable run saves what it spent with its checkpoint, so a
+resumed run counts what it spent before its process died. Wall time is the sum of the run's steps'
+durations, and steps are the action steps taken, both read from its memory.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from smol_core.effects import ModelCall, RunExtension
 from smol_core.errors import BudgetExceededError, SmolError
 from smol_core.memory import ActionStep, MemoryStep, PlanningStep
 from smol_core.messages import TokenUsage
@@ -84,8 +90,18 @@ def _cost_of(model: Any, usage: Any) -> float | None:
 
 
 def check_can_price(budget: RunBudget | None, model: Any) -> None:
-    """A cost budget needs a model that prices its calls: refuse it at the start, with what to do."""
-    if budget is None or budget.cost is None:
+    """A cost budget needs a model that prices its calls, and a tokens budget one that reports its
+    usage: refuse either at the start, with what to do."""
+    if budget is None:
+        return
+    capabilities = getattr(model, "capabilities", None)
+    if budget.tokens is not None and not getattr(capabilities, "reports_usage", True):
+        raise SmolError(
+            f"RunBudget(tokens=...) needs token counts, and {type(model).__name__} "
+            f"({getattr(model, 'model_id', None) or 'no model id'}) reports none: use a steps or seconds "
+            "budget, or a model whose plugin reports usage"
+        )
+    if budget.cost is None:
         return
     if _cost_of(model, TokenUsage(1, 1)) is None:
         raise SmolError(
@@ -95,31 +111,65 @@ def check_can_price(budget: RunBudget | None, model: Any) -> None:
         )
 
 
-def check_budget(budget: RunBudget | None, steps: Sequence[MemoryStep], model: Any) -> None:
-    """Raise `BudgetExceededError` when what the run spent reached one of `budget`'s limits."""
-    if budget is None:
-        return
-    spent = spend(steps, model, priced=budget.cost is not None)  # a price lookup per step only if asked
-    reached = [
-        (kind, used, limit)
-        for kind, used, limit in (
-            ("tokens", spent.tokens, budget.tokens),
-            ("cost", spent.cost, budget.cost),
-            ("seconds", spent.seconds, budget.seconds),
-            ("steps", spent.steps, budget.steps),
-        )
-        if limit is not None and used is not None and used >= limit
-    ]
-    if not reached:
-        return
-    kind, used, limit = reached[0]
-    raise BudgetExceededError(
-        f"the run's {kind} budget is spent ({_amount(kind, used)} of {_amount(kind, limit)}) after "
-        f"{spent.steps} step(s): it stopped before its next step; resume it with a larger budget "
-        "(agent.resume(run_id, budget=RunBudget(...)) for a durable run) to go on",
-        kind=kind,
-        spent=spent,
-    )
+@dataclass
+class BudgetExtension(RunExtension):
+    """A run's budget at its door: every model call is checked before it is made and counted after,
+    over the run and every team-member run it calls (`runs`, shared with their extensions)."""
+
+    budget: RunBudget
+    runs: list[Any] = field(default_factory=list)
+
+    def open(self, run: Any) -> None:
+        check_can_price(self.budget, run.agent.model)
+        self.runs.append(run)
+
+    def child(self, member: str) -> BudgetExtension:
+        return BudgetExtension(self.budget, self.runs)
+
+    def before_model_call(self, call: ModelCall) -> None:
+        self._check(call.run, at_step=False)
+
+    def step_starting(self, run: Any) -> None:
+        self._check(run, at_step=True)
+
+    def _check(self, run: Any, at_step: bool) -> None:
+        budget = self.budget
+        tokens, uncounted = 0, 0
+        cost: float | None = 0.0
+        for each in self.runs:
+            spending = each.spending
+            tokens += spending.tokens
+            uncounted += spending.uncounted
+            cost = None if cost is None or spending.cost is None else cost + spending.cost
+        steps = run.memory.steps if run is not None else []
+        own = spend(steps, None, priced=False)
+        spent = Spend(tokens=tokens, cost=cost, seconds=own.seconds, steps=own.steps)
+        if uncounted and (budget.tokens is not None or budget.cost is not None):
+            raise BudgetExceededError(
+                f"the run's budget cannot be counted: {uncounted} model repl{'y' if uncounted == 1 else 'ies'} "
+                "reported no token usage (or a negative one), which is not taken for zero; it stopped "
+                "before its next model call. Use a model whose plugin reports usage, or a steps or seconds budget",
+                kind="tokens" if budget.tokens is not None else "cost",
+                spent=spent,
+            )
+        limits = [("tokens", spent.tokens, budget.tokens), ("cost", spent.cost, budget.cost)]
+        if at_step:
+            limits += [("seconds", spent.seconds, budget.seconds), ("steps", spent.steps, budget.steps)]
+        reached = [
+            (kind, used, limit)
+            for kind, used, limit in limits
+            if limit is not None and used is not None and used >= limit
+        ]
+        if reached:
+            kind, used, limit = reached[0]
+            when = "before its next step" if at_step else "before its next model call"
+            raise BudgetExceededError(
+                f"the run's {kind} budget is spent ({_amount(kind, used)} of {_amount(kind, limit)}) after "
+                f"{spent.steps} step(s): it stopped {when}; resume it with a larger budget "
+                "(agent.resume(run_id, budget=RunBudget(...)) for a durable run) to go on",
+                kind=kind,
+                spent=spent,
+            )
 
 
 def _amount(kind: str, value: float) -> str:

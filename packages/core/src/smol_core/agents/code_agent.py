@@ -27,8 +27,7 @@ from smol_core.agents.prompts import (
 )
 from smol_core.agents.run_state import RunState, current_run
 from smol_core.agents.tool_wrappers import managed_agent_callable, tool_callable
-from smol_core.durable import runner as durable
-from smol_core.errors import AgentExecutionError, AgentGenerationError, AgentParsingError
+from smol_core.errors import AgentExecutionError, AgentGenerationError, AgentParsingError, BudgetExceededError
 from smol_core.executors.base import BASE_BUILTIN_MODULES, CodeOutput, InterpreterError, PythonExecutor
 from smol_core.executors.smolagents_support import fix_final_answer_code
 from smol_core.memory import ActionStep, ToolCall
@@ -242,12 +241,14 @@ class CodeAgent(MultiStepAgent):
         self.logger.print(self.prompting_mode(), level=LogLevel.INFO)
         executor = self.python_executor
         executor.send_variables(self.state)
-        ledger = durable.tool_ledger(self._current_run())  # a durable run's: calls made once
+        door = self._run().door  # every call of the code goes through the run's door (effects.py)
         callables: dict[str, Any] = {
-            name: tool_callable(tool, self.tool_timeout_seconds, self.tool_budget, ledger)
+            name: tool_callable(tool, self.tool_timeout_seconds, self.tool_budget, door)
             for name, tool in self.tools.items()
         }
-        callables.update({name: managed_agent_callable(agent) for name, agent in self.managed_agents.items()})
+        callables.update(
+            {name: managed_agent_callable(agent, door) for name, agent in self.managed_agents.items()}
+        )
         executor.send_tools(callables)
 
     # --- one step ----------------------------------------------------------------------------
@@ -277,6 +278,8 @@ class CodeAgent(MultiStepAgent):
                     yield delta
                 return agglomerate_stream_deltas(deltas)
             return self.model.generate(messages, stop_sequences=stop_sequences, **extra)
+        except BudgetExceededError:
+            raise  # the run stops on its budget: not the model's failure
         except Exception as error:
             raise AgentGenerationError(
                 f"The model failed to generate a reply: {error}", self.logger

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from smol_core import instrumentation
 from smol_core.agents.prompts import populate_template
-from smol_core.errors import AgentError, AgentMaxStepsError
+from smol_core.errors import AgentError, AgentMaxStepsError, BudgetExceededError
 from smol_core.memory import ActionStep
 from smol_core.messages import ChatMessage, MessageRole, Timing
 
@@ -100,5 +100,7 @@ def ask_for_final_answer(agent: MultiStepAgent, task: str, images: list[Any] | N
     """The model's best answer from the memory; a model that fails gives a message that says so."""
     try:
         return agent.model.generate(agent._final_answer_messages(task, images))
+    except BudgetExceededError:
+        raise  # the run stops on its budget: not the model's failure
     except Exception as error:
         return ChatMessage(MessageRole.ASSISTANT, f"Error in generating final LLM output: {error}")

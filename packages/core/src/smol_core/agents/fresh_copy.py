@@ -28,6 +28,7 @@ def fresh_copy(agent: MultiStepAgent) -> MultiStepAgent:
     twin._active_runs = 0
     twin._runs_lock = threading.Lock()
     twin.monitor = Monitor(agent.model, agent.logger)
+    twin.run_extensions = list(agent.run_extensions)  # a tape on one copy is not on the others
     twin.tool_budget = StepToolBudget(agent.tool_budget.seconds)
     twin.managed_agents = {name: managed.fresh_copy() for name, managed in agent.managed_agents.items()}
     # a tool that keeps state between calls (an interpreter's namespace) says so with a

@@ -23,7 +23,7 @@ from smol_core.agents.agent_setup import (
     tools_by_name,
     with_smolagents_keys,
 )
-from smol_core.agents.budget import RunBudget, check_budget
+from smol_core.agents.budget import RunBudget
 from smol_core.agents.duck_model import as_agent_model
 from smol_core.agents.events import ActionOutput
 from smol_core.agents.final_answer import (
@@ -44,7 +44,7 @@ from smol_core.agents.prompts import (
 from smol_core.agents.run import AgentRun, end_step_span
 from smol_core.agents.run_state import RunAttribute, RunState, current_run
 from smol_core.agents.saved_settings import IgnoredSetting
-from smol_core.durable import runner as durable
+from smol_core.effects import RunExtension
 from smol_core.errors import AgentError, AgentGenerationError
 from smol_core.loading import load_checkpoint_store
 from smol_core.memory import (
@@ -84,6 +84,19 @@ class MultiStepAgent(ABC):
         """The run executing in this context, or else the last one started."""
         return current_run(self) or self._last_run
 
+    @property
+    def model(self) -> Model:
+        """The agent's model. While one of its runs executes with extensions at its door (a durable
+        run, a budget, a tape), that run's `RunModel`: the same model, its calls through the door
+        (effects.py); the model object itself is never copied or changed."""
+        run = current_run(self)
+        # a RunModel has the model's interface (its calls, and every attribute through the model)
+        return cast(Model, run.door.model(self._model)) if run is not None else self._model
+
+    @model.setter
+    def model(self, model: Model) -> None:
+        self._model = model
+
     def __init__(
         self,
         tools: Iterable[Tool | Callable[..., Any]],
@@ -115,6 +128,9 @@ class MultiStepAgent(ABC):
         )
         # what each run may spend (tokens, cost, time, steps); `run(budget=...)` overrides it
         self.budget = budget
+        # what joins the door of every run of this agent, besides what each run asks for itself
+        # (effects.py); `smol_core.replay.recording(...)` adds its tape here for its block
+        self.run_extensions: list[RunExtension] = []
         self._last_run = RunState(memory=AgentMemory(""))  # until the system prompt can be built
         self._active_runs = 0
         self._runs_lock = threading.Lock()
@@ -254,11 +270,12 @@ class MultiStepAgent(ABC):
     def _run_stream(
         self, task: str, max_steps: int, images: list[Any] | None = None
     ) -> Generator[StreamEvent]:
-        self.step_number = durable.first_step(self, self._run())
+        door = self._run().door
+        self.step_number = door.first_step()
         final_answer: Any = None
         returned_final_answer = False
         while not returned_final_answer and self.step_number <= max_steps:
-            check_budget(getattr(self._run(), "budget", None), self.memory.steps, self.model)
+            door.step_starting()
             if self.interrupt_switch:
                 raise AgentError("Agent interrupted.", self.logger)
             if self.planning_interval is not None and (
@@ -316,7 +333,7 @@ class MultiStepAgent(ABC):
                     self._finalize_step(action_step)
                     self.memory.steps.append(action_step)
                 end_step_span(step_span, action_step)
-            durable.after_step(self, self._run())
+            door.step_ended()
             yield action_step
             self.step_number += 1
         if not returned_final_answer:
@@ -324,7 +341,7 @@ class MultiStepAgent(ABC):
         # a str, image or audio answer becomes an agent type that displays (notebook, UI) and saves
         final_step = FinalAnswerStep(output=handle_agent_output_types(final_answer))
         self._run().run_span.set("output", final_step.output)
-        durable.finished(self._run(), final_step)
+        door.run_finished(final_step.output)
         self.step_callbacks.callback(final_step, agent=self)
         yield final_step
 

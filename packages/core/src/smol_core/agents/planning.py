@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from smol_core import instrumentation
 from smol_core.agents.prompts import populate_template
-from smol_core.errors import AgentGenerationError
+from smol_core.errors import AgentGenerationError, BudgetExceededError
 from smol_core.memory import PlanningStep
 from smol_core.messages import ChatMessage, MessageRole, Timing
 from smol_core.monitoring import LogLevel
@@ -56,6 +56,8 @@ def planning_step(
     try:
         with instrumentation.span("planning", "planning", {"step.number": agent.step_number}):
             message = agent.model.generate(input_messages, stop_sequences=["<end_plan>"])
+    except BudgetExceededError:
+        raise  # the run stops on its budget: not the model's failure
     except Exception as error:
         raise AgentGenerationError(f"The model failed while planning: {error}", agent.logger) from error
     plan = (message.text or "").split("<end_plan>")[0].strip()

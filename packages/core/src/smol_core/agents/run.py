@@ -4,9 +4,10 @@ Why: an agent is configuration (model, tools, prompts, the step strategy) that u
 call many times, concurrently too (a managed agent called by two tool calls at once). What one call
 to `run()` owns lives here: the `RunState` the agent's `memory`, `task`, `step_number`... are views
 of (agents/run_state.py); the binding that makes it the agent's current run while its steps execute;
-the span that traces it; its end, however it ends (finished, failed, a stream dropped); the durable
-link that checkpoints it (durable/); and its result, streamed or whole. A durable run saves and
-resumes this object's state; a team hands it its task (agents/team_membership.py).
+the span that traces it; its door, through which every effect goes and which its extensions join
+(effects.py: a durable run's checkpoints, a budget, a tape); its end, however it ends
+(finished, failed, a stream dropped); and its result, streamed or whole. A team hands it its task
+(agents/team_membership.py).
 
 The steps themselves come from the agent (`MultiStepAgent._run_stream`): the loop, planning and the
 subclass's `_step_stream` are the agent's strategy, which smolagents' users override and call.
@@ -21,11 +22,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from smol_core import instrumentation
+from smol_core.agent_types import handle_agent_output_types
 from smol_core.agents import team_membership
-from smol_core.agents.budget import RunBudget, check_can_price
+from smol_core.agents.budget import BudgetExtension, RunBudget
 from smol_core.agents.result import RunEnd, RunResult
 from smol_core.agents.run_state import RunState, _Binding, bound_to
-from smol_core.durable import runner as durable
+from smol_core.effects import RunDoor, RunExtension, handed_down
 from smol_core.errors import AgentMaxStepsError, BudgetExceededError, SmolError
 from smol_core.memory import (
     ActionStep,
@@ -52,6 +54,7 @@ class AgentRun(RunState):
     stream: bool = False
     return_full_result: bool | None = None
     budget: RunBudget | None = None
+    max_steps: int | None = None
 
     # --- beginning -----------------------------------------------------------------------------
 
@@ -86,11 +89,10 @@ class AgentRun(RunState):
         """Run from the first step: the task (from a team's inbox when None), then the steps."""
         binding = _Binding(self.agent, self)
         try:
-            check_can_price(self.budget, self.agent.model)
-            if run_id is None:
-                _check_approvals_can_pause(self.agent)
-            if run_id is not None:
-                durable.start(self.agent, self, run_id, max_steps, task)
+            self.max_steps = max_steps
+            checkpoint = self._open_door(_durable(self.agent, run_id, "new") if run_id is not None else None)
+            if checkpoint is not None:  # a team member's sub-run that a first attempt at the call began
+                return self._go_on(checkpoint)
             instrumentation.discover()
             trace_parent = None
             if task is None:
@@ -105,6 +107,20 @@ class AgentRun(RunState):
             raise
         finally:
             binding.close()
+
+    def _open_door(self, durable: RunExtension | None) -> Any:
+        """The run's door, from what its manager's run hands down, the agent's own extensions, its
+        durable link and its budget; opened (which may refuse the run). The checkpoint to go on from,
+        where an extension has one."""
+        extensions = [*handed_down(), *getattr(self.agent, "run_extensions", ())]
+        if durable is not None:
+            extensions.append(durable)
+        if self.budget is not None:
+            extensions.append(BudgetExtension(self.budget))
+        self.door = RunDoor(extensions, self)
+        if not any(getattr(extension, "pauses_for_approval", False) for extension in extensions):
+            _check_approvals_can_pause(self.agent)
+        return self.door.open()
 
     def _begin(
         self, task: str, reset: bool, images: list[Any] | None, additional_args: dict[str, Any] | None
@@ -134,34 +150,36 @@ class AgentRun(RunState):
 
     def resume(self, run_id: str, max_steps: int | None) -> Any:
         """Continue the durable run `run_id` from its latest checkpoint (durable/runner.py)."""
-        agent = self.agent
-        binding = _Binding(agent, self)
+        binding = _Binding(self.agent, self)
         try:
-            check_can_price(self.budget, agent.model)
-            checkpoint = durable.attach_resumed(agent, self, run_id, max_steps)
-            self.state = {}
-            self.task = checkpoint.task
-            self.memory.system_prompt = SystemPromptStep(system_prompt=agent.system_prompt)
-            self.memory.steps = [
-                cast(TaskStep | ActionStep | PlanningStep, step) for step in checkpoint.steps
-            ]
-            agent.monitor.reset()
-            agent.logger.log_task(
-                content=f"(resumed at step {checkpoint.step_number}) {checkpoint.task.strip()}",
-                subtitle=run_id,
-                title=agent.name,
-            )
-            agent._prepare_run()
-            durable.restore_namespace(agent, checkpoint)
-            durable.restore_tools(agent, checkpoint)
-            return self.deliver(
-                self.events(checkpoint.task, checkpoint.max_steps or agent.max_steps, None, None)
-            )
+            self.max_steps = max_steps
+            checkpoint = self._open_door(_durable(self.agent, run_id, "resume"))
+            return self._go_on(checkpoint)
         except BaseException:
             self.end()
             raise
         finally:
             binding.close()
+
+    def _go_on(self, checkpoint: Any) -> Any:
+        """Go on from `checkpoint` (its task, memory and step counter; the door's extensions give back
+        the rest), or give its answer where the run had finished."""
+        agent = self.agent
+        if checkpoint.status == "finished":
+            return self.deliver(self._ending(_answer(checkpoint.final_answer)))
+        self.state = {}
+        self.task = checkpoint.task
+        self.memory.system_prompt = SystemPromptStep(system_prompt=agent.system_prompt)
+        self.memory.steps = [cast(TaskStep | ActionStep | PlanningStep, step) for step in checkpoint.steps]
+        agent.monitor.reset()
+        agent.logger.log_task(
+            content=f"(resumed at step {checkpoint.step_number}) {checkpoint.task.strip()}",
+            subtitle=checkpoint.run_id,
+            title=agent.name,
+        )
+        agent._prepare_run()
+        self.door.resumed()
+        return self.deliver(self.events(checkpoint.task, checkpoint.max_steps or agent.max_steps, None, None))
 
     # --- the events ----------------------------------------------------------------------------
 
@@ -222,8 +240,9 @@ class AgentRun(RunState):
     # --- the end -------------------------------------------------------------------------------
 
     def end(self) -> None:
-        """The run is over (idempotent): its durable lease goes back, and the agent's hook runs once."""
-        durable.end(self)
+        """The run is over (idempotent): its extensions close (a durable lease goes back), and the
+        agent's hook runs once."""
+        self.door.run_ended()
         agent = self.agent
         with agent._runs_lock:
             if self.ended:
@@ -265,6 +284,20 @@ def end_step_span(scope: Any, step: ActionStep) -> None:
         scope.set("usage.output_tokens", step.token_usage.output_tokens)
     scope.set("step.final", bool(step.is_final_answer))
     scope.end()
+
+
+def _durable(agent: Any, run_id: str, mode: str) -> RunExtension:
+    """The durable link of a run given a `run_id` (durable/runner.py)."""
+    from smol_core.durable.runner import DurableRun
+
+    if mode == "new":
+        return DurableRun.for_new_run(agent, run_id)
+    return DurableRun.for_resume(agent, run_id)
+
+
+def _answer(output: Any) -> Generator[StreamEvent]:
+    """The events of a run that had already finished: its answer alone."""
+    yield FinalAnswerStep(output=handle_agent_output_types(output))
 
 
 def _check_approvals_can_pause(agent: Any) -> None:

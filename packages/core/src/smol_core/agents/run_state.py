@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Generic, TypeVar, overload
 
+from smol_core.effects import RunDoor, RunSpending
 from smol_core.memory import AgentMemory
 
 T = TypeVar("T")
@@ -51,8 +52,10 @@ class RunState:
     executor: Any = None
     """A code executor of this run's own: only when another run of the same agent was still using
     the agent's (two code runs in one worker would share variables)."""
-    durable: Any = None
-    """A durable run's link to its checkpoint store (`smol_core.durable.runner.DurableRun`), or None."""
+    door: RunDoor = field(default_factory=RunDoor)
+    """What the run's effects go through (`effects.py`): empty until the run opens it."""
+    spending: RunSpending = field(default_factory=RunSpending)
+    """What the run's own model calls cost, counted at its door."""
 
 
 def current_run(agent: Any) -> RunState | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import inspect
 import json
@@ -17,13 +18,14 @@ from smol_core.agents.multi_step import MultiStepAgent, StreamEvent
 from smol_core.agents.parsing import as_text, parse_json_blob, reply_text, truncate_content
 from smol_core.agents.prompts import PromptTemplates, populate_template, tool_calling_agent_templates
 from smol_core.agents.tool_wrappers import managed_agent_callable
-from smol_core.durable import runner as durable
+from smol_core.effects import ToolEffect
 from smol_core.errors import (
     AgentError,
     AgentGenerationError,
     AgentParsingError,
     AgentToolCallError,
     AgentToolExecutionError,
+    BudgetExceededError,
 )
 from smol_core.json_limits import JSONLimitError, parse_arguments
 from smol_core.memory import ActionStep, ToolCall
@@ -94,6 +96,8 @@ class ToolCallingAgent(MultiStepAgent):
             message = self.model.generate(
                 self._final_answer_messages(task, images), tools_to_call_from=[_TextAnswer()]
             )
+        except BudgetExceededError:
+            raise  # the run stops on its budget: not the model's failure
         except Exception:
             return super().provide_final_answer(task, images)
         for call in message.tool_calls or []:
@@ -131,6 +135,8 @@ class ToolCallingAgent(MultiStepAgent):
             return self.model.generate(
                 messages, stop_sequences=stop, tools_to_call_from=tools, **self._grammar_keywords()
             )
+        except BudgetExceededError:
+            raise  # the run stops on its budget: not the model's failure
         except Exception as error:
             raise AgentGenerationError(
                 f"The model failed to generate a reply: {error}", self.logger
@@ -234,8 +240,14 @@ class ToolCallingAgent(MultiStepAgent):
         if len(calls) == 1:
             yield self._run_one(calls[0])
             return
-        # the pool's threads do not inherit the step's context: each call's span takes it explicitly
-        run_one = functools.partial(self._run_one, trace_parent=instrumentation.capture())
+        # the pool's threads do not inherit the step's context: each call runs in a copy of it (the
+        # run it belongs to, and so its door), and its span takes the step's as its parent
+        context = contextvars.copy_context()
+        run_one_here = functools.partial(self._run_one, trace_parent=instrumentation.capture())
+
+        def run_one(call: ToolCall) -> ToolOutput:
+            return context.copy().run(run_one_here, call)
+
         with ThreadPoolExecutor(max_workers=self.max_tool_threads) as pool:
             yield from pool.map(run_one, calls)
 
@@ -281,8 +293,10 @@ class ToolCallingAgent(MultiStepAgent):
                 f"Unknown tool {tool_name!r}; the tools are: {', '.join(available)}.", self.logger
             )
         target: Any = available[tool_name]
+        door = self._run().door  # every call goes through the run's door (effects.py)
         if tool_name in self.managed_agents:
-            target = managed_agent_callable(target)  # the model hands over a task, never run() options
+            # the model hands over a task, never run() options
+            target = managed_agent_callable(target, door)
         arguments = self._substitute_state_variables(arguments)
         try:
             if isinstance(target, Tool):
@@ -302,15 +316,14 @@ class ToolCallingAgent(MultiStepAgent):
                 def call_tool() -> Any:
                     return self.tool_budget.call(run_tool, limit, tool_name)
 
-                ledger = durable.tool_ledger(self._run())  # a durable run's: calls made once
-                if ledger is not None:
-                    safe, approval = (
-                        bool(getattr(tool, "idempotent", False)),
-                        bool(getattr(tool, "requires_approval", False)),
-                    )
-                    result = ledger.call(tool_name, arguments, safe, call_tool, approval)
-                else:
-                    result = call_tool()
+                effect = ToolEffect(
+                    tool_name,
+                    arguments,
+                    "tool",
+                    bool(getattr(tool, "idempotent", False)),
+                    bool(getattr(tool, "requires_approval", False)),
+                )
+                result = door.tool_call(effect, call_tool)
                 # an image or audio result displays (UI, notebook) and reaches the model as an image
                 return handle_agent_output_types(result, tool.output_type)
             if isinstance(arguments, dict):

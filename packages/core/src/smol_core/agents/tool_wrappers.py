@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from smol_core.agent_types import handle_agent_input_types
-from smol_core.durable.tool_ledger import ToolLedger
+from smol_core.effects import RunDoor, ToolEffect
 from smol_core.tools.time_limit import DEFAULT_TOOL_TIMEOUT_SECONDS, StepToolBudget, tool_time_limit
 from smol_core.tools.tool import Tool
 
@@ -22,30 +22,29 @@ def tool_callable(
     tool: Tool,
     timeout_seconds: float | None = DEFAULT_TOOL_TIMEOUT_SECONDS,
     budget: StepToolBudget | None = None,
-    ledger: ToolLedger | None = None,
+    door: RunDoor | None = None,
 ) -> Callable[..., Any]:
     """A callable for code actions: validates arguments, then runs the tool (async tools stay async)
-    within its time limit and the step's tool time `budget` (`tools/time_limit.py`); in a durable
-    run, through its `ledger`, so that a resumed step does not make a finished call again."""
+    within its time limit and the step's tool time `budget` (`tools/time_limit.py`), through the
+    run's `door` (effects.py: a durable run's ledger makes a finished call only once)."""
+    door = door or RunDoor()
     idempotent = bool(getattr(tool, "idempotent", False))
     approval = bool(getattr(tool, "requires_approval", False))
     forward = getattr(tool, "func", None) or tool.forward
     limit = tool_time_limit(tool, timeout_seconds)
     budget = budget or StepToolBudget(None)
+
+    def effect(bound: dict[str, Any]) -> ToolEffect:
+        return ToolEffect(tool.name, bound, "tool", idempotent, approval)
+
     if inspect.iscoroutinefunction(forward):
 
         async def call_async(*args: Any, **kwargs: Any) -> Any:
             bound = tool.check_arguments(args, kwargs)
             if not getattr(tool, "is_initialized", False):
                 tool.setup()
-            if ledger is None:
-                return await budget.call_async(forward(**bound), limit, tool.name)
-            return await ledger.call_async(
-                tool.name,
-                bound,
-                idempotent,
-                lambda: budget.call_async(forward(**bound), limit, tool.name),
-                approval,
+            return await door.tool_call_async(
+                effect(bound), lambda: budget.call_async(forward(**bound), limit, tool.name)
             )
 
         functools.update_wrapper(call_async, forward)
@@ -57,15 +56,7 @@ def tool_callable(
         # wrapped as an agent type (a tool declared "string" that returns bytes must still give bytes)
         raw_args, raw_kwargs = handle_agent_input_types(*args, **kwargs)
         bound = tool.check_arguments(tuple(raw_args), raw_kwargs)
-        if ledger is None:
-            return budget.call(lambda: tool(**bound), limit, tool.name)
-        return ledger.call(
-            tool.name,
-            bound,
-            idempotent,
-            lambda: budget.call(lambda: tool(**bound), limit, tool.name),
-            approval,
-        )
+        return door.tool_call(effect(bound), lambda: budget.call(lambda: tool(**bound), limit, tool.name))
 
     call.__name__ = tool.name
     call.__doc__ = tool.description
@@ -75,18 +66,22 @@ def tool_callable(
 MANAGED_AGENT_ARGUMENTS = ("task", "additional_args")
 
 
-def managed_agent_callable(agent: Any) -> Callable[..., Any]:
-    """A callable that runs `agent` with a task and, optionally, values to hand over: nothing else.
+def managed_agent_callable(agent: Any, door: RunDoor | None = None) -> Callable[..., Any]:
+    """A callable that runs `agent` with a task and, optionally, values to hand over: nothing else,
+    through the calling run's `door` (a durable run's ledger, its approval policy and budget cover
+    the member's call and, handed down, the member's own run: effects.py).
 
     The model is the caller here, and `agent.__call__` passes extra keywords on to `run()`: a model
     that could add `max_steps=10**9`, `reset=False` or `stream=True` would set the team member's
     budget and behaviour. So only `task` and `additional_args` get through; any other argument is a
     `TypeError` that names the two (shown to the model as the step's error).
     """
+    door = door or RunDoor()
 
     def call(*args: Any, **kwargs: Any) -> Any:
         task, additional_args = _managed_agent_arguments(agent.name, args, kwargs)
-        return agent(task, additional_args=additional_args)
+        effect = ToolEffect(agent.name, {"task": task, "additional_args": additional_args}, "member")
+        return door.tool_call(effect, lambda: agent(task, additional_args=additional_args))
 
     call.__name__ = agent.name
     call.__doc__ = agent.description

@@ -62,6 +62,10 @@ class Checkpoint:
     tool_states: dict[str, Any] = field(default_factory=dict)
     """What stateful tools hold between calls (durable/tool_state.py), by tool name: a team
     member's inbox position."""
+    run_state: dict[str, Any] = field(default_factory=dict)
+    """A ToolCallingAgent's `additional_args` (a CodeAgent's are among the sandbox's variables)."""
+    spending: list[Any] | None = None
+    """What the run's own model calls cost so far (`agents.budget.RunSpending.to_data`)."""
     status: str = "running"
     final_answer: Any = None
     max_steps: int | None = None
@@ -96,6 +100,8 @@ def dump(
         "final_answer": encode(checkpoint.final_answer),
         "tool_ledger": [_ledger_entry_to_data(entry) for entry in checkpoint.tool_ledger],
         "tool_states": {str(name): encode(state) for name, state in checkpoint.tool_states.items()},
+        "run_state": {str(name): encode(value) for name, value in checkpoint.run_state.items()},
+        "spending": checkpoint.spending,
     }
     return json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=True).encode("utf-8")
 
@@ -139,6 +145,12 @@ def _checkpoint(document: dict[str, Any]) -> Checkpoint:
     tool_states = document.get("tool_states", {})
     if type(tool_states) is not dict:
         raise TypeError("the tools' states are not an object")
+    run_state = document.get("run_state", {})
+    if type(run_state) is not dict:
+        raise TypeError("the run's values are not an object")
+    spending = document.get("spending")
+    if spending is not None and type(spending) is not list:
+        raise TypeError("the run's spending is not a list")
     max_steps, interval = document.get("max_steps"), document.get("planning_interval")
     return Checkpoint(
         run_id=str(document["run_id"]),
@@ -154,6 +166,8 @@ def _checkpoint(document: dict[str, Any]) -> Checkpoint:
         final_answer=decode(document["final_answer"]),
         tool_ledger=[_ledger_entry(entry, decode) for entry in document.get("tool_ledger", [])],
         tool_states={str(name)[:200]: decode(state) for name, state in tool_states.items()},
+        run_state={str(name): decode(value) for name, value in run_state.items()},
+        spending=spending,
         max_steps=None if max_steps is None else int(max_steps),
         planning_interval=None if interval is None else int(interval),
     )

@@ -1,39 +1,52 @@
-"""How a run becomes durable: the few calls the agent loop makes, and `resume`.
+"""Durable runs as an extension of the run's door (`effects.py`).
 
-The run (agents/run.py) calls `start` when `run(..., run_id=...)` begins and `end` when it stops for
-any reason; the loop (agents/multi_step.py) calls `first_step` for its step counter, `after_step`
-when a step is in memory and `finished` with the final answer; each is a no-op for a run without
-`run_id`. `attach_resumed` links a resumed run to its latest checkpoint, from which the run rebuilds
-its memory (and `restore_namespace` its sandbox) and drives the same loop from the next step. This
-floor sits below the agent loop: it reaches the agent and its run through their attributes only.
+A run given a `run_id` (or resumed, or a team member's run called by a durable run) has a
+`DurableRun` among its extensions: it takes the run's lease, answers the model calls a resumed step
+already got (the journal: every reply is saved with the run's last step state as soon as it
+arrives), passes every tool and team-member call through the tool ledger (made once across crashes,
+approved first where asked), and saves the run's state when each step ends. The loop knows none of
+this: it calls the door.
 
 What a checkpoint captures (`durable/checkpoint.py`): the task, the memory steps, the step counter
 (planning follows from it and from the memory, as in an uninterrupted run), model replies received
-since the last step (`durable/journal.py`), and a CodeAgent's sandbox variables, read back through
-the executor's `namespace` exchange (typed codec, budgeted decoder: never pickle from the worker).
-Values the codec cannot carry (functions, classes, modules, open files, generators...) are listed in
-the checkpoint, and the resumed run's first observation names them, so the model defines them again
-instead of failing on a NameError it cannot explain.
+since the last step, what the run spent, a ToolCallingAgent's `additional_args` (its tool calls
+name them), and a CodeAgent's sandbox variables, read back through the executor's `namespace`
+exchange (typed codec, budgeted decoder: never pickle from the worker). Values the codec cannot
+carry (functions, classes, modules, open files, generators...) are listed in the checkpoint, and the
+resumed run's first observation names them, so the model defines them again instead of failing on a
+NameError it cannot explain.
+
+A team member called by a durable run runs as a durable sub-run of its own (`child`), under the
+id `<run id>.<member>.<call>`, in the manager's store, with the manager's approval policy: its calls
+are made once and approved as the manager's are, and a crash in the middle of its work resumes it
+where it was instead of starting it again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import smol_core.durable.checkpoint as checkpoint_format
-import smol_core.durable.journal as journal
 from smol_core.durable.checkpoint import Checkpoint
-from smol_core.durable.errors import ApprovalPendingError, CheckpointError, RunFinishedError, RunNotFoundError
+from smol_core.durable.errors import (
+    ApprovalPendingError,
+    CheckpointError,
+    CheckpointFormatError,
+    RunFinishedError,
+    RunNotFoundError,
+)
 from smol_core.durable.sqlite_store import SQLiteStore
 from smol_core.durable.steps import step_to_data
 from smol_core.durable.store import CheckpointStore, Lease
-from smol_core.durable.tool_ledger import ToolLedger
+from smol_core.durable.tool_ledger import ToolLedger, idempotency_key
 from smol_core.durable.tool_state import capture_tool_states, restore_tool_states
+from smol_core.effects import ModelCall, RunExtension, RunSpending, ToolEffect
 from smol_core.executors.worker.protocol import UnserializableValue, encode
-from smol_core.memory import ActionStep, FinalAnswerStep, MemoryStep
+from smol_core.memory import ActionStep, MemoryStep
 from smol_core.messages import ChatMessage
 
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")
@@ -60,42 +73,151 @@ def read_checkpoint(store: CheckpointStore, run_id: str) -> Checkpoint | None:
     return checkpoint_format.load(stored.data, f"the checkpoint of run {run_id!r}")
 
 
-class DurableRun:
-    """A run's link to its store: the lease, the last step's state and the model-reply journal."""
+ApprovalPolicy = Callable[[str, Any], bool]
 
-    def __init__(self, agent: Any, store: CheckpointStore, lease: Lease, state: Checkpoint) -> None:
-        self.agent = agent
+
+class DurableRun(RunExtension):
+    """A run's link to its store: the lease, the last step's state, the journal and the tool ledger.
+
+    Made unopened (`for_new_run`, `for_resume`, `child`); `open` takes the lease and reads or writes
+    the first checkpoint as the run starts."""
+
+    def __init__(
+        self,
+        store: CheckpointStore,
+        run_id: str,
+        mode: str,
+        approval_policy: ApprovalPolicy | None = None,
+    ) -> None:
         self.store = store
-        self.lease = lease
-        self.state = state
-        # replies a resumed run takes instead of calling the model; each goes back into the journal
-        # as it is taken, so the journal always holds this step's replies once each, in order
-        self.replay = list(state.pending_replies)
-        state.pending_replies = []
+        self.run_id = check_run_id(run_id)
+        self.mode = mode
+        """"new" (refused if the id is taken), "resume" (refused if it is not), or "sub-run" (a team
+        member's: started, or resumed where a first attempt at the call left it)."""
+        self.approval_policy = approval_policy
+        self.agent: Any = None
+        self.run: Any = None
+        self.lease: Lease | None = None
+        self.state = Checkpoint(run_id=run_id, agent="", task="", step_number=1)
+        self.replay: list[ChatMessage] = []
         self._encoded: list[tuple[MemoryStep, dict[str, Any]]] = []  # steps never change once in memory
         self.released = False
-        self.resumed = bool(state.steps)
+        self.went_on = False
         self._namespace: dict[str, Any] | None = None  # the last step's namespace, encoded
-        # the current step's tool calls, saved as each starts and ends (durable/tool_ledger.py)
-        self.tools = ToolLedger(
-            state.tool_ledger,
-            lambda: self._save(at_boundary=False),
-            approval_policy=getattr(agent, "approval_policy", None),
-            run_id=state.run_id,
-        )
-        self.tools.step = state.step_number
+        self.paused_member: str | None = None
+        """Why the step stopped: a team member's sub-run waits for a person's decision."""
+        self.tools = self._ledger()
 
-    # --- the journal (durable/journal.py) -----------------------------------------------------
-    def replay_next(self) -> ChatMessage | None:
+    pauses_for_approval = True
+    """A durable run can wait for a person: its checkpoint outlives the process."""
+
+    @classmethod
+    def for_new_run(cls, agent: Any, run_id: str) -> DurableRun:
+        return cls(store_of(agent), run_id, "new", getattr(agent, "approval_policy", None))
+
+    @classmethod
+    def for_resume(cls, agent: Any, run_id: str) -> DurableRun:
+        return cls(store_of(agent), run_id, "resume", getattr(agent, "approval_policy", None))
+
+    def _ledger(self) -> ToolLedger:
+        ledger = ToolLedger(
+            self.state.tool_ledger,
+            lambda: self._save(at_boundary=False),
+            approval_policy=self.approval_policy,
+            run_id=self.run_id,
+        )
+        ledger.step = self.state.step_number
+        return ledger
+
+    # --- opening ------------------------------------------------------------------------------
+    def open(self, run: Any) -> Checkpoint | None:
+        """Take the run's lease; the checkpoint to go on from, or None for a new run (saved at its
+        first step, `first_step`)."""
+        agent = run.agent
+        self.agent, self.run = agent, run
+        if self.approval_policy is None:
+            self.approval_policy = getattr(agent, "approval_policy", None)
+        with _leased(self.store, self.run_id) as lease:
+            existing = read_checkpoint(self.store, self.run_id)
+            if self.mode == "new":
+                _refuse_taken(self.run_id, existing)
+            elif existing is None and self.mode == "resume":
+                raise RunNotFoundError(
+                    f"no run {self.run_id!r} in {self.store!r}: `smol runs list` shows the runs there"
+                )
+            elif existing is not None and existing.status == "finished" and self.mode == "resume":
+                raise RunFinishedError(f"run {self.run_id!r} already finished: there is nothing to resume")
+            if existing is not None:
+                _check_same_agent(self.run_id, existing, agent)
+        self.lease = lease
+        if existing is None:
+            self.state = Checkpoint(
+                run_id=self.run_id,
+                agent=_agent_label(agent),
+                task="",
+                step_number=1,
+                planning_interval=agent.planning_interval,
+            )
+        else:
+            self.state = existing
+            self.went_on = True
+            if existing.status != "finished":
+                existing.status = "running"
+            existing.max_steps = run.max_steps or existing.max_steps or agent.max_steps
+            run.spending = _spending(existing)
+        self.replay = list(self.state.pending_replies)
+        self.state.pending_replies = []
+        self.tools = self._ledger()
+        return existing
+
+    def child(self, member: str) -> DurableRun | None:
+        """The durable sub-run of a team member this run calls: named after the call's idempotency
+        key (the same in every attempt at the call), so a call made again after a crash resumes the
+        member where it was."""
+        key = idempotency_key()
+        if key is None:
+            return None
+        sub_run = f"{self.run_id}.{member}.{key[:12]}"
+        if len(sub_run) > 128:
+            sub_run = f"{hashlib.sha256(self.run_id.encode()).hexdigest()[:40]}.{member[:60]}.{key[:12]}"
+        return DurableRun(self.store, sub_run, "sub-run", self.approval_policy)
+
+    # --- the journal --------------------------------------------------------------------------
+    def answer_model_call(self, call: ModelCall) -> ChatMessage | None:
+        """A reply this step got before the process died: taken instead of asking the model again,
+        and journaled again as it is taken, so the journal holds this step's replies once each."""
         if not self.replay:
             return None
         message = self.replay.pop(0)
         self.state.pending_replies.append(message)
         return message
 
-    def record(self, message: ChatMessage) -> None:
-        self.state.pending_replies.append(message)
-        self._save(at_boundary=False)
+    def after_model_call(self, call: ModelCall, reply: ChatMessage, answered_by: RunExtension | None) -> None:
+        if answered_by is not self:
+            self.state.pending_replies.append(reply)
+            self._save(at_boundary=False)
+
+    # --- the ledger ---------------------------------------------------------------------------
+    def tool_call(self, effect: ToolEffect, proceed: Callable[[], Any]) -> Any:
+        try:
+            return self.tools.call(
+                effect.name,
+                effect.arguments,
+                effect.idempotent or effect.kind == "member",
+                proceed,
+                effect.requires_approval,
+            )
+        except ApprovalPendingError as paused:
+            if effect.kind == "member" and self.tools.pending is None:
+                # the member's own run paused for a person: this run pauses with it, its call to
+                # the member still in flight (resumed, not repeated, when this run is)
+                self.paused_member = str(paused)
+            raise
+
+    async def tool_call_async(self, effect: ToolEffect, proceed: Callable[[], Any]) -> Any:
+        return await self.tools.call_async(
+            effect.name, effect.arguments, effect.idempotent, proceed, effect.requires_approval
+        )
 
     # --- checkpoints --------------------------------------------------------------------------
     def _encoded_steps(self, steps: list[MemoryStep]) -> list[dict[str, Any]]:
@@ -111,11 +233,13 @@ class DurableRun:
         """Write the state. At a step boundary the memory is taken as it stands; a model reply's
         journal entry (`at_boundary=False`) keeps the memory of the last boundary, as the steps made
         since (a plan already appended) are made again on resume, from the journaled replies."""
+        assert self.lease is not None, "a durable run saves only once opened"
         if at_boundary:
             self.state.steps = list(self.agent.memory.steps)
         # at every save: a tool call's result saved by the ledger goes with the position it moved
         # the tool to (a message handed over is recorded with the message)
         self.state.tool_states = capture_tool_states(self.agent.tools)
+        self.state.spending = self.run.spending.to_data()
         steps = self.state.steps
         if self._namespace is None:
             self._namespace = {name: encode(value) for name, value in self.state.namespace.items()}
@@ -129,7 +253,7 @@ class DurableRun:
             task=self.state.task,
         )
 
-    def step_done(self, next_step: int) -> None:
+    def _step_done(self, next_step: int) -> None:
         """The step before `next_step` is in memory: save the run's state as it now stands. A step
         that gave the final answer finishes the run in the same write: a run killed right after it
         must not go on to another step when resumed."""
@@ -143,19 +267,47 @@ class DurableRun:
             self.state.status = "finished"
             self.state.final_answer = last.action_output
         self.state.namespace, self.state.modules, self.state.uncaptured = capture_namespace(self.agent)
+        self.state.run_state = capture_run_state(self.agent)
         self._namespace = None
         self._save()
 
-    def finish(self, output: Any) -> None:
+    # --- the run's life -----------------------------------------------------------------------
+    def first_step(self, run: Any) -> int:
+        """1, or where a resumed run goes on. A new durable run is saved here, its task in memory
+        and its `additional_args` in the sandbox, so it can be resumed from the start."""
+        if not self.went_on:
+            self.state.task = run.task or ""
+            self.state.max_steps = getattr(run, "max_steps", None)
+            self._step_done(1)
+        return self.state.step_number
+
+    def step_ended(self, run: Any) -> None:
+        if self.tools.pending is not None or self.paused_member is not None:
+            # the step stopped at a call that waits for a person: the run pauses here, saved as it
+            # was when the step began (with the step's model reply and calls), and the step runs
+            # again on resume
+            self.state.status = "awaiting_approval"
+            self._save(at_boundary=False)
+            message = self.paused_member or self.tools.pending_message()
+            if self.paused_member is not None:
+                message += f"; then resume run {self.run_id!r} (`smol runs resume {self.run_id}`)"
+            raise ApprovalPendingError(message)
+        if self.state.task != run.task and run.task:
+            self.state.task = run.task  # the task as the run worded it (additional_args, messages)
+        self._step_done(run.step_number + 1)
+
+    def run_finished(self, run: Any, output: Any) -> None:
         self.state.status = "finished"
         self.state.final_answer = output
         self.state.pending_replies = []
         self._save()
 
-    def release(self) -> None:
-        if not self.released:
+    def resumed(self, run: Any) -> None:
+        restore(run.agent, self.state)
+
+    def run_ended(self, run: Any) -> None:
+        if not self.released and self.lease is not None:
             self.released = True
-            journal.uninstall(self.agent)
             self.store.release(self.lease)
 
 
@@ -189,31 +341,25 @@ _MODULE_TYPES = frozenset({"module", "ModuleView"})
 _MODULE_REPR = re.compile(r"<module '([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)'")
 
 
-# --- the loop's hooks (agents/multi_step.py) ----------------------------------------------------
-def start(agent: Any, run: Any, run_id: str, max_steps: int, task: str | None) -> None:
-    """`run(task, run_id=...)`: a new durable run; refused if the id is taken."""
-    store = store_of(agent)
-    check_run_id(run_id)
-    with _leased(store, run_id) as lease:
-        existing = store.load(run_id)
-        if existing is not None and existing.status == "finished":
-            raise RunFinishedError(
-                f"run {run_id!r} already finished: choose another run_id, or `smol runs delete {run_id}` first"
-            )
-        if existing is not None:
-            raise CheckpointError(
-                f"run {run_id!r} already exists and is not finished: continue it with agent.resume({run_id!r}) "
-                f"(`smol runs resume {run_id}`), or `smol runs delete {run_id}` first"
-            )
-    state = Checkpoint(
-        run_id=run_id,
-        agent=_agent_label(agent),
-        task=task or "",
-        step_number=1,
-        max_steps=max_steps,
-        planning_interval=agent.planning_interval,
-    )
-    _attach(agent, run, DurableRun(agent, store, lease, state))
+def _refuse_taken(run_id: str, existing: Checkpoint | None) -> None:
+    """`run(task, run_id=...)` starts a new run: an id already used is refused, with what to do."""
+    if existing is not None and existing.status == "finished":
+        raise RunFinishedError(
+            f"run {run_id!r} already finished: choose another run_id, or `smol runs delete {run_id}` first"
+        )
+    if existing is not None:
+        raise CheckpointError(
+            f"run {run_id!r} already exists and is not finished: continue it with agent.resume({run_id!r}) "
+            f"(`smol runs resume {run_id}`), or `smol runs delete {run_id}` first"
+        )
+
+
+def _check_same_agent(run_id: str, state: Checkpoint, agent: Any) -> None:
+    if state.agent.split(" ")[0] != type(agent).__name__:
+        raise CheckpointError(
+            f"run {run_id!r} was started by a {state.agent.split(' ')[0][:60]}, not a {type(agent).__name__}: "
+            "resume it with an agent configured as the one that started it"
+        )
 
 
 @contextlib.contextmanager
@@ -229,80 +375,38 @@ def _leased(store: CheckpointStore, run_id: str) -> Iterator[Lease]:
         raise
 
 
-def _attach(agent: Any, run: Any, durable: DurableRun) -> None:
-    run.durable = durable
-    journal.install(agent)
-
-
-def first_step(agent: Any, run: Any) -> int:
-    """The loop's first step: 1, or where a resumed run goes on. A new durable run is saved here,
-    its task in memory and its `additional_args` in the sandbox, so it can be resumed from the start."""
-    durable: DurableRun | None = getattr(run, "durable", None)
-    if durable is None:
-        return 1
-    if not durable.resumed:
-        durable.state.task = agent.task or ""
-        durable.step_done(1)
-    return durable.state.step_number
-
-
-def after_step(agent: Any, run: Any) -> None:
-    durable: DurableRun | None = getattr(run, "durable", None)
-    if durable is not None and durable.tools.pending is not None:
-        # the step stopped at a call that waits for a person: the run pauses here, saved as it was
-        # when the step began (with the step's model reply and calls), and the step runs again on resume
-        durable.state.status = "awaiting_approval"
-        durable._save(at_boundary=False)
-        raise ApprovalPendingError(durable.tools.pending_message())
-    if durable is not None:
-        if durable.state.task != agent.task and agent.task:
-            durable.state.task = agent.task  # the task as the run worded it (additional_args, messages)
-        durable.step_done(agent.step_number + 1)
-
-
-def finished(run: Any, final_step: FinalAnswerStep) -> None:
-    durable: DurableRun | None = getattr(run, "durable", None)
-    if durable is not None:
-        durable.finish(final_step.output)
-
-
-def end(run: Any) -> None:
-    durable: DurableRun | None = getattr(run, "durable", None)
-    if durable is not None:
-        durable.release()
-
-
-def tool_ledger(run: Any) -> ToolLedger | None:
-    """The ledger a durable run's tool calls go through (durable/tool_ledger.py); None otherwise."""
-    durable: DurableRun | None = getattr(run, "durable", None)
-    return durable.tools if durable is not None else None
+def _spending(state: Checkpoint) -> RunSpending:
+    """What the run spent before it was resumed: as saved, or, from a checkpoint that saved none, the
+    token counts of its memory's steps (their cost is then unknown)."""
+    if state.spending is None:
+        usages = [getattr(step, "token_usage", None) for step in state.steps]
+        return RunSpending(tokens=sum(usage.total_tokens for usage in usages if usage is not None), cost=None)
+    try:
+        return RunSpending.from_data(state.spending)
+    except ValueError as error:
+        raise CheckpointFormatError(f"the checkpoint of run {state.run_id!r} is corrupt ({error})") from None
 
 
 def _agent_label(agent: Any) -> str:
     return type(agent).__name__ + (f" {agent.name}" if agent.name else "")
 
 
+def capture_run_state(agent: Any) -> dict[str, Any]:
+    """The run's `additional_args` where no sandbox holds them (a ToolCallingAgent substitutes them
+    into its tool calls by name): without them a resumed call would differ from its first attempt."""
+    if hasattr(type(agent), "python_executor"):
+        return {}
+    return dict(agent.state)
+
+
 # --- resume -------------------------------------------------------------------------------------
-def attach_resumed(agent: Any, run: Any, run_id: str, max_steps: int | None) -> Checkpoint:
-    """`agent.resume(run_id)`: the checkpoint the run goes on from, its lease taken and the run
-    linked to the store (see the module docstring); the run (agents/run.py) restores the rest."""
-    store = store_of(agent)
-    check_run_id(run_id)
-    with _leased(store, run_id) as lease:
-        state = read_checkpoint(store, run_id)
-        if state is None:
-            raise RunNotFoundError(f"no run {run_id!r} in {store!r}: `smol runs list` shows the runs there")
-        if state.status == "finished":
-            raise RunFinishedError(f"run {run_id!r} already finished: there is nothing to resume")
-        state.status = "running"
-        if state.agent.split(" ")[0] != type(agent).__name__:
-            raise CheckpointError(
-                f"run {run_id!r} was started by a {state.agent.split(' ')[0][:60]}, not a {type(agent).__name__}: "
-                "resume it with an agent configured as the one that started it"
-            )
-    state.max_steps = max_steps or state.max_steps or agent.max_steps
-    _attach(agent, run, DurableRun(agent, store, lease, state))
-    return state
+def restore(agent: Any, state: Checkpoint) -> None:
+    """Give a resumed run what the checkpoint holds besides its memory: the sandbox's variables and
+    modules (or a ToolCallingAgent's `additional_args`), and the stateful tools' state."""
+    if state.run_state:
+        agent.state.update(state.run_state)
+    restore_namespace(agent, state)
+    restore_tools(agent, state)
 
 
 def restore_tools(agent: Any, state: Checkpoint) -> None:

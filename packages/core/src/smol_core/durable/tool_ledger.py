@@ -2,7 +2,7 @@
 
 Why: a step's state is saved when the step ends, but its tool calls happen in the middle. A run
 killed mid-step is resumed from its last step: the step's model reply comes from the journal
-(durable/journal.py) and its code runs again, and so would every tool call the code makes, a second
+(durable/runner.py) and its code runs again, and so would every tool call the code makes, a second
 `send_email` included. With the ledger, a call whose result was saved is not made again: the saved
 result (or error) is given back. A call that was still running when the process died (started,
 never ended) is repeated only when its tool says it is safe to repeat (`Tool.idempotent`); otherwise
@@ -119,6 +119,8 @@ class ToolLedger:
         try:
             with _calling(entry["attempt_key"]):
                 result = make_call()
+        except ApprovalPendingError:
+            raise  # a team member's run paused for a person: the call stays in flight, resumed with the run
         except BaseException as error:
             self._failed(entry, error)
             raise

@@ -20,7 +20,7 @@ __all__ = ["CallableModel", "as_model"]
 class CallableModel(Model):
     """Wrap a plain function `f(messages) -> str | ChatMessage` as a model."""
 
-    capabilities = ModelCapabilities(stop_sequences=False, tool_calling=False)
+    capabilities = ModelCapabilities(stop_sequences=False, tool_calling=False, reports_usage=False)
 
     def __init__(self, func: Callable[..., str | ChatMessage], model_id: str | None = None) -> None:
         super().__init__(model_id=model_id or getattr(func, "__name__", "callable"))

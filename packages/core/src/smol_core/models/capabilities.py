@@ -27,6 +27,10 @@ class ModelCapabilities:
     """A small model (some hundred million parameters) that copies patterns rather than following
     instructions: agents give it a compact prompt, worked examples picked for the task and, under a
     grammar, short code blocks that open with the task as a comment."""
+    reports_usage: bool = True
+    """Each reply carries its token counts (`ChatMessage.token_usage`). A model that cannot say (a
+    plain function) declares False, and a tokens budget on it is refused when a run starts, rather
+    than counting its calls as free."""
     token_logprobs: bool = False
     """Reports each reply token's log-probability when a request passes `logprobs=True`, in the reply's
     `raw` as OpenAI's chat completions shape it (`choices[0].logprobs.content[i].token / .logprob`):

@@ -6,25 +6,25 @@ each tool call the recorded result, after a check that the run asks for what it 
 first request that differs (a prompt reworded, a template changed, code that calls another tool)
 stops the run with a `ReplayDivergenceError` that names the step, what differed and the diff.
 
-How: the agent's `model` is, for the block, a shallow copy of the user's model whose `generate` and
-`generate_stream` go through the tape (its type, capabilities and settings are the user's, so the
-agent prompts exactly as it did); its tools are stand-ins with the same name, description and
-inputs (the prompt is the same) whose `forward` goes through the tape. Both come back after.
+How: for the block, the tape joins the door of every run of the agent (`effects.py`) as a
+run extension, and, handed down, the door of every team member's run they call: each model reply
+and tool result passes it. The model and the tools are never touched, so the agent prompts exactly
+as it would, and they are as they were after the block.
 """
 
 from __future__ import annotations
 
-import copy
 import difflib
 import json
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from smol_core.durable.tool_ledger import RecordedToolError
+from smol_core.effects import ModelCall, RunExtension, ToolEffect
 from smol_core.executors.worker.protocol import encode
-from smol_core.messages import ChatMessage, ChatMessageStreamDelta, agglomerate_stream_deltas
+from smol_core.messages import ChatMessage
 from smol_core.replay.cassette import (
     CassetteWriter,
     ModelEvent,
@@ -33,7 +33,6 @@ from smol_core.replay.cassette import (
     read_cassette,
     request_lines,
 )
-from smol_core.tools.tool import Tool
 
 _DIFF_LINES = 60
 
@@ -48,22 +47,21 @@ def recording(agent: Any, path: Any, task: str = "") -> Iterator[CassetteWriter]
         writer.model(ModelEvent(_step(caller.agent), request, reply, caller.path))
         return reply
 
-    def use(caller: Caller, tool: Tool, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        step, arguments = _step(caller.agent), _arguments(args, kwargs)
+    def use(caller: Caller, name: str, arguments: Any, call: Callable[[], Any]) -> Any:
+        step = _step(caller.agent)
         try:
-            result = tool(*args, **kwargs)
+            result = call()
         except Exception as error:
-            writer.tool(ToolEvent(step, tool.name, arguments, error=_error_text(error), agent=caller.path))
+            writer.tool(ToolEvent(step, name, arguments, error=_error_text(error), agent=caller.path))
             raise
-        writer.tool(ToolEvent(step, tool.name, arguments, result=result, agent=caller.path))
+        writer.tool(ToolEvent(step, name, arguments, result=result, agent=caller.path))
         return result
 
-    restore = _install(agent, answer, use)
-    try:
-        yield writer
-    finally:
-        restore()
-        writer.close()
+    with _taped(agent, Tape(answer, use, answers=False)):
+        try:
+            yield writer
+        finally:
+            writer.close()
 
 
 @contextmanager
@@ -74,19 +72,26 @@ def replaying(agent: Any, path: Any) -> Iterator[Player]:
     def answer(caller: Caller, call: Callable[[], ChatMessage], request: list[str]) -> ChatMessage:
         return player.model(request, caller)
 
-    def use(caller: Caller, tool: Tool, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        return player.tool(tool.name, _arguments(args, kwargs), caller)
+    def use(caller: Caller, name: str, arguments: Any, call: Callable[[], Any]) -> Any:
+        return player.tool(name, arguments, caller)
 
-    restore = _install(agent, answer, use)
-    try:
-        yield player
-    except Exception as error:
-        # the agent reports a model's failure as its own error, and a tool's to the code: the
-        # divergence itself is what the caller needs
-        raise player.diverged or _divergence_in(error) or error from None
-    finally:
-        restore()
+    with _taped(agent, Tape(answer, use, answers=True)):
+        try:
+            yield player
+        except Exception as error:
+            # the agent reports a model's failure as its own error, and a tool's to the code: the
+            # divergence itself is what the caller needs
+            raise player.diverged or _divergence_in(error) or error from None
     player.finish()
+
+
+@contextmanager
+def _taped(agent: Any, tape: Tape) -> Iterator[None]:
+    agent.run_extensions.append(tape)
+    try:
+        yield
+    finally:
+        agent.run_extensions.remove(tape)
 
 
 def _divergence_in(error: BaseException) -> ReplayDivergenceError | None:
@@ -211,10 +216,6 @@ def _canonical(arguments: Any) -> str:
     return json.dumps(encode(arguments), sort_keys=True, ensure_ascii=False, default=str)
 
 
-def _arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    return {"args": list(args), **kwargs} if args else dict(kwargs)
-
-
 def _error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"[:2000]
 
@@ -226,86 +227,55 @@ def _step(agent: Any) -> int:
         return 0
 
 
-# --- installing the tape on an agent -------------------------------------------------------------
+# --- the tape at a run's door ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class Caller:
-    """Whose call goes through the tape: the agent taped or one of its managed agents (`path`:
-    their names from the top, "/"-joined; "" for the agent taped), and its step counter."""
+    """Whose call goes through the tape: the run taped or the run of one of the team members it
+    calls (`path`: their names from the top, "/"-joined; "" for the agent taped), and so its step."""
 
     agent: Any
     path: str
 
 
 Answer = Callable[[Caller, Callable[[], ChatMessage], list[str]], ChatMessage]
-Use = Callable[[Caller, Tool, tuple[Any, ...], dict[str, Any]], Any]
+Use = Callable[[Caller, str, Any, Callable[[], Any]], Any]
 
 
-def _install(agent: Any, answer: Answer, use: Use, path: str = "") -> Callable[[], None]:
-    """Put the taped model and tools on `agent` and, recursively, on its managed agents (their
-    calls are the run's too: a replay makes none of them); returns what puts the user's back."""
-    caller = Caller(agent, path)
-    model, tools = agent.model, agent.tools
-    taped = copy.copy(model)
+class Tape(RunExtension):
+    """A cassette at a run's door: every model reply and tool result goes through `answer` and
+    `use` (recorded, or given from the tape when `answers`), the team members' runs under their path."""
 
-    def generate(
-        messages: list[ChatMessage], stop_sequences: list[str] | None = None, **kwargs: Any
-    ) -> ChatMessage:
-        return answer(
-            caller,
-            lambda: model.generate(messages, stop_sequences=stop_sequences, **kwargs),
-            request_lines(messages, stop_sequences),
-        )
+    def __init__(self, answer: Answer, use: Use, answers: bool, path: str = "") -> None:
+        self._answer, self._use, self.answers, self.path = answer, use, answers, path
+        self.run: Any = None
 
-    def generate_stream(
-        messages: list[ChatMessage], stop_sequences: list[str] | None = None, **kwargs: Any
-    ) -> Generator[ChatMessageStreamDelta]:
-        deltas: list[ChatMessageStreamDelta] = []
+    def open(self, run: Any) -> None:
+        self.run = run
 
-        def streamed() -> ChatMessage:
-            for delta in model.generate_stream(messages, stop_sequences=stop_sequences, **kwargs):
-                deltas.append(delta)
-            return agglomerate_stream_deltas(deltas)
+    def child(self, member: str) -> Tape:
+        return Tape(self._answer, self._use, self.answers, f"{self.path}/{member}" if self.path else member)
 
-        reply = answer(caller, streamed, request_lines(messages, stop_sequences))
-        if deltas:
-            yield from deltas
-        else:
-            yield ChatMessageStreamDelta(content=reply.text, token_usage=reply.token_usage)
+    def _caller(self, run: Any) -> Caller:
+        return Caller(run if run is not None else self.run, self.path)
 
-    taped.generate = generate
-    taped.generate_stream = generate_stream
-    agent.model = taped
-    agent.tools = {name: _TapedTool(tool, caller, use) for name, tool in tools.items()}
-    managed = getattr(agent, "managed_agents", None) or {}
-    restores = [
-        _install(member, answer, use, f"{path}/{name}" if path else name) for name, member in managed.items()
-    ]
+    def answer_model_call(self, call: ModelCall) -> ChatMessage | None:
+        if not self.answers:
+            return None
+        request = request_lines(call.messages, call.stop_sequences)
+        return self._answer(self._caller(call.run), _unreachable, request)
 
-    def restore() -> None:
-        for undo in restores:
-            undo()
-        agent.model, agent.tools = model, tools
+    def after_model_call(self, call: ModelCall, reply: ChatMessage, answered_by: RunExtension | None) -> None:
+        if not self.answers:
+            self._answer(
+                self._caller(call.run), lambda: reply, request_lines(call.messages, call.stop_sequences)
+            )
 
-    return restore
+    def tool_call(self, effect: ToolEffect, proceed: Callable[[], Any]) -> Any:
+        if effect.kind == "member":
+            return proceed()  # the member's own calls are taped, under its path
+        arguments = effect.arguments if isinstance(effect.arguments, dict) else {"args": [effect.arguments]}
+        return self._use(self._caller(None), effect.name, arguments, proceed)
 
 
-class _TapedTool(Tool):
-    """A tool's stand-in: same name, description and inputs (the prompt is the same); its calls go
-    through the tape."""
-
-    skip_forward_signature_validation = True
-
-    def __init__(self, tool: Tool, caller: Caller, use: Use) -> None:
-        self.name = tool.name
-        self.description = tool.description
-        self.inputs = tool.inputs
-        self.output_type = tool.output_type
-        self.output_schema = getattr(tool, "output_schema", None)  # type: ignore[misc]
-        self.idempotent = tool.idempotent
-        self.requires_approval = tool.requires_approval
-        self._tool, self._caller, self._use = tool, caller, use
-        super().__init__()
-        self.is_initialized = True
-
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
-        return self._use(self._caller, self._tool, args, kwargs)
+def _unreachable() -> ChatMessage:
+    raise AssertionError("a replay never asks the model")
