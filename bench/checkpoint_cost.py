@@ -64,7 +64,7 @@ def _run(steps: int, durable: bool, folder: Path) -> dict[str, Any]:
     checkpoint_times: list[float] = []
     step_sizes: list[int] = []
     original_capture = durable_runner.capture_namespace
-    original_done = durable_runner.DurableRun.step_done
+    original_done = durable_runner.DurableRun._step_done
 
     def timed_capture(agent: Any) -> Any:
         start = time.perf_counter()
@@ -82,7 +82,7 @@ def _run(steps: int, durable: bool, folder: Path) -> dict[str, Any]:
             step_sizes.append(store.saves[-1][1])
 
     durable_runner.capture_namespace = timed_capture  # type: ignore[assignment]
-    durable_runner.DurableRun.step_done = timed_done  # type: ignore[method-assign]
+    durable_runner.DurableRun._step_done = timed_done  # type: ignore[method-assign]
     try:
         with agent:
             agent.python_executor.wait_until_ready()  # the worker's start is not a step's cost
@@ -96,7 +96,7 @@ def _run(steps: int, durable: bool, folder: Path) -> dict[str, Any]:
                     last = now
     finally:
         durable_runner.capture_namespace = original_capture  # type: ignore[assignment]
-        durable_runner.DurableRun.step_done = original_done  # type: ignore[method-assign]
+        durable_runner.DurableRun._step_done = original_done  # type: ignore[method-assign]
         store.close()
     return {
         "step": step_times[1:],  # step 1 sets the 100 values: not a typical step
