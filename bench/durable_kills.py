@@ -13,7 +13,17 @@ with it), side-effecting calls made more than once (must be 0), and runs where a
 the side-effecting call (reported to the model on resume as interrupted, never re-run, so such a
 run's namespace differs by design, and is counted apart).
 
-    python bench/durable_kills.py [RUNS] [PARALLEL]     # default 200 runs, 2 at a time
+Scenarios (`--scenario`, `code` by default):
+- `code`: the run above;
+- `tool-calling`: a ToolCallingAgent that doubles, then sends a report whose text it names from its
+  `additional_args` (a resumed run must substitute the same value, or its call differs);
+- `members`: a manager CodeAgent whose team member (a CodeAgent of its own) sends the report, so a
+  kill lands in the member's steps as often as in the manager's;
+- `approval`: the `code` run with `send_report` needing a person's approval: each run pauses, the
+  harness approves the call it was shown (by its key), and resumes; kills land before and after.
+Side-effecting calls made twice must be 0 in every scenario.
+
+    python bench/durable_kills.py [RUNS] [PARALLEL] [--scenario NAME]   # default 200 runs, 2 at a time
 """
 
 from __future__ import annotations
@@ -50,26 +60,43 @@ SCRIPT = [  # planning at steps 1 and 4 (planning_interval=3); an action's index
 UPDATED_PLAN = 4
 
 
-def make_agent(folder: str, store: str | None = None) -> object:
+TOOL_CALLING_SCRIPT = [  # the arguments name `report_text`, a value handed over in additional_args
+    {"name": "double", "arguments": {"x": 12}, "id": "call_1"},
+    {"name": "send_report", "arguments": {"text": "report_text"}, "id": "call_2"},
+    {"name": "final_answer", "arguments": {"answer": "total=31"}, "id": "call_3"},
+]
+MANAGER_SCRIPT = [
+    code("count = double(12)\nprint(count)"),
+    code("receipt = reporter(task=f'send the report total={count + 7}')\nprint(receipt)"),
+    code("final_answer(f'total={count + 7}:' + str('sent' in receipt))"),
+]
+MEMBER_SCRIPT = [code("r = send_report('total=31')\nprint(r)"), code("final_answer(r)")]
+SCENARIOS = ("code", "tool-calling", "members", "approval")
+
+
+def make_agent(folder: str, store: str | None = None, scenario: str = "code") -> object:
     """The benchmark's agent, its model and tools logging to `folder` (a factory: the Temporal
     variant's workers import it, `durable_kills:make_agent`), checkpointing to the SQLite `store`."""
-    from smol_core import CodeAgent, tool
+    from smol_core import CodeAgent, ToolCallingAgent, tool
     from smol_core.durable import SQLiteStore
     from smol_core.messages import ChatMessage, MessageRole
     from smol_core.testing import FunctionModel
 
     calls, reports = Path(folder, "calls.log"), Path(folder, "reports.log")
 
-    def reply(messages: list[ChatMessage], **call: object) -> str:
-        if "<end_plan>" in (call.get("stop_sequences") or []):  # type: ignore[operator]
-            index = UPDATED_PLAN if any("Observation" in m.text for m in messages) else 0
-        else:
-            index = sum(1 for m in messages if m.role == MessageRole.ASSISTANT)
-        time.sleep(0.015)
-        with calls.open("a") as log:
-            log.write(f"{index}\n")
-        time.sleep(0.015)
-        return SCRIPT[index]
+    def scripted(script: list[Any], name: str, planned: bool = False) -> FunctionModel:
+        def reply(messages: list[ChatMessage], **call: object) -> Any:
+            if planned and "<end_plan>" in (call.get("stop_sequences") or []):  # type: ignore[operator]
+                index = UPDATED_PLAN if any("Observation" in m.text for m in messages) else 0
+            else:
+                index = sum(1 for m in messages if m.role == MessageRole.ASSISTANT)
+            time.sleep(0.015)
+            with calls.open("a") as log:
+                log.write(f"{name}{index}\n")
+            time.sleep(0.015)
+            return script[index]
+
+        return FunctionModel(reply)
 
     @tool
     def double(x: int) -> int:
@@ -94,31 +121,68 @@ def make_agent(folder: str, store: str | None = None) -> object:
             log.write(text + "\n")
         return "sent"
 
+    send_report.requires_approval = scenario == "approval"
+    checkpoints = None if store is None else SQLiteStore(store)
+    if scenario == "tool-calling":
+        return ToolCallingAgent(
+            tools=[double, send_report],
+            model=scripted(TOOL_CALLING_SCRIPT, "t"),
+            verbosity_level=0,
+            checkpoint_store=checkpoints,
+        )
+    if scenario == "members":
+        reporter = CodeAgent(
+            tools=[send_report],
+            model=scripted(MEMBER_SCRIPT, "r"),
+            name="reporter",
+            description="Sends reports.",
+            verbosity_level=0,
+        )
+        return CodeAgent(
+            tools=[double],
+            managed_agents=[reporter],
+            model=scripted(MANAGER_SCRIPT, "m"),
+            verbosity_level=0,
+            checkpoint_store=checkpoints,
+        )
     return CodeAgent(
         tools=[double, send_report],
-        model=FunctionModel(reply),
+        model=scripted(SCRIPT, "c", planned=True),
         planning_interval=3,
         verbosity_level=0,
-        checkpoint_store=None if store is None else SQLiteStore(store),
+        checkpoint_store=checkpoints,
     )
 
 
-def child(store: str, mode: str, folder: str) -> None:
-    """One process of a run: `run`, `resume` or `plain` (no store); writes result.json at the end."""
-    agent: Any = make_agent(folder, None if mode == "plain" else store)
+def child(store: str, mode: str, folder: str, scenario: str = "code") -> None:
+    """One process of a run: `run`, `resume` or `plain` (no store); writes result.json at the end,
+    or paused.json where the run waits for a person's approval."""
+    from smol_core.durable import ApprovalPendingError
+
+    agent: Any = make_agent(folder, None if mode == "plain" else store, scenario)
+    if mode == "plain" and scenario == "approval":
+        agent.tools["send_report"].requires_approval = False  # the uninterrupted run asks nobody
+    extra = {"additional_args": {"report_text": "total=31"}} if scenario == "tool-calling" else {}
     with agent:
-        answer = (
-            agent.resume("job")
-            if mode == "resume"
-            else agent.run("Compute and report the total.", run_id=None if mode == "plain" else "job")
-        )
-        namespace = {k: repr(v) for k, v in sorted(agent.python_executor.namespace().items())}
+        try:
+            answer = (
+                agent.resume("job")
+                if mode == "resume"
+                else agent.run(
+                    "Compute and report the total.", run_id=None if mode == "plain" else "job", **extra
+                )
+            )
+        except ApprovalPendingError:
+            Path(folder, "paused.json").write_text("{}")
+            return
+        executor = getattr(agent, "python_executor", None) if scenario != "tool-calling" else None
+        namespace = {k: repr(v) for k, v in sorted(executor.namespace().items())} if executor else {}
     Path(folder, "result.json").write_text(json.dumps({"answer": str(answer), "namespace": namespace}))
 
 
-def _spawn(folder: Path, mode: str) -> subprocess.Popen[bytes]:
+def _spawn(folder: Path, mode: str, scenario: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, __file__, "--child", str(folder / "runs.sqlite3"), mode, str(folder)],
+        [sys.executable, __file__, "--child", str(folder / "runs.sqlite3"), mode, str(folder), scenario],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
@@ -141,7 +205,26 @@ def _finished_result(folder: Path) -> dict[str, object] | None:
     }
 
 
-def one_run(seed: int, root: Path) -> dict[str, object]:
+def _approve_waiting_call(folder: Path) -> None:
+    """What the person does: read the call the run waits on, and approve that call (by its key)."""
+    import inspect
+
+    from smol_core.durable import SQLiteStore, approve, pending_approval
+
+    store = SQLiteStore(folder / "runs.sqlite3")
+    try:
+        waiting = pending_approval(store, "job")
+        if waiting is None or "approval" in waiting:
+            return
+        if "key" in inspect.signature(approve).parameters:
+            approve("job", waiting["key"], store=store)  # type: ignore[call-arg]
+        else:
+            approve("job", store=store)
+    finally:
+        store.close()
+
+
+def one_run(seed: int, root: Path, scenario: str) -> dict[str, object]:
     folder = root / f"run-{seed}"
     folder.mkdir()
     chance = random.Random(seed)
@@ -149,7 +232,11 @@ def one_run(seed: int, root: Path) -> dict[str, object]:
     for _attempt in range(40):
         if kills and _finished_result(folder) is not None:
             break  # killed after the run finished, before it wrote its result
-        process = _spawn(folder, mode)
+        if (folder / "paused.json").exists():
+            (folder / "paused.json").unlink()
+            _approve_waiting_call(folder)
+            mode = "resume"
+        process = _spawn(folder, mode, scenario)
         before = len(_lines(folder / "calls.log"))
         while len(_lines(folder / "calls.log")) == before and process.poll() is None:
             time.sleep(0.005)
@@ -161,6 +248,8 @@ def one_run(seed: int, root: Path) -> dict[str, object]:
             continue
         if process.returncode != 0:
             return {"error": process.stderr.read().decode()[-500:] if process.stderr else "", "kills": kills}
+        if (folder / "paused.json").exists():
+            continue  # approved, then resumed, at the top of the loop
         break
     else:
         return {"error": "never finished", "kills": kills}
@@ -181,23 +270,25 @@ def _report_interrupted(folder: Path) -> bool:
     interrupted (it may or may not have taken effect) instead of making it again."""
     from smol_core.durable import SQLiteStore, checkpoint
 
-    stored = SQLiteStore(folder / "runs.sqlite3").load("job")
-    if stored is None:
-        return False
-    errors = [str(getattr(step, "error", "") or "") for step in checkpoint.load(stored.data).steps]
+    store = SQLiteStore(folder / "runs.sqlite3")
+    errors = []
+    for record in store.list():  # the run and its team members' sub-runs
+        stored = store.load(record.run_id)
+        if stored is not None:
+            errors += [str(getattr(step, "error", "") or "") for step in checkpoint.load(stored.data).steps]
     return any("ToolCallInterruptedError" in error and "send_report" in error for error in errors)
 
 
-def main(runs: int, parallel: int) -> None:
+def main(runs: int, parallel: int, scenario: str) -> None:
     with tempfile.TemporaryDirectory(prefix="smol-kills-") as tmp:
         root = Path(tmp)
         (root / "plain").mkdir()
-        plain = _spawn(root / "plain", "plain")
+        plain = _spawn(root / "plain", "plain", scenario)
         assert plain.wait() == 0, plain.stderr.read().decode() if plain.stderr else ""
         expected = json.loads((root / "plain" / "result.json").read_text())
         started = time.perf_counter()
         with ThreadPoolExecutor(parallel) as pool:
-            outcomes = list(pool.map(lambda seed: one_run(seed, root), range(runs)))
+            outcomes = list(pool.map(lambda seed: one_run(seed, root, scenario), range(runs)))
         elapsed = time.perf_counter() - started
         keep = os.environ.get("SMOL_KEEP_DIFFERENT")  # a folder: the runs that differ are copied there
         for seed, outcome in enumerate(outcomes):
@@ -208,7 +299,7 @@ def main(runs: int, parallel: int) -> None:
     same = [o for o in done if o["result"] == expected]
     interrupted_report = [o for o in done if o["result"] != expected and o["report_interrupted"]]
     kills = sum(int(o["kills"]) for o in outcomes)  # type: ignore[call-overload]
-    print(f"runs: {runs} ({parallel} at a time, {elapsed:.0f} s), kills: {kills}")
+    print(f"scenario: {scenario}; runs: {runs} ({parallel} at a time, {elapsed:.0f} s), kills: {kills}")
     print(f"finished with the uninterrupted answer and namespace: {len(same)} of {runs}")
     print(f"a kill inside the side-effecting call (reported, not re-run): {len(interrupted_report)}")
     print(
@@ -226,6 +317,14 @@ def main(runs: int, parallel: int) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
-        child(*sys.argv[2:5])
+        child(*sys.argv[2:6])
     else:
-        main(int(sys.argv[1]) if len(sys.argv) > 1 else 200, int(sys.argv[2]) if len(sys.argv) > 2 else 2)
+        arguments = sys.argv[1:]
+        chosen = "code"
+        if "--scenario" in arguments:
+            at = arguments.index("--scenario")
+            chosen = arguments[at + 1]
+            del arguments[at : at + 2]
+        if chosen not in SCENARIOS:
+            raise SystemExit(f"--scenario {chosen!r}: choose one of {', '.join(SCENARIOS)}")
+        main(int(arguments[0]) if arguments else 200, int(arguments[1]) if len(arguments) > 1 else 2, chosen)
