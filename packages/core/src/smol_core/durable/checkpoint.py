@@ -160,13 +160,16 @@ def _checkpoint(document: dict[str, Any]) -> Checkpoint:
 
 
 _LEDGER_STATUSES = frozenset({"started", "done", "failed", "awaiting_approval"})
-_LEDGER_TEXT = ("tool", "key", "status", "error", "call", "approval", "note")
+_LEDGER_TEXT = ("tool", "key", "status", "error", "approval_key", "approval", "note")
+_LEDGER_VALUES = ("arguments", "result")
+"""Kept through the typed codec: a waiting call's whole arguments (what a person approves), a result."""
 
 
 def _ledger_entry_to_data(entry: dict[str, Any]) -> dict[str, Any]:
     data: dict[str, Any] = {key: entry[key] for key in _LEDGER_TEXT if key in entry}
-    if "result" in entry:
-        data["result"] = encode(entry["result"])
+    for key in _LEDGER_VALUES:
+        if key in entry:
+            data[key] = encode(entry[key])
     return data
 
 
@@ -178,13 +181,16 @@ def _ledger_entry(data: Any, decode: Any) -> dict[str, Any]:
         "key": str(data["key"])[:300],
         "status": data["status"],
     }
-    for key in ("error", "call", "note"):
+    for key in ("error", "note"):
         if key in data:
             entry[key] = str(data[key])[:2000]
+    if "approval_key" in data:
+        entry["approval_key"] = str(data["approval_key"])[:64]
     if data.get("approval") in ("approved", "denied"):
         entry["approval"] = data["approval"]
-    if "result" in data:
-        entry["result"] = decode(data["result"])
+    for key in _LEDGER_VALUES:
+        if key in data:
+            entry[key] = decode(data[key])
     return entry
 
 
