@@ -21,7 +21,7 @@ from typing import Any
 from smol_core.cli.table import print_table
 from smol_core.durable.call_view import describe_call, short_call
 from smol_core.durable.errors import CheckpointError, RunNotFoundError
-from smol_core.durable.retention import RetentionPolicy, parse_duration, parse_size, prune
+from smol_core.durable.retention import RetentionPolicy, parse_duration, parse_size, prune_runs
 from smol_core.durable.sqlite_store import SQLiteStore
 from smol_core.durable.store import RunRecord
 from smol_core.executors.worker.protocol import encode
@@ -250,7 +250,7 @@ def _prune(store: SQLiteStore, args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"smol runs prune: {escape_line(str(error))}", file=sys.stderr)
         return 2
-    report = prune(store, policy, dry_run=args.dry_run)
+    report = prune_runs(store, policy, dry_run=args.dry_run)
     verb = "would delete" if report.dry_run else "deleted"
     if report.removed:
         print_table(_LIST_HEADER, [_list_row(record) for record in report.removed])

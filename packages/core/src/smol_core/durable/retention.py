@@ -102,7 +102,7 @@ class PruneReport:
         return sum(r.size for r in self.removed)
 
 
-def prune(
+def prune_runs(
     store: CheckpointStore, policy: RetentionPolicy, dry_run: bool = False, now: float | None = None
 ) -> PruneReport:
     """Delete the runs `policy` names, each under its lease (a live one is kept and reported);
