@@ -4,7 +4,7 @@ waits (decided and moved on in a terminal, or in another tab) is refused and the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -104,3 +104,47 @@ def test_a_key_the_panel_did_not_show_is_refused(tmp_path: Path) -> None:
         chat = _text(_last(ui.stream_decision(True, key="0123456789ab")))
         assert "The call waiting changed" in chat and MADE == []
         assert ui.pending is not None
+
+
+@pytest.mark.slow
+def test_in_the_browser_the_panel_shows_the_whole_call_and_a_stale_approval_is_refused(
+    browser: Any, serve: Callable[[GradioUI], str], tmp_path: Path
+) -> None:
+    pytest.importorskip("selenium")
+    from browser_kit import wait_for
+    from selenium.webdriver.common.by import By
+
+    def chat() -> str:
+        return " ".join(str(browser.find_element(By.ID, "smol-chat").text).split())
+
+    def panel(what: str) -> str:
+        return str(
+            browser.find_element(
+                By.CSS_SELECTOR, f"#smol-approval-{what} textarea, #smol-approval-{what} input"
+            ).get_attribute("value")
+        )
+
+    with _agent(tmp_path, [TO_ALICE, code("final_answer(result)")]) as agent:
+        ui = GradioUI(agent)
+        browser.get(serve(ui))
+        wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#smol-task textarea"), what="the task box")
+        browser.find_element(By.CSS_SELECTOR, "#smol-task textarea").send_keys("Pay.")
+        browser.find_element(By.ID, "smol-run").click()
+        wait_for(lambda: "to='alice'" in panel("call"), what="the whole call in the panel")
+        assert f"memo={MEMO!r}" in panel("call")
+        (session,) = (ui.sessions[key] for key in ui.sessions.keys())
+        assert session.pending is not None and panel("key") == session.pending.key
+        seen = session.pending
+        # meanwhile, in a terminal: approved and resumed; the run now waits on another transfer
+        approve(seen.run_id, seen.key, store=agent.checkpoint_store)
+        with (
+            CodeAgent(
+                tools=[transfer], model=ScriptedModel([TO_MALLORY]), checkpoint_store=agent.checkpoint_store
+            ) as terminal,
+            pytest.raises(Exception, match="paused"),
+        ):
+            terminal.resume(seen.run_id)
+        browser.find_element(By.ID, "smol-approve").click()  # the person approves what they saw
+        wait_for(lambda: "The call waiting changed" in chat(), what="the refusal")
+        wait_for(lambda: "to='mallory'" in panel("call"), what="the new call in the panel")
+        assert MADE == [("alice", 10)] and panel("key") != seen.key

@@ -84,7 +84,7 @@ def _decide(
         if not waiting:
             raise CheckpointError(f"run {run_id!r} waits for no decision (its status: {state.status})")
         entry = waiting[0]
-        if str(key).strip() != entry.get("approval_key"):
+        if str(key).strip().lower() != entry.get("approval_key"):
             raise ApprovalKeyError(
                 f"run {run_id!r} waits for another call than the one of key {str(key)[:40]!r}: the call "
                 f"waiting changed, so nothing was decided; `smol runs show {run_id}` shows it again"
