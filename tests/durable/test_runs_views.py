@@ -46,7 +46,7 @@ def _hostile_store(path: Path) -> None:
                 "tool": "send\x1b[31m",
                 "key": "k",
                 "status": "awaiting_approval",
-                "approval_key": "\x1b]52;c;AAAA\x07",
+                "approval_key": "0123456789ab",
                 "arguments": {"\x1b": [1e300, float("inf")], 3: None},
             }
         ],
@@ -96,3 +96,21 @@ def test_show_escapes_every_field_and_survives_odd_values(
     assert "task: pay\\nstatus: finished\\x1b[2J" in shown
     assert smol.main(["runs", "--store", str(path), "show", "odd", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["waiting_for_approval"]["tool"] == "send\x1b[31m"
+
+
+def test_an_approval_key_that_is_not_hex_makes_the_checkpoint_corrupt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The key is printed in commands a person copies: a checkpoint cannot plant anything in it."""
+    path = tmp_path / "runs.sqlite3"
+    _hostile_store(path)
+    store = SQLiteStore(path)
+    stored = store.load("odd")
+    assert stored is not None
+    planted = stored.data.replace(b'"0123456789ab"', b'"ab; rm -rf ~"')
+    lease = store.acquire("odd")
+    store.save(lease, 3, planted)
+    store.release(lease)
+    assert smol.main(["runs", "--store", str(path), "show", "odd"]) == 2
+    error = capsys.readouterr().err
+    assert "is corrupt" in error and "rm -rf" not in error

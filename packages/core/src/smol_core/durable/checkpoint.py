@@ -15,6 +15,7 @@ protocol's budgeted decoder (`executors/host/untrusted.py`), as a worker's value
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -162,6 +163,7 @@ def _checkpoint(document: dict[str, Any]) -> Checkpoint:
 _LEDGER_STATUSES = frozenset({"started", "done", "failed", "awaiting_approval"})
 _LEDGER_TEXT = ("tool", "key", "status", "error", "approval_key", "approval", "note")
 _LEDGER_VALUES = ("arguments", "result")
+_APPROVAL_KEY = re.compile(r"[0-9a-f]{1,64}")
 """Kept through the typed codec: a waiting call's whole arguments (what a person approves), a result."""
 
 
@@ -184,8 +186,11 @@ def _ledger_entry(data: Any, decode: Any) -> dict[str, Any]:
     for key in ("error", "note"):
         if key in data:
             entry[key] = str(data[key])[:2000]
-    if "approval_key" in data:
-        entry["approval_key"] = str(data["approval_key"])[:64]
+    if "approval_key" in data:  # shown in terminals and pages: hex only, or the checkpoint is corrupt
+        key = data["approval_key"]
+        if type(key) is not str or _APPROVAL_KEY.fullmatch(key) is None:
+            raise ValueError("an approval key is not a short hex string")
+        entry["approval_key"] = key
     if data.get("approval") in ("approved", "denied"):
         entry["approval"] = data["approval"]
     for key in _LEDGER_VALUES:

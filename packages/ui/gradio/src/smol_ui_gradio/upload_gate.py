@@ -61,6 +61,7 @@ class UploadGate:
         self.window_seconds = window_seconds
         self._slots = asyncio.Semaphore(concurrent_uploads)
         self._recent: dict[str, collections.deque[float]] = {}
+        self._swept = time.monotonic()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -97,8 +98,17 @@ class UploadGate:
                 f"{self.window_seconds:.0f} seconds.",
             )
         recent.append(now)
-        for stale in [a for a, times in self._recent.items() if not times]:
-            del self._recent[stale]
+        self._sweep(now)
+
+    def _sweep(self, now: float) -> None:
+        """Forget the addresses with no upload in the window (once a minute): the table stays as
+        small as the set of recent clients."""
+        if now - self._swept < 60.0:
+            return
+        self._swept = now
+        for address in list(self._recent):
+            if now - self._recent[address][-1] > self.window_seconds:
+                del self._recent[address]
 
     async def _body(self, scope: Scope, receive: Receive) -> bytes:
         limit = self.policy.max_bytes + MULTIPART_OVERHEAD
