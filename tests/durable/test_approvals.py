@@ -47,6 +47,12 @@ def _no_mail_yet() -> None:
     SENT.clear()
 
 
+def _key(store: SQLiteStore, run_id: str) -> str:
+    waiting = pending_approval(store, run_id)
+    assert waiting is not None
+    return str(waiting["approval_key"])
+
+
 def agent(store: SQLiteStore, replies: list[Any], **kwargs: Any) -> CodeAgent:
     return CodeAgent(
         tools=[send_email], model=ScriptedModel(replies), checkpoint_store=store, verbosity_level=0, **kwargs
@@ -60,7 +66,9 @@ def test_a_run_pauses_before_the_call_and_goes_on_once_approved(tmp_path: Path) 
             first.run("Compute and report it.", run_id="mail-1")
     assert "send_email(" in str(paused.value) and "boss@example.com" in str(paused.value)
     assert SENT == [] and store.load("mail-1").status == "awaiting_approval"  # type: ignore[union-attr]
-    assert pending_approval(store, "mail-1")["call"].startswith("send_email(")  # type: ignore[index]
+    waiting = pending_approval(store, "mail-1")
+    assert waiting is not None and waiting["call"].startswith("send_email(")
+    assert f"smol runs approve mail-1 {waiting['approval_key']}" in str(paused.value)
 
     # resumed before anyone decided: it pauses again, asking the model nothing and sending nothing
     with agent(store, []) as again:
@@ -68,10 +76,10 @@ def test_a_run_pauses_before_the_call_and_goes_on_once_approved(tmp_path: Path) 
             again.resume("mail-1")
     assert SENT == []
 
-    decided = approve("mail-1", note="fine", store=store)
+    decided = approve("mail-1", waiting["approval_key"], note="fine", store=store)
     assert decided["approval"] == "approved"
     with pytest.raises(CheckpointError, match="waits for no decision"):
-        approve("mail-1", store=store)
+        approve("mail-1", waiting["approval_key"], store=store)
     later = ScriptedModel([STEP_2])  # step 1's reply comes from the checkpoint: the model is asked for step 2
     with CodeAgent(tools=[send_email], model=later, checkpoint_store=store, verbosity_level=0) as resumed:
         assert resumed.resume("mail-1") == 42
@@ -83,7 +91,7 @@ def test_a_denied_call_is_not_made_and_the_model_reads_why(tmp_path: Path) -> No
     store = SQLiteStore(tmp_path / "runs.sqlite3")
     with agent(store, [STEP_1]) as first, pytest.raises(ApprovalPendingError):
         first.run("Compute and report it.", run_id="mail-2")
-    deny("mail-2", note="not to the boss", store=store)
+    deny("mail-2", _key(store, "mail-2"), note="not to the boss", store=store)
     with agent(store, ["<code>\nfinal_answer('not sent')\n</code>"]) as resumed:
         assert resumed.resume("mail-2") == "not sent"
         observed = resumed.memory.steps[1].observations or str(resumed.memory.steps[1].error)
@@ -120,7 +128,7 @@ def test_a_tool_calling_agent_pauses_too(tmp_path: Path) -> None:
     )
     with pytest.raises(ApprovalPendingError):
         bot.run("Mail a.", run_id="tc")
-    approve("tc", store=store)
+    approve("tc", _key(store, "tc"), store=store)
     done = {"name": "final_answer", "arguments": {"answer": "mailed"}}
     again = ToolCallingAgent(
         tools=[send_email], model=ScriptedModel([done]), checkpoint_store=store, verbosity_level=0
@@ -146,8 +154,10 @@ def test_the_command_approves_and_shows_what_waits(
         first.run("Compute and report it.", run_id="mail-3")
     assert smol.main(["runs", "--store", str(path), "show", "mail-3"]) == 0
     shown = capsys.readouterr().out
-    assert "status: awaiting_approval" in shown and "waiting_for_approval: send_email(" in shown
-    assert smol.main(["runs", "--store", str(path), "approve", "mail-3", "--note", "ok"]) == 0
+    key = _key(SQLiteStore(path), "mail-3")
+    assert "status: awaiting_approval" in shown and f"waiting_for_approval: the call of key {key}" in shown
+    assert "  send_email(to='boss@example.com', body='42')" in shown
+    assert smol.main(["runs", "--store", str(path), "approve", "mail-3", key, "--note", "ok"]) == 0
     assert capsys.readouterr().out.startswith("approved: send_email(")
-    assert smol.main(["runs", "--store", str(path), "deny", "mail-3"]) == 2
+    assert smol.main(["runs", "--store", str(path), "deny", "mail-3", key]) == 2
     assert "waits for no decision" in capsys.readouterr().err

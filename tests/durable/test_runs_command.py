@@ -41,7 +41,9 @@ def test_smolagent_run_fails_then_resumes(store: str, capsys: pytest.CaptureFixt
 
     assert smol.main(["runs", "--store", store, "list"]) == 0
     listed = capsys.readouterr().out
-    assert "job" in listed and "running" in listed and "step 1" in listed
+    header, row = listed.splitlines()
+    assert header.split() == ["RUN", "STATUS", "STEP", "UPDATED", "SIZE", "AGENT", "TASK"]
+    assert row.split()[:3] == ["job", "running", "1"]
 
     assert smol.main(["runs", "--store", store, "show", "job", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)

@@ -61,7 +61,7 @@ def test_a_paused_call_is_shown_then_approved_and_the_run_finishes(tmp_path: Pat
     with agent:
         ui = GradioUI(agent)
         paused = _text(_last(ui.stream_run("Page ops.")))
-        assert "Waiting for your approval" in paused and "page({'to': 'ops'})" in paused
+        assert "Waiting for your approval" in paused and "page(to='ops')" in paused
         assert sent == [] and ui.pending is not None
         finished = _text(_last(ui.stream_decision(True, "go ahead")))
         assert "sent to ops" in finished and "Final answer" in finished
@@ -90,7 +90,7 @@ def test_a_call_decided_elsewhere_is_resumed_by_the_page(tmp_path: Path) -> None
         ui = GradioUI(agent)
         _last(ui.stream_run("Page ops."))
         assert ui.pending is not None
-        approve(ui.pending.run_id, store=agent.checkpoint_store)  # `smol runs approve ID` in a terminal
+        approve(ui.pending.run_id, ui.pending.key, store=agent.checkpoint_store)  # `smol runs approve ID KEY`
         assert "sent to ops" in _text(_last(ui.stream_decision(False)))  # the first decision stands
         assert sent == ["ops"]
 
@@ -131,7 +131,7 @@ def test_approve_on_the_page(browser: Any, serve: Callable[[GradioUI], str], tmp
         browser.find_element(By.ID, "smol-run").click()
         wait_for(lambda: "Waiting for your approval" in chat(), what="the paused call")
         wait_for(approval_shown, what="the approve button")
-        assert "page({'to': 'ops'})" in chat() and sent == []
+        assert "page(to='ops')" in chat() and sent == []
         browser.find_element(By.CSS_SELECTOR, "#smol-approval-note textarea").send_keys("go ahead")
         browser.find_element(By.ID, "smol-approve").click()
         wait_for(lambda: "Final answer: sent to ops" in chat(), what="the resumed run's answer")

@@ -109,6 +109,7 @@ def test_smol_ui_shows_the_models_text_while_it_writes(
         (["--max-steps", "0"], "--max-steps must be at least 1"),
         (["--model-type", "no-such-model"], "no-such-model"),
         (["--executor", "no-such-executor"], "no-such-executor"),
+        (["--file-upload-folder", "up", "--allowed-file-types", ".exe"], ".exe cannot be checked from"),
     ],
 )
 def test_smol_ui_refuses_bad_flags_with_one_clear_line(

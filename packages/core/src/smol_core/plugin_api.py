@@ -29,7 +29,9 @@ Everything else a plugin needs is here too, and only here:
 - checkpoint stores (`CheckpointStoreSpec`): the `CheckpointStore` contract with its `Lease`,
   `StoredCheckpoint` and `RunRecord` records, the errors a store raises (`StoreUnavailableError`,
   `RunLockedError`), `SQLiteStore`, the reference a new store is tested beside, and `approve` /
-  `deny` / `pending_approval` (a UI's buttons for a call a run paused for);
+  `deny` / `pending_approval` / `ApprovalKeyError` / `short_call` (a UI's buttons for a call a run
+  paused for: shown whole, decided by its approval key), and `RetentionPolicy` / `prune_runs` (what
+  a store forgets);
 - errors: every exception is a `SmolError`; model plugins raise `ModelAPIError`.
 
 `tests/core/test_plugin_api.py` fails when a plugin imports anything of smol_core but this module,
@@ -78,6 +80,11 @@ _EXPORTS: dict[str, str] = {
     "approve": "smol_core.durable.approvals",
     "deny": "smol_core.durable.approvals",
     "pending_approval": "smol_core.durable.approvals",
+    "ApprovalKeyError": "smol_core.durable.approvals",
+    "short_call": "smol_core.durable.call_view",
+    # and what a store forgets
+    "RetentionPolicy": "smol_core.durable.retention",
+    "prune_runs": "smol_core.durable.retention",
     # a package's names imported on first use, so that discovering the plugin imports no SDK
     "lazy_exports": "smol_core.lazy_exports",
     # errors
@@ -263,10 +270,12 @@ if _TYPE_CHECKING:
         smolagent_parser as smolagent_parser,
     )
     from smol_core.durable.approvals import (
+        ApprovalKeyError as ApprovalKeyError,
         approve as approve,
         deny as deny,
         pending_approval as pending_approval,
     )
+    from smol_core.durable.call_view import short_call as short_call
     from smol_core.durable.checkpoint import Checkpoint as Checkpoint, load_checkpoint as load_checkpoint
     from smol_core.durable.errors import (
         ApprovalPendingError as ApprovalPendingError,
@@ -274,6 +283,7 @@ if _TYPE_CHECKING:
         RunLockedError as RunLockedError,
         StoreUnavailableError as StoreUnavailableError,
     )
+    from smol_core.durable.retention import RetentionPolicy as RetentionPolicy, prune_runs as prune_runs
     from smol_core.durable.runner import check_run_id as check_run_id
     from smol_core.durable.sqlite_store import SQLiteStore as SQLiteStore
     from smol_core.durable.store import (

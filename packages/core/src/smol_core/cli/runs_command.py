@@ -1,8 +1,11 @@
-"""`smol runs list|show|resume|delete`: the durable runs in a store, from the command line.
+"""`smol runs list|show|resume|approve|deny|delete|prune`: the durable runs in a store, from the command line.
 
 Why the output is escaped: a checkpoint holds what the model and the sandbox wrote (steps,
 observations, variables), and none of it may reach the terminal as control sequences. Every error
 (a store that cannot be opened, a checkpoint that cannot be read) is one line on stderr, status 2.
+`show` prints a waiting call whole, with its approval key, and `approve`/`deny` take that key, so
+a decision is about the call the person read (`durable/approvals.py`). `prune` forgets runs by age,
+count or total size, never one being driven (`durable/retention.py`).
 `resume` takes `smolagent`'s options after the run id: the agent is configuration (model, tools,
 executor), given again on the command line, as security settings only ever come from there.
 """
@@ -15,9 +18,14 @@ import json
 import sys
 from typing import Any
 
+from smol_core.cli.table import print_table
+from smol_core.durable.call_view import describe_call, short_call
 from smol_core.durable.errors import CheckpointError, RunNotFoundError
+from smol_core.durable.retention import RetentionPolicy, parse_duration, parse_size, prune_runs
 from smol_core.durable.sqlite_store import SQLiteStore
-from smol_core.terminal import escape_controls, escape_line
+from smol_core.durable.store import RunRecord
+from smol_core.executors.worker.protocol import encode
+from smol_core.terminal import escape_line
 
 _PREVIEW = 160
 
@@ -25,7 +33,7 @@ _PREVIEW = 160
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", default=None, help="The SQLite store (default: the user's runs.sqlite3).")
     actions = parser.add_subparsers(
-        dest="action", required=True, metavar="list|show|resume|approve|deny|delete"
+        dest="action", required=True, metavar="list|show|resume|approve|deny|delete|prune"
     )
     listing = actions.add_parser("list", help="Every run in the store, newest first.")
     listing.add_argument("--json", action="store_true", help="Machine-readable output.")
@@ -42,9 +50,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
             decision, help=f"{what} the tool call a paused run waits for (then resume the run)."
         )
         decide.add_argument("run_id")
+        decide.add_argument("key", help="The call's approval key, as `smol runs show RUN` shows it.")
         decide.add_argument("--note", default=None, help="Why: the model reads it with a denial.")
     delete = actions.add_parser("delete", help="Forget a run and its checkpoint.")
     delete.add_argument("run_id")
+    _configure_prune(actions.add_parser("prune", help="Forget old runs (never one being driven)."))
+
+
+def _configure_prune(prune: argparse.ArgumentParser) -> None:
+    prune.add_argument("--older-than", default=None, help="Runs last saved longer ago than this: 12h, 7d.")
+    prune.add_argument("--keep", type=int, default=None, help="Keep the newest N runs; forget the others.")
+    prune.add_argument(
+        "--max-size", default=None, help="Forget the oldest runs until all fit in this: 500M, 2G."
+    )
+    prune.add_argument(
+        "--status", action="append", default=[], help="Only runs of this status (repeat for more)."
+    )
+    prune.add_argument("--dry-run", action="store_true", help="List what would go; delete nothing.")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,7 +76,14 @@ def run(args: argparse.Namespace) -> int:
             from smol_core.cli.smolagent import main as smolagent
 
             return smolagent(["--resume", args.run_id, "--store", str(store.path), *args.options])
-        actions = {"list": _list, "show": _show, "delete": _delete, "approve": _decide, "deny": _decide}
+        actions = {
+            "list": _list,
+            "show": _show,
+            "delete": _delete,
+            "approve": _decide,
+            "deny": _decide,
+            "prune": _prune,
+        }
         result: int = actions[args.action](store, args)
         return result
     except CheckpointError as error:
@@ -65,7 +94,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _when(timestamp: float) -> str:
-    return _dt.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
+    try:
+        return _dt.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
+    except (ValueError, OverflowError, OSError):  # a time no calendar holds: shown as it is
+        return escape_line(repr(timestamp))
+
+
+def _cell(text: str, width: int) -> str:
+    shown = escape_line(text)
+    return shown if len(shown) <= width else shown[: width - 1] + "…"
 
 
 def _list(store: SQLiteStore, args: argparse.Namespace) -> int:
@@ -75,15 +112,27 @@ def _list(store: SQLiteStore, args: argparse.Namespace) -> int:
         print()
         return 0
     if not records:
-        print(f"no runs in {store.path}")
+        print(f"no runs in {escape_line(str(store.path))}")
         return 0
-    for record in records:
-        task = escape_line(record.task.strip().replace("\n", " "))[:60]
-        print(
-            f"{escape_line(record.run_id)}  {record.status:<8}  step {record.step:<4}  "
-            f"{_when(record.updated_at)}  {record.size:>9,} B  {escape_line(record.agent)}  {task}"
-        )
+    print_table(_LIST_HEADER, [_list_row(record) for record in records])
     return 0
+
+
+_LIST_HEADER = ("RUN", "STATUS", "STEP", "UPDATED", "SIZE", "AGENT", "TASK")
+
+
+def _list_row(record: RunRecord) -> list[str]:
+    """One run as the table shows it: every field from the store escaped, the long ones cut
+    (and marked so; `smol runs show RUN` shows all of a run)."""
+    return [
+        escape_line(record.run_id),
+        _cell(record.status, 24),
+        str(record.step),
+        _when(record.updated_at),
+        f"{record.size:,} B",
+        _cell(record.agent, 30),
+        _cell(" ".join(record.task.split()), 60),
+    ]
 
 
 def _show(store: SQLiteStore, args: argparse.Namespace) -> int:
@@ -92,6 +141,7 @@ def _show(store: SQLiteStore, args: argparse.Namespace) -> int:
     state = read_checkpoint(store, args.run_id)
     if state is None:
         raise RunNotFoundError(f"no run {args.run_id!r} in {store.path}")
+    waiting = next((e for e in state.tool_ledger if e.get("status") == "awaiting_approval"), None)
     summary: dict[str, Any] = {
         "run_id": state.run_id,
         "status": state.status,
@@ -99,22 +149,15 @@ def _show(store: SQLiteStore, args: argparse.Namespace) -> int:
         "task": state.task,
         "next_step": state.step_number,
         "max_steps": state.max_steps,
-        "steps": [_step_line(step) for step in state.steps],
+        "steps": [_safely(_step_line, step) for step in state.steps],
         "variables": {name: type(value).__name__ for name, value in state.namespace.items()},
         "not_saved": dict(state.uncaptured),
         "model_replies_pending": len(state.pending_replies),
-        "waiting_for_approval": next(
-            (
-                e.get("call", e.get("tool"))
-                for e in state.tool_ledger
-                if e.get("status") == "awaiting_approval"
-            ),
-            None,
-        ),
-        "final_answer": None if state.final_answer is None else repr(state.final_answer)[:_PREVIEW],
+        "waiting_for_approval": None if waiting is None else _waiting(waiting),
+        "final_answer": None if state.final_answer is None else _short(_safely(repr, state.final_answer)),
     }
     if args.json:
-        json.dump(summary, sys.stdout, indent=2)
+        json.dump(summary, sys.stdout, indent=2, default=_safely_text)
         print()
         return 0
     for key, value in summary.items():
@@ -122,21 +165,59 @@ def _show(store: SQLiteStore, args: argparse.Namespace) -> int:
             print("steps:")
             for line in value:
                 print(f"  {escape_line(line)}")
+        elif key == "waiting_for_approval" and value is not None:
+            _print_waiting(state.run_id, value)
         elif isinstance(value, dict):
             shown = ", ".join(f"{name} ({kind})" for name, kind in value.items()) or "-"
             print(f"{key}: {escape_line(shown)}")
         else:
-            print(f"{key}: {escape_controls(str(value))}")
+            print(f"{key}: {escape_line(str(value))}")
     return 0
+
+
+def _waiting(entry: dict[str, Any]) -> dict[str, Any]:
+    """The call a run waits on, for `show`: whole (`call`), and the key a decision names it by."""
+    tool = str(entry.get("tool", "a tool"))
+    return {
+        "tool": tool,
+        "approval_key": str(entry.get("approval_key", "")),
+        "call": describe_call(tool, entry.get("arguments")),
+        "arguments": encode(entry.get("arguments")),
+    }
+
+
+def _print_waiting(run_id: str, waiting: dict[str, Any]) -> None:
+    """The whole call (never cut: it is what a person approves), then the commands that decide it."""
+    run, key = escape_line(run_id), escape_line(waiting["approval_key"])
+    print(f"waiting_for_approval: the call of key {key}:")
+    for line in waiting["call"].splitlines():
+        print(f"  {line}")
+    print(f"  approve: smol runs approve {run} {key}")
+    print(f"  deny:    smol runs deny {run} {key} --note WHY")
+
+
+def _safely(render: Any, value: Any) -> str:
+    """`render(value)`, or a line that says it could not be shown: a viewer never stops on a value."""
+    try:
+        return str(render(value))
+    except Exception as error:
+        return f"<could not be shown: {type(error).__name__}>"
+
+
+def _safely_text(value: Any) -> str:
+    return _safely(repr, value)
 
 
 def _decide(store: SQLiteStore, args: argparse.Namespace) -> int:
     from smol_core.durable.approvals import approve, deny
 
-    decided = (approve if args.action == "approve" else deny)(args.run_id, args.note, store)
+    decided = (approve if args.action == "approve" else deny)(args.run_id, args.key, args.note, store)
     verb = "approved" if args.action == "approve" else "denied"
-    call = escape_line(str(decided.get("call", decided.get("tool"))))
-    print(f"{verb}: {call}; `smol runs resume {escape_line(args.run_id)} ...` goes on")
+    shown, cut = short_call(str(decided.get("tool", "a tool")), decided.get("arguments"))
+    print(
+        f"{verb}: {shown}{' (shortened)' if cut else ''} (key {escape_line(args.key)}); "
+        f"`smol runs resume {escape_line(args.run_id)} ...` goes on"
+    )
     return 0
 
 
@@ -156,6 +237,27 @@ def _step_line(step: Any) -> str:
 def _short(text: Any) -> str:
     flat = " ".join(str(text).split())
     return flat if len(flat) <= _PREVIEW else flat[: _PREVIEW - 3] + "..."
+
+
+def _prune(store: SQLiteStore, args: argparse.Namespace) -> int:
+    try:
+        policy = RetentionPolicy(
+            older_than=None if args.older_than is None else parse_duration(args.older_than),
+            keep=args.keep,
+            max_bytes=None if args.max_size is None else parse_size(args.max_size),
+            statuses=tuple(args.status),
+        )
+    except ValueError as error:
+        print(f"smol runs prune: {escape_line(str(error))}", file=sys.stderr)
+        return 2
+    report = prune_runs(store, policy, dry_run=args.dry_run)
+    verb = "would delete" if report.dry_run else "deleted"
+    if report.removed:
+        print_table(_LIST_HEADER, [_list_row(record) for record in report.removed])
+    print(f"{verb} {len(report.removed)} run(s), {report.removed_bytes:,} B")
+    for record in report.live:
+        print(f"kept {escape_line(record.run_id)}: it is being driven now (its lease is live)")
+    return 0
 
 
 def _delete(store: SQLiteStore, args: argparse.Namespace) -> int:

@@ -4,6 +4,13 @@ that reaches the store (the run's own process has usually exited by then).
 Why in the checkpoint: the run is not running while it waits, so there is no process to tell; the
 decision is written where the run will read it when it is resumed (`agent.resume(run_id)`, `smol runs
 resume`), under the run's lease, so it cannot race a process that resumed the run meanwhile.
+
+Why a key: a decision names the call it is about by the approval key every view shows beside the
+whole call (`call_view.py`). A decision whose key is not the waiting call's is refused: between the
+view and the decision another operator may have decided, or the run moved on to another call, and a
+person's "yes" to one transfer must never let another one through. The key is required, in Python
+too: code that decides on its own reads the key from `pending_approval` first, and so names the call
+it decided on.
 """
 
 from __future__ import annotations
@@ -12,37 +19,60 @@ import contextlib
 from typing import Any
 
 import smol_core.durable.checkpoint as checkpoint_format
+from smol_core.durable.call_view import describe_call
 from smol_core.durable.errors import CheckpointError, RunNotFoundError
 from smol_core.durable.runner import check_run_id, read_checkpoint
 from smol_core.durable.sqlite_store import SQLiteStore
 from smol_core.durable.store import CheckpointStore
 
 
+class ApprovalKeyError(CheckpointError):
+    """The key a person decided on is not the key of the call the run waits for now: the call
+    waiting changed (or was never this one), so the decision is refused."""
+
+
 def pending_approval(store: CheckpointStore, run_id: str) -> dict[str, Any] | None:
-    """The call run `run_id` waits on a decision for (`tool`, `call`: how it was called), or None."""
+    """The call run `run_id` waits on a decision for, or None: `tool`, `arguments` (all of them),
+    `approval_key` (what `approve`/`deny` take), and `call`, the whole call as a person reads it
+    (escaped; `call_view.describe_call`)."""
     state = read_checkpoint(store, check_run_id(run_id))
     if state is None:
         raise RunNotFoundError(f"no run {run_id!r} in {store!r}: `smol runs list` shows the runs there")
-    return next((dict(e) for e in state.tool_ledger if e.get("status") == "awaiting_approval"), None)
+    entry = next((e for e in state.tool_ledger if e.get("status") == "awaiting_approval"), None)
+    return None if entry is None else _shown(entry)
 
 
-def approve(run_id: str, note: str | None = None, store: CheckpointStore | None = None) -> dict[str, Any]:
-    """Let the call run `run_id` paused for be made when the run is resumed; returns the call."""
-    return _decide(store, run_id, "approved", note)
+def _shown(entry: dict[str, Any]) -> dict[str, Any]:
+    shown = dict(entry)
+    shown["call"] = describe_call(str(entry.get("tool", "a tool")), entry.get("arguments"))
+    return shown
 
 
-def deny(run_id: str, note: str | None = None, store: CheckpointStore | None = None) -> dict[str, Any]:
-    """Refuse the call run `run_id` paused for: when resumed, the model reads that it was denied and
-    why (`note`), and the call is not made. Returns the call."""
-    return _decide(store, run_id, "denied", note)
+def approve(
+    run_id: str, key: str, note: str | None = None, store: CheckpointStore | None = None
+) -> dict[str, Any]:
+    """Let the call run `run_id` paused for be made when the run is resumed, if `key` is its approval
+    key (the one the person was shown); `ApprovalKeyError` otherwise. Returns the call, as
+    `pending_approval` does."""
+    return _decide(store, run_id, key, "approved", note)
 
 
-def _decide(store: CheckpointStore | None, run_id: str, decision: str, note: str | None) -> dict[str, Any]:
+def deny(
+    run_id: str, key: str, note: str | None = None, store: CheckpointStore | None = None
+) -> dict[str, Any]:
+    """Refuse the call run `run_id` paused for, if `key` is its approval key: when resumed, the model
+    reads that it was denied and why (`note`), and the call is not made. Returns the call."""
+    return _decide(store, run_id, key, "denied", note)
+
+
+def _decide(
+    store: CheckpointStore | None, run_id: str, key: str, decision: str, note: str | None
+) -> dict[str, Any]:
     if store is None:  # the default store: opened for this decision, and closed after it
         with contextlib.closing(SQLiteStore()) as default:
-            return _decide(default, run_id, decision, note)
+            return _decide(default, run_id, key, decision, note)
     check_run_id(run_id)
-    lease = store.acquire(run_id)
+    lease = store.acquire(run_id)  # a run being driven cannot be decided under it
     try:
         stored = store.load(run_id)
         if stored is None:
@@ -53,9 +83,15 @@ def _decide(store: CheckpointStore | None, run_id: str, decision: str, note: str
         ]
         if not waiting:
             raise CheckpointError(f"run {run_id!r} waits for no decision (its status: {state.status})")
-        waiting[0]["approval"] = decision
+        entry = waiting[0]
+        if str(key).strip().lower() != entry.get("approval_key"):
+            raise ApprovalKeyError(
+                f"run {run_id!r} waits for another call than the one of key {str(key)[:40]!r}: the call "
+                f"waiting changed, so nothing was decided; `smol runs show {run_id}` shows it again"
+            )
+        entry["approval"] = decision
         if note:
-            waiting[0]["note"] = note[:2000]
+            entry["note"] = note[:2000]
         store.save(
             lease,
             stored.step,
@@ -64,6 +100,6 @@ def _decide(store: CheckpointStore | None, run_id: str, decision: str, note: str
             agent=state.agent,
             task=state.task,
         )
-        return dict(waiting[0])
+        return _shown(entry)
     finally:
         store.release(lease)

@@ -15,6 +15,7 @@ protocol's budgeted decoder (`executors/host/untrusted.py`), as a worker's value
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -174,13 +175,17 @@ def _checkpoint(document: dict[str, Any]) -> Checkpoint:
 
 
 _LEDGER_STATUSES = frozenset({"started", "done", "failed", "awaiting_approval"})
-_LEDGER_TEXT = ("tool", "key", "status", "error", "call", "approval", "note")
+_LEDGER_TEXT = ("tool", "key", "status", "error", "approval_key", "approval", "note")
+_LEDGER_VALUES = ("arguments", "result")
+_APPROVAL_KEY = re.compile(r"[0-9a-f]{1,64}")
+"""Kept through the typed codec: a waiting call's whole arguments (what a person approves), a result."""
 
 
 def _ledger_entry_to_data(entry: dict[str, Any]) -> dict[str, Any]:
     data: dict[str, Any] = {key: entry[key] for key in _LEDGER_TEXT if key in entry}
-    if "result" in entry:
-        data["result"] = encode(entry["result"])
+    for key in _LEDGER_VALUES:
+        if key in entry:
+            data[key] = encode(entry[key])
     return data
 
 
@@ -192,13 +197,19 @@ def _ledger_entry(data: Any, decode: Any) -> dict[str, Any]:
         "key": str(data["key"])[:300],
         "status": data["status"],
     }
-    for key in ("error", "call", "note"):
+    for key in ("error", "note"):
         if key in data:
             entry[key] = str(data[key])[:2000]
+    if "approval_key" in data:  # shown in terminals and pages: hex only, or the checkpoint is corrupt
+        key = data["approval_key"]
+        if type(key) is not str or _APPROVAL_KEY.fullmatch(key) is None:
+            raise ValueError("an approval key is not a short hex string")
+        entry["approval_key"] = key
     if data.get("approval") in ("approved", "denied"):
         entry["approval"] = data["approval"]
-    if "result" in data:
-        entry["result"] = decode(data["result"])
+    for key in _LEDGER_VALUES:
+        if key in data:
+            entry[key] = decode(data[key])
     return entry
 
 

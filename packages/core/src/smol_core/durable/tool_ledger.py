@@ -32,9 +32,10 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, NoReturn
 
+from smol_core.durable.call_view import approval_key, short_call
 from smol_core.durable.errors import ApprovalPendingError, ToolCallDeniedError
 from smol_core.errors import SmolError
-from smol_core.executors.worker.protocol import UnserializableValue, encode
+from smol_core.executors.worker.protocol import UnserializableValue, decode, encode
 
 Save = Callable[[], None]
 _CALL_KEY: contextvars.ContextVar[str | None] = contextvars.ContextVar("smol_tool_call_key", default=None)
@@ -178,7 +179,7 @@ class ToolLedger:
             with self._lock:
                 self.entries.append(entry)
             if requires_approval or self._policy_asks(tool, arguments):
-                entry["call"] = _preview(tool, arguments)
+                entry.update(arguments=_kept_arguments(arguments), approval_key=approval_key(attempt_key))
                 self._wait_for_approval(entry)
         entry["status"] = "started"
         entry["attempt_key"] = attempt_key
@@ -207,19 +208,25 @@ class ToolLedger:
         if approval == "denied":
             recorded.update(status="failed", error=f"denied: {note or 'no reason given'}")
             self._save()
+            shown, _ = short_call(str(recorded.get("tool", "a tool")), recorded.get("arguments"))
             raise ToolCallDeniedError(
-                f"a person denied the call {recorded.get('call', recorded.get('tool'))}"
+                f"a person denied the call {shown}"
                 + (f": {note}" if note else "")
                 + ". It was not made; do not call it again the same way."
             )
         self._wait_for_approval(recorded)
 
     def pending_message(self) -> str:
+        """What the run says when it pauses: the call (each argument shortened, and then said so),
+        the key a person approves it by, and the commands that decide it."""
         pending = self.pending or {}
         run = f"run {self.run_id!r}" if self.run_id else "the run"
+        shown, cut = short_call(str(pending.get("tool", "a tool")), pending.get("arguments"))
+        key = str(pending.get("approval_key", "KEY"))
+        whole = f" (shortened: `smol runs show {self.run_id}` shows the whole call)" if cut else ""
         return (
-            f"{run} is paused: its call {pending.get('call', pending.get('tool', 'a tool'))} waits for a person's "
-            f"decision: `smol runs approve {self.run_id}` or `smol runs deny {self.run_id} --note WHY` "
+            f"{run} is paused: its call {shown}{whole} waits for a person's decision on key {key}: "
+            f"`smol runs approve {self.run_id} {key}` or `smol runs deny {self.run_id} {key} --note WHY` "
             "(smol_core.durable.approve/deny in Python), then resume it"
         )
 
@@ -256,13 +263,11 @@ class ToolLedger:
         )
 
 
-def _preview(tool: str, arguments: Any) -> str:
-    """The call as a person reads it before deciding: `send_email({'to': 'a@b.c'})`, cut at 300 characters."""
-    try:
-        shown = repr(arguments)
-    except Exception:
-        shown = f"<{type(arguments).__name__}>"
-    return f"{tool}({shown[:300]}{'...' if len(shown) > 300 else ''})"
+def _kept_arguments(arguments: Any) -> Any:
+    """The arguments as the ledger keeps them for a person to read: a copy through the checkpoint's
+    codec, so the view, the saved checkpoint and the key all describe the same values, whatever the
+    caller does with its own objects afterwards."""
+    return decode(encode(arguments))
 
 
 def _raise(error: BaseException) -> Any:

@@ -18,6 +18,7 @@ _EXPORTS = {
     "create_tool_demo": "smol_ui_gradio.tool_demo",
     "ChatStream": "smol_ui_gradio.chat_stream",
     "UploadPolicy": "smol_ui_gradio.uploads",
+    "RunRetention": "smol_ui_gradio.run_retention",
 }
 
 __getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
@@ -25,6 +26,7 @@ __getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
 
 if TYPE_CHECKING:
     from smol_ui_gradio.chat_stream import ChatStream
+    from smol_ui_gradio.run_retention import RunRetention
     from smol_ui_gradio.streaming import pull_messages_from_step, stream_to_gradio
     from smol_ui_gradio.tool_demo import create_tool_demo, launch_gradio_demo
     from smol_ui_gradio.ui import GradioUI

@@ -48,6 +48,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="How many browser sessions (each with its own agent and sandbox) may live at once (default: 32).",
     )
     parser.add_argument(
+        "--keep-runs",
+        type=int,
+        default=5,
+        help="Durable runs each session keeps (an agent that asks for approval runs tasks durably; default: 5).",
+    )
+    parser.add_argument(
+        "--max-run-hours",
+        type=float,
+        default=24,
+        help="Forget the page's durable runs last saved longer ago than this (default: 24).",
+    )
+    parser.add_argument(
         "--stream-outputs",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -96,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from smol_core.plugin_api import SmolError, escape_controls
+    from smol_ui_gradio.run_retention import RunRetention
     from smol_ui_gradio.ui import GradioUI
 
     try:
@@ -104,14 +117,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"smol ui: {escape_controls(str(error))}", file=sys.stderr)
         return 2
     types = [t.strip() for t in (args.allowed_file_types or "").split(",") if t.strip()] or None
-    ui = GradioUI(
-        agent,
-        file_upload_folder=args.file_upload_folder,
-        reset_agent_memory=args.reset_agent_memory,
-        allowed_file_types=types,
-        max_upload_bytes=int(args.max_upload_mb * 1024 * 1024),
-        max_sessions=args.max_sessions,
-    )
+    try:
+        ui = GradioUI(
+            agent,
+            file_upload_folder=args.file_upload_folder,
+            reset_agent_memory=args.reset_agent_memory,
+            allowed_file_types=types,
+            max_upload_bytes=int(args.max_upload_mb * 1024 * 1024),
+            max_sessions=args.max_sessions,
+            run_retention=RunRetention(args.keep_runs, args.max_run_hours * 3600),
+        )
+    except ValueError as error:  # an upload type that cannot be checked from the bytes
+        agent.cleanup()
+        print(f"smol ui: {escape_controls(str(error))}", file=sys.stderr)
+        return 2
     try:
         ui.launch(server_name=args.host, server_port=args.port)
     except KeyboardInterrupt:

@@ -4,9 +4,10 @@ Why a module of its own, importing Gradio at the top: Gradio hands a handler the
 the session id) only when the handler's type hints name `gr.Request` and can be resolved, and
 `smol_ui_gradio.ui` must stay importable without Gradio (plugin discovery, smolagents' helpers).
 
-Uploads pass three checks before a file is kept: Gradio refuses a file over the size limit while
-receiving it (`GradioUI.launch` gives it `max_file_size`) and one of another type before the
-handler runs (`file_types`), then `uploads.save_upload` checks both again. The kept copy goes into
+Uploads pass these checks before a file is kept: the door in front of Gradio's upload endpoint
+(`upload_gate.py`, installed by `GradioUI.launch`) refuses a file over the size limit or of a type
+the page refuses, by name and by content, before Gradio stores anything; then `uploads.save_upload`
+checks them again, with the session's count and byte limits. The kept copy goes into
 the session's own folder; Gradio's copy in its cache is deleted at once, and whatever Gradio
 received but nobody used (a refused file, a request made without the page) is deleted by Gradio's
 own cache clean-up (`delete_cache`).
@@ -41,49 +42,50 @@ class PageHandlers:
 
     def on_submit(
         self, task: str, history: Chat | None, files: list[str], request: gr.Request
-    ) -> Generator[tuple[Chat, str, list[str], str, Any]]:
+    ) -> Generator[tuple[Any, ...]]:
         history = list(history or [])
         hidden = gr.update(visible=False)
         if not task or not task.strip():
-            yield history, "", files, "Give the agent a task first.", gr.update()
+            yield history, "", files, "Give the agent a task first.", gr.update(), gr.skip(), gr.skip()
             return
         try:
             session = self.session(request)
         except TooManySessions as full:
-            yield history, task, files, str(full), gr.update()
+            yield history, task, files, str(full), gr.update(), gr.skip(), gr.skip()
             return
         attached = "".join(f"\n📎 {Path(f).name}" for f in files)
         turn: Chat = [*history, {"role": "user", "content": task + attached}]
-        yield turn, "", [], "", hidden
+        yield turn, "", [], "", hidden, gr.skip(), gr.skip()
         for messages in self.ui.stream_run(task, files, session):
-            yield [*turn, *messages], "", [], "", hidden
-        yield gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.update(visible=session.pending is not None)
+            yield [*turn, *messages], "", [], "", hidden, gr.skip(), gr.skip()
+        yield gr.skip(), gr.skip(), gr.skip(), gr.skip(), *approval_panel(session)
 
     def on_decision(
-        self, approved: bool, note: str, history: Chat | None, request: gr.Request
-    ) -> Generator[tuple[Chat, str, Any]]:
-        """Approve or deny the call the session's run waits on, and show the resumed run."""
+        self, approved: bool, note: str, key: str, history: Chat | None, request: gr.Request
+    ) -> Generator[tuple[Any, ...]]:
+        """Approve or deny the call the session's run waits on, by the key the panel showed (another
+        key: the call changed, and the page shows the new one), and show the resumed run."""
         history = list(history or [])
-        key = str(request.session_hash)
-        if key not in self.ui.sessions:
-            yield history, note, gr.update(visible=False)
+        session_key = str(request.session_hash)
+        if session_key not in self.ui.sessions:
+            yield history, note, gr.update(visible=False), gr.skip(), gr.skip()
             return
-        session = self.ui.sessions[key]
+        session = self.ui.sessions[session_key]
         said = f"{'Approved' if approved else 'Denied'}" + (f": {note}" if note.strip() else "")
         turn: Chat = [*history, {"role": "user", "content": said}]
-        for messages in self.ui.stream_decision(approved, note.strip() or None, session):
-            yield [*turn, *messages], "", gr.update(visible=False)
-        yield gr.skip(), gr.skip(), gr.update(visible=session.pending is not None)
+        for messages in self.ui.stream_decision(approved, note.strip() or None, session, key=key or ""):
+            yield [*turn, *messages], "", gr.update(visible=False), gr.skip(), gr.skip()
+        yield gr.skip(), gr.skip(), *approval_panel(session)
 
     def on_approve(
-        self, note: str, history: Chat | None, request: gr.Request
-    ) -> Generator[tuple[Chat, str, Any]]:
-        yield from self.on_decision(True, note, history, request)
+        self, note: str, key: str, history: Chat | None, request: gr.Request
+    ) -> Generator[tuple[Any, ...]]:
+        yield from self.on_decision(True, note, key, history, request)
 
     def on_deny(
-        self, note: str, history: Chat | None, request: gr.Request
-    ) -> Generator[tuple[Chat, str, Any]]:
-        yield from self.on_decision(False, note, history, request)
+        self, note: str, key: str, history: Chat | None, request: gr.Request
+    ) -> Generator[tuple[Any, ...]]:
+        yield from self.on_decision(False, note, key, history, request)
 
     def on_upload(
         self, file_path: str | None, uploaded: list[str], request: gr.Request
@@ -104,15 +106,23 @@ class PageHandlers:
         if key in self.ui.sessions:
             self.ui.sessions[key].agent.interrupt()
 
-    def on_reset(self, request: gr.Request) -> tuple[Chat, list[str], str, str, Any]:
+    def on_reset(self, request: gr.Request) -> tuple[Any, ...]:
         """Start afresh: a new agent (memory and sandbox) and an empty upload folder. A run paused
         for approval stays in the store (`smol runs` lists it) but leaves the page."""
         self.ui.sessions.close(str(request.session_hash))
-        return [], [], "", "", gr.update(visible=False)
+        return [], [], "", "", gr.update(visible=False), "", ""
 
     def on_unload(self, request: gr.Request) -> None:
         """The tab was closed or reloaded: release the session's agent and delete its uploads."""
         self.ui.sessions.close(str(request.session_hash))
+
+
+def approval_panel(session: Session) -> tuple[Any, Any, Any]:
+    """The approval panel's updates: shown with the whole call and its key while a call waits."""
+    pending = session.pending
+    if pending is None:
+        return gr.update(visible=False), "", ""
+    return gr.update(visible=True), pending.call, pending.key
 
 
 def build_page(ui: GradioUI) -> Any:
@@ -143,15 +153,24 @@ def build_page(ui: GradioUI) -> Any:
             run_button = gr.Button("Run", variant="primary", elem_id="smol-run", scale=1)
             stop_button = gr.Button("Stop", variant="stop", elem_id="smol-stop", scale=1)
             reset_button = gr.Button("Reset", elem_id="smol-reset", scale=1)
-        with gr.Row(visible=False, elem_id="smol-approval") as approval:
-            note_box = gr.Textbox(
-                placeholder="A note for the model (optional): why, or what to do instead",
-                show_label=False,
-                elem_id="smol-approval-note",
-                scale=6,
+        with gr.Column(visible=False, elem_id="smol-approval") as approval:
+            call_box = gr.Textbox(
+                label="The whole call waiting for your decision (scroll for more)",
+                elem_id="smol-approval-call",
+                interactive=False,
+                lines=4,
+                max_lines=20,
             )
-            approve_button = gr.Button("Approve", variant="primary", elem_id="smol-approve", scale=1)
-            deny_button = gr.Button("Deny", variant="stop", elem_id="smol-deny", scale=1)
+            key_box = gr.Textbox(label="Its key", elem_id="smol-approval-key", interactive=False, max_lines=1)
+            with gr.Row():
+                note_box = gr.Textbox(
+                    placeholder="A note for the model (optional): why, or what to do instead",
+                    show_label=False,
+                    elem_id="smol-approval-note",
+                    scale=6,
+                )
+                approve_button = gr.Button("Approve", variant="primary", elem_id="smol-approve", scale=1)
+                deny_button = gr.Button("Deny", variant="stop", elem_id="smol-deny", scale=1)
         status = gr.Markdown("", elem_id="smol-status")
         if ui.file_upload_folder is not None:
             upload = gr.File(
@@ -162,18 +181,20 @@ def build_page(ui: GradioUI) -> Any:
             upload.upload(handlers.on_upload, [upload, uploaded], [status, uploaded, upload])
 
         run_inputs = [task_box, chatbot, uploaded]
-        run_outputs = [chatbot, task_box, uploaded, status, approval]
+        run_outputs = [chatbot, task_box, uploaded, status, approval, call_box, key_box]
         limit = ui.sessions.limit  # one run at a time per session (its lock), so at most this many
         task_box.submit(handlers.on_submit, run_inputs, run_outputs, concurrency_limit=limit)
         run_button.click(handlers.on_submit, run_inputs, run_outputs, concurrency_limit=limit)
-        decision_outputs = [chatbot, note_box, approval]
-        approve_button.click(
-            handlers.on_approve, [note_box, chatbot], decision_outputs, concurrency_limit=limit
-        )
-        deny_button.click(handlers.on_deny, [note_box, chatbot], decision_outputs, concurrency_limit=limit)
+        decision_outputs = [chatbot, note_box, approval, call_box, key_box]
+        decision_inputs = [note_box, key_box, chatbot]  # the key the panel showed: what is decided
+        approve_button.click(handlers.on_approve, decision_inputs, decision_outputs, concurrency_limit=limit)
+        deny_button.click(handlers.on_deny, decision_inputs, decision_outputs, concurrency_limit=limit)
         stop_button.click(handlers.on_stop, None, None, queue=False)
         reset_button.click(
-            handlers.on_reset, None, [chatbot, uploaded, status, task_box, approval], queue=False
+            handlers.on_reset,
+            None,
+            [chatbot, uploaded, status, task_box, approval, call_box, key_box],
+            queue=False,
         )
         demo.unload(handlers.on_unload)
     return demo

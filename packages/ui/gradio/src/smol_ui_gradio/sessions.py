@@ -42,6 +42,8 @@ class Session:
     run_lock: threading.Lock = field(default_factory=threading.Lock)
     last_used: float = field(default_factory=time.monotonic)
     pending: Any = None  # the call its last run paused for (approvals.PendingCall), or None
+    runs: list[str] = field(default_factory=list)
+    """The durable runs its tasks started, oldest first (`run_retention.py` keeps the newest few)."""
 
     def idle_for(self, now: float) -> float:
         """Seconds since the session was last used; 0 while its task runs."""

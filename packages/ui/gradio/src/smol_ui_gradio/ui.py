@@ -15,18 +15,29 @@ looks like is `rendering`, and how a run's events become the messages shown so f
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
-from smol_core.plugin_api import ApprovalPendingError
+from smol_core.plugin_api import ApprovalKeyError, ApprovalPendingError
 from smol_ui_gradio.approvals import PendingCall, decide, needs_approvals, new_run_id, pending_call
 from smol_ui_gradio.chat_stream import ChatStream
 from smol_ui_gradio.rendering import UIMessage
+from smol_ui_gradio.run_retention import RunRetention, prune_page_runs
 from smol_ui_gradio.sessions import DEFAULT_SESSION_LIMIT, Session, Sessions
-from smol_ui_gradio.uploads import DEFAULT_MAX_BYTES, IMAGE_TYPES, UploadPolicy, UploadRejected, save_upload
+from smol_ui_gradio.uploads import (
+    DEFAULT_ALLOWED_TYPES,
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_FILES,
+    DEFAULT_MAX_SESSION_BYTES,
+    IMAGE_TYPES,
+    UploadPolicy,
+    UploadRejected,
+    save_upload,
+)
 
 Chat = list[Any]  # what the Chatbot holds: message dicts, as Gradio normalised them
 
@@ -45,6 +56,11 @@ class GradioUI:
         max_upload_bytes: The largest file accepted (`launch()` also gives it to Gradio, which then
             refuses a larger file while it is still being received).
         max_sessions: How many browser sessions (each with an agent and a sandbox) may live at once.
+        max_uploads_per_session: How many files one session may keep (Reset deletes them).
+        max_session_upload_bytes: How many bytes of files one session may keep.
+        run_retention: What the page keeps of the durable runs it starts (a page whose agent can
+            pause for approval runs each task durably): by default each session's newest 5, none
+            older than a day (`run_retention.py`); `RunRetention(None, None)` keeps them all.
     """
 
     def __init__(
@@ -55,6 +71,9 @@ class GradioUI:
         allowed_file_types: list[str] | tuple[str, ...] | None = None,
         max_upload_bytes: int = DEFAULT_MAX_BYTES,
         max_sessions: int = DEFAULT_SESSION_LIMIT,
+        max_uploads_per_session: int = DEFAULT_MAX_FILES,
+        max_session_upload_bytes: int = DEFAULT_MAX_SESSION_BYTES,
+        run_retention: RunRetention | None = None,
     ) -> None:
         factory: Callable[[], Any] | None = None if hasattr(agent, "run") else agent
         self.agent = factory() if factory is not None else agent
@@ -63,10 +82,14 @@ class GradioUI:
         if self.file_upload_folder is not None:
             self.file_upload_folder.mkdir(parents=True, exist_ok=True)
         self.reset_agent_memory = reset_agent_memory
-        policy = UploadPolicy(max_bytes=max_upload_bytes)
-        self.upload_policy = (
-            UploadPolicy(tuple(allowed_file_types), max_upload_bytes) if allowed_file_types else policy
+        self.upload_policy = UploadPolicy(
+            tuple(allowed_file_types) if allowed_file_types else DEFAULT_ALLOWED_TYPES,
+            max_upload_bytes,
+            max_uploads_per_session,
+            max_session_upload_bytes,
         )
+        self.run_retention = run_retention if run_retention is not None else RunRetention()
+        self._runs: list[str] = []  # the runs `self.agent` was given (session-less use), oldest first
         self.name = getattr(agent, "name", None) or getattr(self.agent, "name", None) or "Agent interface"
         if not isinstance(self.name, str):
             self.name = "Agent interface"
@@ -101,7 +124,7 @@ class GradioUI:
 
         policy = self.upload_policy
         if allowed_file_types:
-            policy = UploadPolicy(tuple(allowed_file_types), policy.max_bytes)
+            policy = dataclasses.replace(policy, allowed_types=tuple(allowed_file_types))
         status, files, _ = self.accept_upload(file, file_uploads_log, self.file_upload_folder, policy)
         return gr.Textbox(value=status, visible=True), files
 
@@ -119,6 +142,8 @@ class GradioUI:
             saved = save_upload(path, folder, policy or self.upload_policy)
         except UploadRejected as error:
             short = "File type disallowed" if "not accepted" in str(error) else "File too large"
+            if "Reset" in str(error):
+                short = "Too many files"
             return short, uploaded, f"Rejected: {error}"
         files = [*uploaded, str(saved)]
         names = ", ".join(Path(f).name for f in files)
@@ -162,15 +187,25 @@ class GradioUI:
             events = agent.run(text, stream=True, reset=self.reset_agent_memory, images=images, run_id=run_id)
             yield from self._follow(agent, events, stream, run_id, session)
         finally:
+            if run_id is not None:  # the page's runs are kept as `run_retention` says
+                runs = session.runs if session is not None else self._runs
+                runs.append(run_id)
+                prune_page_runs(agent, runs, self.run_retention)
             lock.release()
             if session is not None:
                 session.last_used = time.monotonic()  # idle from the end of its task, not the start
 
     def stream_decision(
-        self, approved: bool, note: str | None = None, session: Session | None = None
+        self,
+        approved: bool,
+        note: str | None = None,
+        session: Session | None = None,
+        key: str | None = None,
     ) -> Generator[list[UIMessage]]:
         """Approve or deny the call the last run paused for (see `approvals.py`), then resume the
-        run; yield its messages as they grow, as `stream_run` does."""
+        run; yield its messages as they grow, as `stream_run` does. `key`: the approval key the
+        person was shown (the page sends it); a decision on another key than the waiting call's is
+        refused, and the call waiting now is shown instead. None: the call this UI holds."""
         agent = session.agent if session is not None else self.agent
         lock = session.run_lock if session is not None else self._run_lock
         holder = session if session is not None else self
@@ -182,11 +217,18 @@ class GradioUI:
             yield stream.messages
             return
         try:
+            if key is not None and key.strip() != pending.key:
+                raise ApprovalKeyError("the call waiting changed: nothing was decided")
             holder.pending = None
             decide(agent, pending, approved, note)
             yield stream.messages
             events = agent.resume(pending.run_id, stream=True)
             yield from self._follow(agent, events, stream, pending.run_id, session)
+        except ApprovalKeyError:  # the person decided on a call that no longer waits: show the one that does
+            holder.pending = pending_call(agent, pending.run_id)
+            again = holder.pending.describe() if holder.pending is not None else "No call waits any more."
+            stream.pause(f"The call waiting changed, so nothing was decided. {again}")
+            yield stream.messages
         except Exception as error:  # a store that is down: said on the page, the run stays paused
             holder.pending = pending
             stream.fail(error)
@@ -233,14 +275,30 @@ class GradioUI:
             self._new_agent().cleanup()
         return build_page(self)
 
+    def app_kwargs(self, given: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Gradio's `app_kwargs` with the upload door added (`upload_gate.UploadGate`): pass them to
+        `launch()` when serving `create_app()`'s page yourself; `self.launch()` does."""
+        from starlette.middleware import Middleware
+
+        from smol_ui_gradio.upload_gate import UploadGate
+
+        merged = dict(given or {})
+        merged["middleware"] = [
+            *merged.get("middleware", []),
+            Middleware(UploadGate, policy=self.upload_policy),
+        ]
+        return merged
+
     def launch(self, share: bool = False, **kwargs: Any) -> Any:
         """Serve the page (on 127.0.0.1 unless `server_name=` says otherwise). Unlike
         smolagents, `share` is off by default: a public link exposes the agent and its tools.
 
-        Gradio is given the upload size limit (`max_file_size`, unless passed), so a larger file is
-        refused while it is received instead of being written first. When a blocking launch ends,
-        every session's agent is cleaned up and its uploads deleted."""
+        Gradio is given the upload size limit (`max_file_size`, unless passed), and its upload
+        endpoint gets a door in front (`app_kwargs()`, `upload_gate.py`): a file of a type the page
+        refuses, by name or by content, is refused before Gradio stores it. When a blocking launch
+        ends, every session's agent is cleaned up and its uploads deleted."""
         kwargs.setdefault("max_file_size", self.upload_policy.max_bytes)
+        kwargs["app_kwargs"] = self.app_kwargs(kwargs.get("app_kwargs"))
         self.demo = self.create_app()  # the page being served (`close()` it to stop a non-blocking launch)
         try:
             return self.demo.launch(share=share, **kwargs)

@@ -1,0 +1,230 @@
+"""The door in front of Gradio's upload endpoint: a file is refused before Gradio stores anything.
+
+Why: Gradio's `/gradio_api/upload` takes a file from anyone who reaches the port, with no session,
+and writes it into its cache before any handler of the page runs. `file_types` only filters the
+browser's file picker, so a file of a type the page refuses, up to the size limit, was kept (for an
+hour, until Gradio's cache clean-up) as often as someone sent one. This ASGI middleware reads the
+request first, and passes it on to Gradio only when it is well formed and every file in it is of an
+accepted type, by its name and by its bytes (`content_types.py`). It also bounds how many uploads one
+client address may make in a window of time, and how many requests it holds in memory at once (each
+one at most the size limit), so flooding the endpoint neither fills the disk nor the memory.
+
+The page's own handler then applies the session's limits (count and bytes, `UploadPolicy`) before it
+copies the file into the session's folder, and deletes Gradio's copy either way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from python_multipart.multipart import MultipartParser, parse_options_header
+
+from smol_ui_gradio.uploads import UploadPolicy, UploadRejected, safe_name
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+MULTIPART_OVERHEAD = 64 * 1024
+"""Bytes a request may hold beyond its file (part headers, boundaries)."""
+DEFAULT_UPLOADS_PER_CLIENT = 30
+DEFAULT_WINDOW_SECONDS = 600.0
+DEFAULT_CONCURRENT_UPLOADS = 4
+
+
+class _Refused(Exception):
+    def __init__(self, status: int, text: str) -> None:
+        super().__init__(text)
+        self.status = status
+        self.text = text
+
+
+class UploadGate:
+    """ASGI middleware: checks every request to a path ending in `/upload` against `policy` first."""
+
+    def __init__(
+        self,
+        app: Callable[[Scope, Receive, Send], Awaitable[None]],
+        policy: UploadPolicy,
+        uploads_per_client: int = DEFAULT_UPLOADS_PER_CLIENT,
+        window_seconds: float = DEFAULT_WINDOW_SECONDS,
+        concurrent_uploads: int = DEFAULT_CONCURRENT_UPLOADS,
+    ) -> None:
+        self.app = app
+        self.policy = policy
+        self.uploads_per_client = uploads_per_client
+        self.window_seconds = window_seconds
+        self._slots = asyncio.Semaphore(concurrent_uploads)
+        self._recent: dict[str, collections.deque[float]] = {}
+        self._swept = time.monotonic()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope.get("type") != "http"
+            or scope.get("method") != "POST"
+            or not str(scope.get("path")).endswith("/upload")
+        ):
+            await self.app(scope, receive, send)
+            return
+        if self._slots.locked():
+            await _answer(send, 503, "Too many uploads at once: try again in a moment.")
+            return
+        async with self._slots:
+            try:
+                self._count(scope)
+                body = await self._body(scope, receive)
+                self._check(scope, body)
+            except _Refused as refused:
+                await _answer(send, refused.status, refused.text)
+                return
+        await self.app(scope, _replay(body, receive), send)
+
+    def _count(self, scope: Scope) -> None:
+        client = scope.get("client")
+        address = str(client[0]) if client else "unknown"
+        now = time.monotonic()
+        recent = self._recent.setdefault(address, collections.deque())
+        while recent and now - recent[0] > self.window_seconds:
+            recent.popleft()
+        if len(recent) >= self.uploads_per_client:
+            raise _Refused(
+                429,
+                f"Too many uploads from {address}: at most {self.uploads_per_client} in "
+                f"{self.window_seconds:.0f} seconds.",
+            )
+        recent.append(now)
+        self._sweep(now)
+
+    def _sweep(self, now: float) -> None:
+        """Forget the addresses with no upload in the window (once a minute): the table stays as
+        small as the set of recent clients."""
+        if now - self._swept < 60.0:
+            return
+        self._swept = now
+        for address in list(self._recent):
+            if now - self._recent[address][-1] > self.window_seconds:
+                del self._recent[address]
+
+    async def _body(self, scope: Scope, receive: Receive) -> bytes:
+        limit = self.policy.max_bytes + MULTIPART_OVERHEAD
+        declared = _header(scope, b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
+            raise _Refused(413, "The file is over the maximum allowed size.")
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise _Refused(400, "The upload was cut off.")
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                raise _Refused(413, "The file is over the maximum allowed size.")
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    def _check(self, scope: Scope, body: bytes) -> None:
+        files = _files(_header(scope, b"content-type") or "", body)
+        if not files:
+            raise _Refused(400, "No file in the upload.")
+        for name, data in files:
+            shown = safe_name(name)
+            try:
+                self.policy.check(shown, len(data))
+                self.policy.check_content(shown, data)
+            except UploadRejected as rejected:
+                raise _Refused(415, str(rejected)) from None
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key.lower() == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+def _files(content_type: str, body: bytes) -> list[tuple[str, bytes]]:
+    """The (file name, content) of each part of a multipart body, read by the parser Gradio uses
+    (`python_multipart`), so both read the same parts; a part without a file name is refused."""
+    kind, options = parse_options_header(content_type)
+    boundary = options.get(b"boundary")
+    if kind != b"multipart/form-data" or not boundary:
+        raise _Refused(400, "An upload is a multipart form.")
+    parts: list[tuple[dict[bytes, bytes], list[bytes]]] = []
+    field: list[bytes] = []
+
+    def begin() -> None:
+        parts.append(({}, []))
+
+    def header_field(data: bytes, start: int, end: int) -> None:
+        field.append(data[start:end])
+
+    def header_value(data: bytes, start: int, end: int) -> None:
+        parts[-1][0][b"".join(field).lower()] = (
+            parts[-1][0].get(b"".join(field).lower(), b"") + data[start:end]
+        )
+
+    def header_end() -> None:
+        field.clear()
+
+    def part_data(data: bytes, start: int, end: int) -> None:
+        parts[-1][1].append(data[start:end])
+
+    parser = MultipartParser(
+        boundary,
+        {
+            "on_part_begin": begin,
+            "on_header_field": header_field,
+            "on_header_value": header_value,
+            "on_header_end": header_end,
+            "on_part_data": part_data,
+        },
+    )
+    try:
+        parser.write(body)
+        parser.finalize()
+    except Exception:
+        raise _Refused(400, "The upload is not a well-formed multipart form.") from None
+    files = []
+    for headers, data in parts:
+        _, disposition = parse_options_header(headers.get(b"content-disposition", b""))
+        name = disposition.get(b"filename")
+        if not name:
+            raise _Refused(400, "Every part of an upload must be a file with a name.")
+        files.append((name.decode("utf-8", "replace"), b"".join(data)))
+    return files
+
+
+def _replay(body: bytes, server: Receive) -> Receive:
+    """A `receive` that gives the app the body already read, then the server's messages (a
+    disconnect, when the client goes)."""
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await server()
+
+    return receive
+
+
+async def _answer(send: Send, status: int, text: str) -> None:
+    payload = text.encode("utf-8")
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(payload)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": payload})
