@@ -217,7 +217,7 @@ def _approve_waiting_call(folder: Path) -> None:
         if waiting is None or "approval" in waiting:
             return
         if "key" in inspect.signature(approve).parameters:
-            approve("job", waiting["key"], store=store)  # type: ignore[call-arg]
+            approve("job", waiting["approval_key"], store=store)  # type: ignore[call-arg]
         else:
             approve("job", store=store)
     finally:

@@ -10,7 +10,7 @@ import pytest
 
 from smol_core import CodeAgent, ToolCallingAgent, tool
 from smol_core.agents.budget import RunBudget
-from smol_core.durable import SQLiteStore, approve
+from smol_core.durable import SQLiteStore, approve, pending_approval
 from smol_core.durable.errors import ApprovalPendingError
 from smol_core.effects import ModelCall, RunExtension, RunModel, ToolEffect
 from smol_core.errors import BudgetExceededError, SmolError
@@ -146,7 +146,7 @@ def test_a_resumed_tool_calling_agent_keeps_its_additional_args(tmp_path: Path) 
     SENT.clear()
     with agent() as first, pytest.raises(ApprovalPendingError):
         first.run("Send the report.", run_id="doc", additional_args={"report": "Q3: up 4%"})
-    approve("doc", store=store)
+    approve("doc", pending_approval(store, "doc")["approval_key"], store=store)  # type: ignore[index]
     with agent() as second:
         assert second.resume("doc") == "ok"
     assert SENT == ["Q3: up 4%"]  # the value handed over, not its name

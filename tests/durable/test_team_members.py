@@ -125,8 +125,9 @@ def test_the_managers_approval_policy_asks_before_a_members_call(tmp_path: Path)
     assert DROPPED == []  # nothing dropped before a person approved
     assert store.load("ops").status == "awaiting_approval"  # type: ignore[union-attr]
     sub_run = next(r.run_id for r in store.list() if r.run_id.startswith("ops.dba."))
-    assert "drop_table" in str(pending_approval(store, sub_run))
-    approve(sub_run, store=store)
+    waiting = pending_approval(store, sub_run)
+    assert waiting is not None and waiting["tool"] == "drop_table"
+    approve(sub_run, waiting["approval_key"], store=store)
     with _team(store, member, manager, ask_for) as boss:
         answer = boss.resume("ops")
     assert DROPPED == ["users"] and "dropped users" in str(answer)
