@@ -43,6 +43,7 @@ Exception
 |       |-- CheckpointFormatError                      a checkpoint is corrupt, foreign or of another version
 |       |-- RunNotFoundError + LookupError             no run of this id in the store
 |       |-- RunFinishedError                           the run already ended: it cannot be resumed
+|       |-- ApprovalKeyError                           a decision named another call than the one that waits
 |       |-- RunLockedError                             another live process holds the run's lease
 |       `-- StoreUnavailableError                      the checkpoint store cannot be opened, read or written
 |-- AgentError                                         the model's making: it sees the error and may recover
@@ -81,6 +82,7 @@ from __future__ import annotations
 from smol_core.agents.saved_settings import SavedSettingAppliedWarning, SavedSettingIgnoredWarning
 from smol_core.agents.serialization import AgentLoadError
 from smol_core.durable.errors import (
+    ApprovalKeyError,
     ApprovalPendingError,
     CheckpointError,
     CheckpointFormatError,
@@ -143,6 +145,7 @@ __all__ = [
     "AgentParsingError",
     "AgentToolCallError",
     "AgentToolExecutionError",
+    "ApprovalKeyError",
     "ApprovalPendingError",
     "BlockedAddressError",
     "BudgetExceededError",

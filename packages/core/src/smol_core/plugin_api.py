@@ -80,7 +80,7 @@ _EXPORTS: dict[str, str] = {
     "approve": "smol_core.durable.approvals",
     "deny": "smol_core.durable.approvals",
     "pending_approval": "smol_core.durable.approvals",
-    "ApprovalKeyError": "smol_core.durable.approvals",
+    "ApprovalKeyError": "smol_core.durable.errors",
     "short_call": "smol_core.durable.call_view",
     # and what a store forgets
     "RetentionPolicy": "smol_core.durable.retention",
@@ -270,7 +270,6 @@ if _TYPE_CHECKING:
         smolagent_parser as smolagent_parser,
     )
     from smol_core.durable.approvals import (
-        ApprovalKeyError as ApprovalKeyError,
         approve as approve,
         deny as deny,
         pending_approval as pending_approval,
@@ -278,6 +277,7 @@ if _TYPE_CHECKING:
     from smol_core.durable.call_view import short_call as short_call
     from smol_core.durable.checkpoint import Checkpoint as Checkpoint, load_checkpoint as load_checkpoint
     from smol_core.durable.errors import (
+        ApprovalKeyError as ApprovalKeyError,
         ApprovalPendingError as ApprovalPendingError,
         CheckpointError as CheckpointError,
         RunLockedError as RunLockedError,

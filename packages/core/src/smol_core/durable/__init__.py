@@ -8,6 +8,7 @@
 from smol_core.durable.approvals import approve, deny, pending_approval
 from smol_core.durable.checkpoint import FORMAT_VERSION, Checkpoint
 from smol_core.durable.errors import (
+    ApprovalKeyError,
     ApprovalPendingError,
     CheckpointError,
     CheckpointFormatError,
@@ -23,6 +24,7 @@ from smol_core.durable.tool_ledger import idempotency_key
 
 __all__ = [
     "FORMAT_VERSION",
+    "ApprovalKeyError",
     "ApprovalPendingError",
     "Checkpoint",
     "CheckpointError",

@@ -20,15 +20,10 @@ from typing import Any
 
 import smol_core.durable.checkpoint as checkpoint_format
 from smol_core.durable.call_view import describe_call
-from smol_core.durable.errors import CheckpointError, RunNotFoundError
+from smol_core.durable.errors import ApprovalKeyError, CheckpointError, RunNotFoundError
 from smol_core.durable.runner import check_run_id, read_checkpoint
 from smol_core.durable.sqlite_store import SQLiteStore
 from smol_core.durable.store import CheckpointStore
-
-
-class ApprovalKeyError(CheckpointError):
-    """The key a person decided on is not the key of the call the run waits for now: the call
-    waiting changed (or was never this one), so the decision is refused."""
 
 
 def pending_approval(store: CheckpointStore, run_id: str) -> dict[str, Any] | None:

@@ -36,6 +36,11 @@ class RunFinishedError(CheckpointError):
     """The run already ended: it cannot be resumed, and its id cannot start a new run."""
 
 
+class ApprovalKeyError(CheckpointError):
+    """The key a person decided on is not the key of the call the run waits for now: the call
+    waiting changed (or was never this one), so the decision is refused."""
+
+
 class RunLockedError(CheckpointError):
     """Another live process holds this run's lease: two copies of one run must never go on."""
 
