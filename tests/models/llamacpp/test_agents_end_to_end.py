@@ -83,3 +83,19 @@ def test_a_durable_and_a_recorded_run_leave_the_loaded_model_usable(
         gc.collect()
         assert agent.model is model
         assert agent.run("What is 17 times 23?") == 391
+
+
+@pytest.mark.parametrize(
+    "task", ["Add 2 and 2.\x00", 'Say "hi" \\ then \x1b[31mstop', "Lines\r\nand\ttabs \x7f"]
+)
+def test_llamacpp_takes_the_action_grammar_whatever_the_task_holds(model: LlamaCppModel, task: str) -> None:
+    """A NUL byte in a task broke the generated grammar ("check the grammar= you passed")."""
+    from smol_core.messages import ChatMessage, MessageRole
+    from smol_core.prompting.grammar import code_action_grammar, task_comment
+
+    comment = task_comment(task)
+    grammar = code_action_grammar(
+        thought_prefix=None, require_final_answer=True, max_code_lines=3, preamble=comment
+    )
+    reply = model.generate([ChatMessage(MessageRole.USER, task)], grammar=grammar)
+    assert reply.text.startswith("<code>\n" + comment)

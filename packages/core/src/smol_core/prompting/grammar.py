@@ -10,7 +10,13 @@ Inside the block, each line must look like the start of a Python statement: a ke
 followed by an operator, a call, an attribute or a subscript, or a literal. Prose ("The result is
 11."), Markdown fences, tags and made-up outputs ("Output: 12") cannot be written, which is where a
 small model's code otherwise derails. Text inside triple-quoted strings is free, so long string
-literals (reports, templates) stay possible.
+literals (reports, templates) stay possible. A line that opens a block (`with open(path) as f:`,
+`for x in xs:`, `else:`) must be followed by an indented line: a header with no body is a
+SyntaxError, and a small model that wrote one kept writing it, step after step. Only a header's line
+ends with a colon.
+
+The task's text goes into the grammar (`task_comment`): whatever bytes it holds, they reach the
+grammar escaped, never as grammar syntax (a NUL or a quote in a task broke the grammar).
 """
 
 from __future__ import annotations
@@ -35,7 +41,10 @@ _NOT_PRINT = (
 
 
 def _literal(text: str) -> str:
+    """`text` as a GBNF string literal: backslash, quote and every control character escaped (GBNF
+    reads `\\xHH`), so no character of it is read as grammar syntax."""
     escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    escaped = "".join(f"\\x{ord(c):02x}" if ord(c) < 0x20 or ord(c) == 0x7F else c for c in escaped)
     return f'"{escaped}"'
 
 
@@ -45,7 +54,7 @@ def _alternatives(words: list[str]) -> str:
 
 def task_comment(task: str, max_chars: int = 400) -> str:
     """The task as Python comment lines, to open a code block with (see `code_action_grammar`)."""
-    text = " ".join(task.split())
+    text = " ".join("".join(c if c.isprintable() else " " for c in task).split())
     if len(text) > max_chars:
         text = text[: max_chars - 3].rstrip() + "..."
     return f"# {text}\n"
@@ -100,19 +109,25 @@ def code_action_grammar(
     top_name = "topname" if require_final_answer else "name"
     rules = [
         f"root ::= {head}{block_start} {body} {_literal(closing)}",
-        'line ::= ( indent stmt | top ) "\\n"',
+        # a line; one that opens a block (it ends with a colon) takes its first indented line with it
+        'line ::= ( indent stmt | top ) ( "\\n" | header )',
+        'header ::= ":" [ \\t]* "\\n" indent stmt ( "\\n" | header )',
         "indent ::= [ \\t]{1,32}",
         # at the top level: no bare literals, no annotations (`Output: 12`), no comparisons
-        f"top ::= {_alternatives(_TOP_KEYWORDS)} ( [ (:\\[] rest )? | {top_name} topafter? | [\\[(@] rest",
+        f"top ::= {_alternatives(_TOP_KEYWORDS)} ( [ (\\[] rest )? | {top_name} topafter? | [\\[(@] rest",
         # after a name at the top level: an assignment, a call, an attribute, a subscript, a tuple
         'topafter ::= " "* ( "=" | [-+*/%&|^@] "=" | "//=" | "**=" | ">>=" | "<<=" ) rest | [(\\[.,;] rest',
-        f"stmt ::= {_alternatives(_KEYWORDS)} ( [ (:\\[] rest )? | name after? | start rest",
-        # after a name: an operator, a call, an attribute, a subscript; never a second word (prose)
-        'after ::= " "* [-=+*/%<>!&|^~:] rest | [(\\[.,;] rest',
+        f"stmt ::= {_alternatives(_KEYWORDS)} ( [ (\\[] rest )? | name after? | start rest",
+        # after a name: an operator, a call, an attribute, a subscript, an annotation (`x: int`);
+        # never a second word (prose)
+        'after ::= " "* ( [-=+*/%<>!&|^~] rest | ":" char* last ) | [(\\[.,;] rest',
         "start ::= [\\[({\"'0-9*@.-]",
         "name ::= [a-zA-Z_] [a-zA-Z0-9_]*",
-        # the rest of a line; a triple-quoted string may run over several lines and hold any text
-        'rest ::= ( [^\\n"\'] | "\\"" | "\'" | tq )*',
+        # the rest of a line, never ending with a colon (only a header does, through `header`); a
+        # triple-quoted string may run over several lines and hold any text
+        "rest ::= ( char* last )?",
+        'char ::= [^\\n"\'] | "\\"" | "\'" | tq',
+        'last ::= [^\\n:"\'] | "\\"" | "\'" | tq',
         'tq ::= "\\"\\"\\"" ( [^"] | "\\"" [^"] | "\\"\\"" [^"] )* "\\"\\"\\"" '
         "| \"'''\" ( [^'] | \"'\" [^'] | \"''\" [^'] )* \"'''\"",
     ]
