@@ -230,6 +230,12 @@ class AgentLogger:
                 self._style(escape_controls(f"[{role}]"), "bold") + " " + escape_controls(message.text)
             )
 
+    def log_final_answer(self, answer: Any, level: LogLevel | int = LogLevel.INFO) -> None:
+        """The run's answer, styled: the answer's own control characters escaped, the style not."""
+        if level <= self.level:
+            text = shown(answer) if answer is not None else "None"
+            self._emit(self._style(f"Final answer: {text}", "bold", "yellow"))
+
     def log_error(self, message: str) -> None:
         if self.level >= LogLevel.ERROR:
             self._emit(self._style(escape_controls(message), "bold", "red"))

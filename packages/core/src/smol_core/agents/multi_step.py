@@ -303,9 +303,7 @@ class MultiStepAgent(ABC):
                 ):
                     yield event
                     if isinstance(event, ActionOutput) and event.is_final_answer:
-                        self.logger.print(
-                            self.logger._style(f"Final answer: {event.output}", "bold", "yellow")
-                        )
+                        self.logger.log_final_answer(event.output)
                         if self.final_answer_checks:
                             with step_span.activate():
                                 self._validate_final_answer(event.output)
