@@ -207,3 +207,23 @@ def test_the_mode_line_says_whether_the_tools_are_used() -> None:
     assert "each block calling a tool first" in agent.prompting_mode()
     agent.task = "What is 6 times 7?"
     assert "no tool call (the task names nothing the tools are about)" in agent.prompting_mode()
+
+
+def test_a_run_opens_with_a_short_mode_line_and_the_reason_only_in_verbose_output() -> None:
+    import io
+
+    from smol_core.monitoring import AgentLogger
+
+    for level, expected in (
+        (LogLevel.INFO, "Model: small, grammar, 3 drafts\n"),
+        (LogLevel.DEBUG, "because: a test"),
+    ):
+        model = small(ScriptedModel(["<code>\nfinal_answer(1)\n</code>"] * 3))
+        model.capabilities_reason = "a test said so"  # type: ignore[attr-defined]
+        stream = io.StringIO()
+        with CodeAgent(tools=[], model=model, logger=AgentLogger(level=level, stream=stream)) as agent:
+            agent.run("What is 1?")
+        lines = stream.getvalue()
+        assert expected in lines
+        if level == LogLevel.INFO:
+            assert "because" not in lines and all(len(line) <= 120 for line in lines.splitlines())

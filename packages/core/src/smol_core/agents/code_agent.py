@@ -163,13 +163,14 @@ class CodeAgent(MultiStepAgent):
             answer_drafts=self.answer_drafts,
         )
 
-    def prompting_mode(self) -> str:
-        """The line verbose output starts each run with: how the model is prompted, and why."""
+    def prompting_mode(self, short: bool = False) -> str:
+        """How the model is prompted, and why; `short`: the few words each run opens with (the whole
+        line, with its reason, in verbose output)."""
         actions: ActionFormat = (
             "json" if self._json_actions else "grammar" if self.use_structured_outputs_internally else "free"
         )
         reason = getattr(self.model, "capabilities_reason", None)
-        return self.prompting.describe(self._prompt_facts(), actions, reason)
+        return self.prompting.describe(self._prompt_facts(), actions, reason, short=short)
 
     def default_prompt_templates(self) -> PromptTemplates:
         return compact_code_agent_templates() if self.prompting.compact_prompt else code_agent_templates()
@@ -238,7 +239,7 @@ class CodeAgent(MultiStepAgent):
         return populate_template(template, variables)
 
     def _prepare_run(self) -> None:
-        self.logger.print(self.prompting_mode(), level=LogLevel.INFO)
+        self.logger.print(self.prompting_mode(short=self.logger.level < LogLevel.DEBUG), level=LogLevel.INFO)
         executor = self.python_executor
         executor.send_variables(self.state)
         door = self._run().door  # every call of the code goes through the run's door (effects.py)

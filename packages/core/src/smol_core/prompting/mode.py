@@ -20,15 +20,31 @@ _ACTIONS: dict[ActionFormat, str] = {
 }
 
 
+_SHORT_ACTIONS: dict[ActionFormat, str] = {"json": "JSON actions", "grammar": "grammar", "free": "free text"}
+
+
 def describe_mode(
-    *, small: bool, tools_used: bool, has_tools: bool, actions: ActionFormat, drafts: int, reason: object
+    *,
+    small: bool,
+    tools_used: bool,
+    has_tools: bool,
+    actions: ActionFormat,
+    drafts: int,
+    reason: object,
+    short: bool = False,
 ) -> str:
     """`Model mode: small-model prompt, GBNF-constrained actions, 3 answer drafts (because ...)`.
 
     `small`: the small-model prompt; `has_tools`: tools besides final_answer and no team;
     `tools_used`: each block calls a tool first; `actions`: "json", "grammar" or "free";
     `drafts`: answers drafted per step; `reason`: what the model says of how its capabilities
-    were learned (`capabilities_reason`), if it says anything."""
+    were learned (`capabilities_reason`), if it says anything. `short`: the few words a run opens
+    with (`Model: small, grammar, 3 drafts`), the rest being for verbose output."""
+    if short:
+        words = ["small" if small else "generic", _SHORT_ACTIONS[actions]]
+        if drafts > 1:
+            words.append(f"{drafts} drafts")
+        return f"Model: {', '.join(words)}"
     parts = ["small-model prompt with worked examples" if small else "generic prompt"]
     if small and has_tools:
         parts.append(

@@ -90,8 +90,11 @@ class PromptingStrategy:
         `example_set` picks another choice of examples for each drafted answer."""
         return []
 
-    def describe(self, facts: PromptFacts, actions: ActionFormat, reason: object = None) -> str:
-        """The verbose line that says how the model is prompted, and why (see `prompting/mode.py`)."""
+    def describe(
+        self, facts: PromptFacts, actions: ActionFormat, reason: object = None, short: bool = False
+    ) -> str:
+        """The line that says how the model is prompted, and why (see `prompting/mode.py`); `short`:
+        the few words a run opens with."""
         return describe_mode(
             small=self.compact_prompt,
             tools_used=self.calls_tools_then_answers(facts),
@@ -99,6 +102,7 @@ class PromptingStrategy:
             actions=actions,
             drafts=self.drafts_per_step(facts),
             reason=reason,
+            short=short,
         )
 
 
