@@ -74,6 +74,24 @@ def to_json(document: Any) -> str:
     return text
 
 
+SCALARS: list[Any] = [
+    math.inf,
+    -math.inf,
+    math.nan,
+    1e300,
+    -1,
+    10**30,
+    True,
+    None,
+    "",
+    "\x00\x1b[2J\r\n",
+    {},
+    [],
+    [1, 2],
+    {"a": 1},
+]
+"""Cheap hostile values, each put in every place of a document in turn."""
+
 HOSTILE_VALUES = st.one_of(
     st.sampled_from(
         [

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_files import HOSTILE_VALUES, RawJSON, image_bomb, image_value, paths, replaced, to_json
+from hostile_files import HOSTILE_VALUES, SCALARS, image_value, paths, replaced, to_json
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import smol_core
@@ -124,6 +124,16 @@ def test_a_step_timing_of_infinity_is_refused() -> None:
         checkpoint_format.load(json.dumps(document).encode())
 
 
+def test_every_field_of_a_checkpoint_given_each_hostile_value_is_one_error_class() -> None:
+    for path in CHECKPOINT_PATHS:
+        for value in SCALARS:
+            data = to_json(replaced(GOOD_CHECKPOINT, path, value)).encode()
+            try:
+                checkpoint_format.load(data)
+            except CheckpointFormatError as error:
+                _one_line(error)
+
+
 @FUZZ
 @given(path=st.sampled_from(CHECKPOINT_PATHS), value=HOSTILE_VALUES)
 def test_fuzz_checkpoint_load_raises_only_checkpoint_format_error(path: tuple[Any, ...], value: Any) -> None:
@@ -175,7 +185,7 @@ def _peak_mib(tmp_path: Path, kind: str, path: Path) -> tuple[str, int]:
 
 def test_an_image_bomb_checkpoint_is_refused_within_a_memory_bound(tmp_path: Path) -> None:
     path = tmp_path / "bomb.json"
-    document = dict(GOOD_CHECKPOINT, namespace={"v": image_bomb(60)})
+    document = dict(GOOD_CHECKPOINT, namespace={f"v{n}": image_value() for n in range(60)})
     path.write_text(json.dumps(document))
     error, peak = _peak_mib(tmp_path, "checkpoint", path)
     assert error == "CheckpointFormatError"
@@ -265,6 +275,18 @@ def test_an_image_bomb_cassette_is_refused_within_a_memory_bound(tmp_path: Path)
     )
 
 
+def test_every_field_of_a_cassette_given_each_hostile_value_is_one_error_class(tmp_path: Path) -> None:
+    lines = _cassette_lines(tmp_path)
+    for n, line in enumerate(lines):
+        for path in paths(line):
+            for value in SCALARS:
+                fuzzed = [*lines[:n], replaced(line, path, value), *lines[n + 1 :]]
+                try:
+                    read_cassette(_write_lines(tmp_path / "fuzzed.jsonl", fuzzed))
+                except CassetteError as error:
+                    _one_line(error)
+
+
 @FUZZ
 @given(data=st.data(), value=HOSTILE_VALUES)
 def test_fuzz_cassette_read_raises_only_cassette_error(
@@ -283,7 +305,11 @@ def test_fuzz_cassette_read_raises_only_cassette_error(
 
 # --- the store's rows -----------------------------------------------------------------------------
 _ROW = st.one_of(
-    HOSTILE_VALUES.filter(lambda v: not isinstance(v, list | dict | RawJSON)), st.binary(max_size=8)
+    st.sampled_from([v for v in SCALARS if not isinstance(v, list | dict)]),
+    st.integers(),
+    st.floats(),
+    st.text(max_size=30),
+    st.binary(max_size=8),
 )
 
 
