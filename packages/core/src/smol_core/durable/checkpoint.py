@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from smol_core.durable import file_format
+import smol_core.durable.file_format as ff
 from smol_core.durable.errors import CheckpointError, CheckpointFormatError
 from smol_core.durable.file_format import FieldError, FileKind, FileReader
 from smol_core.durable.steps import message_from_data, message_to_data, step_from_data, step_to_data
@@ -89,7 +89,7 @@ def dump(
         if encoded_namespace is not None
         else {name: encode(value) for name, value in checkpoint.namespace.items()}
     )
-    data = file_format.dump(
+    data = ff.dump(
         KIND,
         {
             "run_id": checkpoint.run_id,
@@ -144,7 +144,6 @@ def load(data: bytes, where: str = "the checkpoint") -> Checkpoint:
 
 def _checkpoint(document: dict[str, Any], reader: FileReader) -> Checkpoint:
     decode = reader.value
-    ff = file_format
     namespace = ff.mapping(document.get("namespace"), "namespace")
     tool_states = ff.mapping(document.get("tool_states", {}), "tool_states")
     pending = [
@@ -178,9 +177,7 @@ def _checkpoint(document: dict[str, Any], reader: FileReader) -> Checkpoint:
 def _uncaptured(item: Any) -> tuple[str, str]:
     if type(item) is not list or len(item) != 2:
         raise FieldError(f"an uncaptured variable is {str(item)[:40]!r}, not [name, type]")
-    return file_format.text(item[0], "uncaptured name", 1000), file_format.text(
-        item[1], "uncaptured type", 1000
-    )
+    return ff.text(item[0], "uncaptured name", 1000), ff.text(item[1], "uncaptured type", 1000)
 
 
 _LEDGER_STATUSES = frozenset({"started", "done", "failed", "awaiting_approval"})

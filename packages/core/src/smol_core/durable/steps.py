@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import smol_core.durable.file_format as ff
 from smol_core import errors as error_module
-from smol_core.durable import file_format as ff
 from smol_core.durable.errors import CheckpointFormatError
 from smol_core.durable.file_format import FieldError
 from smol_core.errors import AgentError

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from smol_core.durable import file_format as ff
+import smol_core.durable.file_format as ff
 from smol_core.durable.file_format import FieldError, FileKind, FileReader
 from smol_core.durable.steps import message_from_data, message_to_data
 from smol_core.errors import SmolError
