@@ -9,9 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hostile_files import image_value
 
 from smol_core import CodeAgent
 from smol_core.durable import CheckpointError, SQLiteStore, checkpoint as checkpoint_format
+from smol_core.durable.checkpoint import Checkpoint, CheckpointTooLargeError
+from smol_core.durable.file_format import FILE_DECODED_BYTES
 from smol_core.durable.runner import read_checkpoint
 from smol_core.testing import ScriptedModel
 
@@ -57,3 +60,16 @@ def test_the_store_itself_refuses_a_checkpoint_no_load_would_accept(
     with pytest.raises(CheckpointError, match="over the 100"):
         store.save(lease, 2, b"x" * 101)
     assert store.load("r1").data == b"small"  # type: ignore[union-attr]
+
+
+def test_a_checkpoint_whose_images_would_decode_past_the_budget_is_refused_when_written() -> None:
+    """Each image is 8 million pixels (32 MiB once decoded) in 8 kB: what is saved must load again."""
+    state = Checkpoint(run_id="r1", agent="CodeAgent", task="look", step_number=2)
+    fits = FILE_DECODED_BYTES // (2896 * 2896 * 4)
+    data = checkpoint_format.dump(
+        state, encoded_namespace={f"shot{n}": image_value() for n in range(fits - 1)}
+    )
+    assert len(checkpoint_format.load(data).namespace) == fits - 1
+    with pytest.raises(CheckpointTooLargeError) as raised:
+        checkpoint_format.dump(state, encoded_namespace={f"shot{n}": image_value() for n in range(fits + 1)})
+    assert "decode to" in str(raised.value) and "variable 'shot" in str(raised.value)

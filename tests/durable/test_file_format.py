@@ -185,7 +185,7 @@ def _peak_mib(tmp_path: Path, kind: str, path: Path) -> tuple[str, int]:
 
 def test_an_image_bomb_checkpoint_is_refused_within_a_memory_bound(tmp_path: Path) -> None:
     path = tmp_path / "bomb.json"
-    document = dict(GOOD_CHECKPOINT, namespace={f"v{n}": image_value() for n in range(60)})
+    document = dict(GOOD_CHECKPOINT, namespace={f"v{n}": image_value() for n in range(100)})
     path.write_text(json.dumps(document))
     error, peak = _peak_mib(tmp_path, "checkpoint", path)
     assert error == "CheckpointFormatError"
@@ -267,7 +267,7 @@ def test_one_budget_for_the_whole_cassette(tmp_path: Path) -> None:
 
 def test_an_image_bomb_cassette_is_refused_within_a_memory_bound(tmp_path: Path) -> None:
     lines = _cassette_lines(tmp_path)
-    path = _write_lines(tmp_path / "bomb.jsonl", [*lines, *[{**lines[2], "result": image_value()}] * 60])
+    path = _write_lines(tmp_path / "bomb.jsonl", [*lines, *[{**lines[2], "result": image_value()}] * 100])
     error, peak = _peak_mib(tmp_path, "cassette", path)
     assert error == "CassetteError"
     assert peak < FILE_DECODED_BYTES // 2**20 + 64, (

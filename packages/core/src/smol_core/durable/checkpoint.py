@@ -109,27 +109,30 @@ def dump(
             "tool_states": {str(name): encode(state) for name, state in checkpoint.tool_states.items()},
         },
     )
-    if len(data) > MAX_CHECKPOINT_BYTES:
-        raise CheckpointTooLargeError(_too_large(checkpoint, len(data), steps, namespace))
+    refused = ff.over_budget(data, MAX_CHECKPOINT_BYTES)
+    if refused is not None:
+        raise CheckpointTooLargeError(_too_large(checkpoint, refused, steps, namespace))
     return data
 
 
-def _too_large(checkpoint: Checkpoint, size: int, steps: list[Any], namespace: dict[str, Any]) -> str:
+def _too_large(checkpoint: Checkpoint, refused: str, steps: list[Any], namespace: dict[str, Any]) -> str:
     """What makes the checkpoint big, and what to do: said when it is refused (the slow path)."""
     parts = {f"variable {name!r}": _size(value) for name, value in namespace.items()}
     parts["the memory steps"] = _size(steps)
     biggest = sorted(parts.items(), key=lambda item: -item[1])[:3]
     shown = ", ".join(f"{what} {bytes_:,} B" for what, bytes_ in biggest)
     return (
-        f"the checkpoint of run {checkpoint.run_id!r} after step {checkpoint.step_number - 1} would be "
-        f"{size:,} bytes, over the {MAX_CHECKPOINT_BYTES:,} a checkpoint may be (largest: {shown}); it was not "
+        f"the checkpoint of run {checkpoint.run_id!r} after step {checkpoint.step_number - 1} would hold "
+        f"{refused} (largest: {shown}); it was not "
         "saved and the run stopped: keep large data in files rather than in the agent's variables, then resume "
         "from the last checkpoint saved"
     )
 
 
 def _size(encoded: Any) -> int:
-    return len(json.dumps(encoded, ensure_ascii=False, separators=(",", ":"), allow_nan=True))
+    """Bytes in the file, plus what its images decode to (what the limits count)."""
+    text = json.dumps(encoded, ensure_ascii=False, separators=(",", ":"), allow_nan=True).encode("utf-8")
+    return len(text) + ff.image_bytes(text)
 
 
 def load(data: bytes, where: str = "the checkpoint") -> Checkpoint:

@@ -16,8 +16,11 @@ used; whatever is wrong with a file comes out as one line of the kind's own erro
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import math
+import struct
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,8 +34,9 @@ from smol_core.version import __version__
 
 FILE_ELEMENTS = 4_000_000
 """JSON values one file may hold (each is a Python object once parsed), and values it may decode to."""
-FILE_DECODED_BYTES = 256 * 1024 * 1024
-"""Bytes the values of one file may decode to, all together: binary data, arrays, and 4 per image pixel."""
+FILE_DECODED_BYTES = 512 * 1024 * 1024
+"""Bytes the values of one file may decode to, all together: binary data, arrays, and 4 per image pixel
+(about 130 screenshots of 1280 x 720)."""
 MAX_COUNT = 10**12
 """The largest step number, token count or size a file may hold (a larger one is not a real run's)."""
 
@@ -139,6 +143,46 @@ class FileReader:
             raise self.corrupt(_worded(error)) from None
         except (Exception, RecursionError) as error:
             raise self.corrupt(_worded(error)) from None
+
+
+def over_budget(data: bytes, max_bytes: int) -> str | None:
+    """What a reader's budget would refuse in `data`, said before it is kept (None: nothing).
+
+    Why at write time: a file written past what its reader accepts (a checkpoint of 200 screenshots)
+    would be kept in place of the last good one and never load again. Checked without parsing: the
+    size, the JSON values (as the reader counts them), and what the values decode to: at most 3/4 of
+    the file's bytes for base64 data, plus 4 bytes per pixel of each image, read from its PNG header.
+    """
+    if len(data) > max_bytes:
+        return f"{len(data):,} bytes, over the {max_bytes:,} it may be"
+    if count_elements(data, FILE_ELEMENTS) > FILE_ELEMENTS:
+        return f"more than {FILE_ELEMENTS:,} values, the most it may hold"
+    decoded = len(data) * 3 // 4 + image_bytes(data)
+    if decoded > FILE_DECODED_BYTES:
+        return f"values that decode to {decoded:,} bytes (images, binary data), over the {FILE_DECODED_BYTES:,} it may"
+    return None
+
+
+_PNG_KEY = b'"png":"'
+_PNG_HEAD = 44  # base64 characters of a PNG's first 33 bytes: signature and IHDR with its size
+
+
+def image_bytes(data: bytes) -> int:
+    """4 bytes per pixel of every image in the typed codec within `data` (JSON text), as the reader
+    charges them. A `"png":"` in JSON text is always a key (quotes inside strings are escaped); one
+    that is no image's is skipped."""
+    total, position = 0, data.find(_PNG_KEY)
+    while position != -1:
+        start = position + len(_PNG_KEY)
+        try:
+            head = base64.b64decode(data[start : start + _PNG_HEAD], validate=True)
+        except (binascii.Error, ValueError):
+            head = b""
+        if head[12:16] == b"IHDR" and len(head) >= 24:
+            width, height = struct.unpack_from(">II", head, 16)
+            total += width * height * 4
+        position = data.find(_PNG_KEY, start)
+    return total
 
 
 def _worded(error: BaseException) -> str:
