@@ -21,7 +21,12 @@ from hostile_files import HOSTILE_VALUES, SCALARS, image_value, paths, replaced,
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import smol_core
-from smol_core.durable import CheckpointFormatError, SQLiteStore, checkpoint as checkpoint_format
+from smol_core.durable import (
+    CheckpointFormatError,
+    RunLockedError,
+    SQLiteStore,
+    checkpoint as checkpoint_format,
+)
 from smol_core.durable.checkpoint import Checkpoint
 from smol_core.durable.file_format import FILE_DECODED_BYTES
 from smol_core.memory import ActionStep, TaskStep, ToolCall
@@ -337,6 +342,40 @@ def test_fuzz_store_list_raises_only_checkpoint_format_error(
             assert math.isfinite(record.updated_at) and record.step >= 0
             assert all(type(v) is str for v in (record.run_id, record.status, record.agent, record.task))
     except CheckpointFormatError as error:
+        _one_line(error)
+    try:
+        if type(values["run_id"]) is str:
+            store.load(values["run_id"])
+    except CheckpointFormatError as error:
+        _one_line(error)
+    finally:
+        store.close()
+
+
+@FUZZ
+@given(
+    owner=st.one_of(_ROW, st.sampled_from(["h|1|2|3", "h|x|2|3|4|5", "|||", "a|1|2|3|4|5|6"])),
+    renewed_at=_ROW,
+)
+def test_fuzz_a_lease_row_is_taken_or_locked_never_a_traceback(
+    tmp_path_factory: pytest.TempPathFactory, owner: Any, renewed_at: Any
+) -> None:
+    store = SQLiteStore(tmp_path_factory.mktemp("store") / "runs.sqlite3")
+    store.list()
+    with sqlite3.connect(store.path) as db:
+        try:
+            db.execute(
+                "INSERT INTO leases (run_id, owner, renewed_at) VALUES ('r1', ?, ?)",
+                (
+                    _sqlite(owner),
+                    _sqlite(None if isinstance(renewed_at, float) and math.isnan(renewed_at) else renewed_at),
+                ),
+            )
+        except sqlite3.IntegrityError:
+            return
+    try:
+        store.release(store.acquire("r1"))
+    except RunLockedError as error:
         _one_line(error)
     finally:
         store.close()

@@ -84,15 +84,17 @@ def new_owner() -> str:
     return "|".join(part.replace("|", "_") for part in parts)
 
 
-def parse_owner(owner: str) -> Owner | None:
+def parse_owner(owner: object) -> Owner | None:
     """The owner string's parts (6 fields, or the 4 of an older smol); None if it is neither."""
+    if type(owner) is not str:
+        return None
     parts = owner.split("|")
     if len(parts) not in (4, 6) or not parts[1].isdigit():
         return None
     return Owner(*parts)
 
 
-def describe(owner: str) -> str:
+def describe(owner: object) -> str:
     """The owner as a user reads it: "process 4242 on host-a"."""
     parsed = parse_owner(owner)
     if parsed is None:
@@ -100,7 +102,7 @@ def describe(owner: str) -> str:
     return f"process {parsed.pid} on {parsed.host}"
 
 
-def owner_alive(owner: str, renewed_at: object, ttl: float) -> bool:
+def owner_alive(owner: object, renewed_at: object, ttl: float) -> bool:
     """Whether the process named by `owner` may still drive its run: False only when it is provably
     gone, or its lease was not renewed for `ttl` seconds."""
     parsed = parse_owner(owner)

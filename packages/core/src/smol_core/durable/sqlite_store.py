@@ -213,16 +213,30 @@ class SQLiteStore:
         sizes = self._read("SELECT length(data) FROM runs WHERE run_id = ?", (run_id,))
         if not sizes:
             return None
-        if sizes[0][0] > MAX_CHECKPOINT_BYTES:
+        size = sizes[0][0]
+        if type(size) is int and size > MAX_CHECKPOINT_BYTES:
             raise CheckpointFormatError(
-                f"the checkpoint of run {run_id!r} is {sizes[0][0]:,} bytes, over the {MAX_CHECKPOINT_BYTES:,} "
+                f"the checkpoint of run {run_id!r} is {size:,} bytes, over the {MAX_CHECKPOINT_BYTES:,} "
                 "a checkpoint may be"
             )
         rows = self._read("SELECT step, status, data FROM runs WHERE run_id = ?", (run_id,))
         if not rows:
             return None
         step, status, data = rows[0]
-        return StoredCheckpoint(run_id, int(step), str(status), bytes(data))
+        if not (_fits("step", step) and _fits("status", status) and type(data) is bytes):
+            raise CheckpointFormatError(
+                f"run {run_id!r} in the run store {str(self.path)!r} is corrupt (a row no smol wrote): "
+                f"{self._delete_hint(run_id)}"
+            )
+        return StoredCheckpoint(run_id, step, status, data)
+
+    def _delete_hint(self, run_id: str) -> str:
+        """What to do with a corrupt row: the command that deletes it, where its id can be typed."""
+        if not run_id.isprintable():
+            return "use another store, or delete the file"
+        return (
+            f"delete it with `smol runs --store {shlex.quote(str(self.path))} delete {shlex.quote(run_id)}`"
+        )
 
     def list(self) -> list[RunRecord]:
         """Every run, newest first; a row no smol wrote (a field of the wrong type or range) is a
@@ -251,7 +265,7 @@ class SQLiteStore:
         if bad is not None:
             raise CheckpointFormatError(
                 f"run {run_id!r} in the run store {str(self.path)!r} is corrupt (its {bad} is "
-                f"{str(fields[bad])[:40]!r}): delete it with `smol runs --store {shlex.quote(str(self.path))} delete {shlex.quote(run_id)}`"
+                f"{str(fields[bad])[:40]!r}): {self._delete_hint(run_id)}"
             )
         return RunRecord(run_id, step, status, float(updated_at), size, agent, task)
 
