@@ -30,6 +30,7 @@ from smol_core.errors import SmolError
 from smol_core.executors.host.frames import ProtocolLimits
 from smol_core.executors.host.untrusted import UntrustedDecoder
 from smol_core.executors.worker.framing import count_elements
+from smol_core.executors.worker.protocol import ProtocolError
 from smol_core.version import __version__
 
 FILE_ELEMENTS = 4_000_000
@@ -139,7 +140,7 @@ class FileReader:
             yield
         except SmolError as error:
             if isinstance(error, self.kind.error) and str(error).startswith(self.where):
-                raise
+                raise  # this reader's own (made by `error`): already one line that says where
             raise self.corrupt(_worded(error)) from None
         except (Exception, RecursionError) as error:
             raise self.corrupt(_worded(error)) from None
@@ -187,7 +188,7 @@ def image_bytes(data: bytes) -> int:
 
 def _worded(error: BaseException) -> str:
     text = str(error).replace("from the worker", "in it").replace("the worker", "the file")
-    if isinstance(error, FieldError):
+    if isinstance(error, FieldError | ProtocolError):  # already say what is wrong, in the file's terms
         return text[:300]
     return f"{type(error).__name__}: {text[:300]}"
 
