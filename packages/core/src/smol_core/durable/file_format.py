@@ -156,7 +156,8 @@ def over_budget(data: bytes, max_bytes: int) -> str | None:
     """
     if len(data) > max_bytes:
         return f"{len(data):,} bytes, over the {max_bytes:,} it may be"
-    if count_elements(data, FILE_ELEMENTS) > FILE_ELEMENTS:
+    if len(data) >= FILE_ELEMENTS and count_elements(data, FILE_ELEMENTS) > FILE_ELEMENTS:
+        # each value counted is at least one byte: a smaller file cannot hold too many
         return f"more than {FILE_ELEMENTS:,} values, the most it may hold"
     decoded = len(data) * 3 // 4 + image_bytes(data)
     if decoded > FILE_DECODED_BYTES:
