@@ -399,3 +399,26 @@ def test_a_hostile_row_in_the_store_is_one_line_not_a_traceback(tmp_path: Path) 
     with pytest.raises(CheckpointFormatError) as raised:
         store.list()
     assert "r1" in _one_line(raised.value)
+
+
+# --- the commands that read them --------------------------------------------------------------
+@pytest.mark.parametrize("action", [["list"], ["show", "r1"], ["approve", "r1"], ["resume", "r1"]])
+@pytest.mark.parametrize("step_number", ["Infinity", "1e300", "NaN", '"3"'])
+def test_smol_runs_on_a_hostile_checkpoint_says_one_line_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], action: list[str], step_number: str
+) -> None:
+    from smol_core.cli import smol
+
+    store = SQLiteStore(tmp_path / "runs.sqlite3")
+    lease = store.acquire("r1")
+    data = json.dumps(dict(GOOD_CHECKPOINT, step_number="HOLE")).replace('"HOLE"', step_number)
+    store.save(lease, 1, data.encode())
+    store.release(lease)
+    if action == ["list"]:  # list reads the rows, not the checkpoints: a row as hostile as the file
+        with sqlite3.connect(store.path) as db:
+            db.execute("UPDATE runs SET step = 9e999 WHERE run_id = 'r1'")
+    store.close()
+    code = smol.main(["runs", "--store", str(store.path), *action])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.startswith(("smol runs: ", "smolagent: ")) and "\n" not in err, err
+    assert "Traceback" not in err
