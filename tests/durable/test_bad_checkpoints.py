@@ -83,19 +83,26 @@ def test_unusable_checkpoint_is_one_line_and_kept(tmp_path: Path, data: bytes, s
     store.release(store.acquire("r1"))  # the failed resume gave its lease back
 
 
-def test_checkpoint_of_another_smol_version(tmp_path: Path) -> None:
+def test_checkpoint_of_another_smol_version_same_format_resumes(tmp_path: Path) -> None:
+    """An upgrade (even a patch release) must not strand the runs in flight: the format version decides."""
     store = _unfinished_run(tmp_path)
     document = json.loads(store.load("r1").data)  # type: ignore[union-attr]
     document["smol_version"] = "0.0.1"
     _overwrite(store, json.dumps(document).encode())
-    with _agent(store, []) as agent, pytest.raises(CheckpointFormatError) as raised:
-        agent.resume("r1")
-    assert "smol 0.0.1" in _one_line(raised.value)
-    document["smol_version"], document["format_version"] = smol_core.__version__, 99
+    with _agent(store, [REPLIES[1]]) as agent:
+        assert agent.resume("r1") == 42
+
+
+def test_checkpoint_of_another_format_version_names_both(tmp_path: Path) -> None:
+    store = _unfinished_run(tmp_path)
+    document = json.loads(store.load("r1").data)  # type: ignore[union-attr]
+    document["smol_version"], document["format_version"] = "9.9.9", 99
     _overwrite(store, json.dumps(document).encode())
     with _agent(store, []) as agent, pytest.raises(CheckpointFormatError) as raised:
         agent.resume("r1")
-    assert "format 99" in _one_line(raised.value)
+    line = _one_line(raised.value)
+    assert "format version 99" in line and "smol 9.9.9" in line and f"smol {smol_core.__version__}" in line
+    assert "format version 1" in line
 
 
 def test_oversized_checkpoint_is_refused_before_it_is_read(

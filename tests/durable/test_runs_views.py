@@ -33,10 +33,12 @@ SHOW_FIELDS = (
 
 
 def _hostile_store(path: Path) -> None:
-    """A store whose every field is hostile, as a file someone handed you may be."""
+    """A store whose every field is hostile within what the checkpoint reader accepts (a field it
+    refuses makes the checkpoint corrupt: tests/durable/test_file_format.py), as a file someone
+    handed you may be."""
     state = Checkpoint(
         run_id="odd",
-        agent="\u202eevil",
+        agent="CodeAgent evil",
         task="pay\nstatus: finished\x1b[2J",
         step_number=3,
         namespace={"x\x1b[1A": float("nan")},
@@ -50,11 +52,10 @@ def _hostile_store(path: Path) -> None:
                 "arguments": {"\x1b": [1e300, float("inf")], 3: None},
             }
         ],
-        status="\x1b[31mfinished",
+        status="awaiting_approval",
         final_answer={"k": float("nan")},
     )
     document = json.loads(dump(state))
-    document["max_steps"] = 1e300
     store = SQLiteStore(path)
     for run_id, status in (("odd", "\x1b[2Jfinished\nfake row"), ("plain-run", "running")):
         lease = store.acquire(run_id)

@@ -41,6 +41,7 @@ Exception
 |   |-- ReplayDivergenceError                          a replayed run asked for what its cassette does not hold
 |   `-- CheckpointError                                a durable run's checkpoint cannot be saved or used
 |       |-- CheckpointFormatError                      a checkpoint is corrupt, foreign or of another version
+|       |-- CheckpointTooLargeError                    a run's state is over the size a load accepts: not saved
 |       |-- RunNotFoundError + LookupError             no run of this id in the store
 |       |-- RunFinishedError                           the run already ended: it cannot be resumed
 |       |-- ApprovalKeyError                           a decision named another call than the one that waits
@@ -61,6 +62,7 @@ ValueError
 |-- InterpreterError                                   the code failed or was blocked (message for the model)
 |   |-- ExecutionTimeoutError                          the code ran past the executor's time limit
 |   `-- ProtocolViolationError                         the worker broke the protocol: replaced, state lost
+|-- FieldError                                         a field of a checkpoint or cassette is malformed
 `-- JSONLimitError                                     JSON from a model is nested too deeply
 RuntimeError
 `-- ProtocolError                                      a worker's frame is malformed or too large
@@ -81,6 +83,7 @@ from __future__ import annotations
 
 from smol_core.agents.saved_settings import SavedSettingAppliedWarning, SavedSettingIgnoredWarning
 from smol_core.agents.serialization import AgentLoadError
+from smol_core.durable.checkpoint import CheckpointTooLargeError
 from smol_core.durable.errors import (
     ApprovalKeyError,
     ApprovalPendingError,
@@ -92,6 +95,7 @@ from smol_core.durable.errors import (
     StoreUnavailableError,
     ToolCallDeniedError,
 )
+from smol_core.durable.file_format import FieldError
 from smol_core.durable.tool_ledger import RecordedToolError, ToolCallInterruptedError
 from smol_core.errors import (
     AgentError,
@@ -152,10 +156,12 @@ __all__ = [
     "CassetteError",
     "CheckpointError",
     "CheckpointFormatError",
+    "CheckpointTooLargeError",
     "DocstringParsingException",
     "DownloadTooLargeError",
     "ExecutionTimeoutError",
     "ExecutorUnavailableError",
+    "FieldError",
     "InboxGoneError",
     "InterpreterError",
     "JSONLimitError",

@@ -1,15 +1,16 @@
-"""The checkpoint format: what a run needs to go on, as versioned JSON.
+"""The checkpoint: what a run needs to go on, in smol's file format (`durable/file_format.py`).
 
-Why JSON with two versions in it: a checkpoint outlives the process that wrote it and may be read by
-another smol. `format_version` says how the fields are laid out; `smol_version` which smol wrote them
-(memory steps and the codec may change between releases). A checkpoint of another format or smol
-version is refused with a one-line error that names both, before anything is overwritten: the user
-resumes it with the smol that wrote it, or deletes it. A blob that is not smol's, or is cut or
-garbled, is a `CheckpointFormatError` too. Why not pickle: a checkpoint is a file that other
+Why that format: a checkpoint outlives the process that wrote it and may be read by another smol, on
+another machine, or handed over by someone else. Its header's `format_version` decides whether it
+loads: one written by another smol of the same format version (a patch upgrade with runs in
+flight) is resumed; another format version is refused in one line naming both, before anything is
+overwritten. A blob that is not smol's, is cut or garbled, or has a field of the wrong type or
+range is a one-line `CheckpointFormatError` too. Why not pickle: a checkpoint is a file that other
 processes and machines read; a pickle is code.
 
-Size is checked before parsing (`MAX_CHECKPOINT_BYTES`), and values come back through the worker
-protocol's budgeted decoder (`executors/host/untrusted.py`), as a worker's values do.
+Size is checked when a checkpoint is written (`CheckpointTooLargeError`: the store keeps the last
+one that fits) and before one is parsed (`MAX_CHECKPOINT_BYTES`); its values then come back
+through the worker protocol's budgeted decoder, under one budget for the whole file.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from smol_core.durable.errors import CheckpointFormatError
+import smol_core.durable.file_format as ff
+from smol_core.durable.errors import CheckpointError, CheckpointFormatError
+from smol_core.durable.file_format import FieldError, FileKind, FileReader
 from smol_core.durable.steps import message_from_data, message_to_data, step_from_data, step_to_data
-from smol_core.executors.host.frames import ProtocolLimits
-from smol_core.executors.host.untrusted import decode_untrusted
-from smol_core.executors.worker.protocol import ProtocolError, encode
+from smol_core.executors.worker.protocol import encode
 from smol_core.memory import MemoryStep
 from smol_core.messages import ChatMessage
 from smol_core.version import __version__
@@ -31,7 +32,13 @@ from smol_core.version import __version__
 FORMAT = "smol.checkpoint"
 FORMAT_VERSION = 1
 MAX_CHECKPOINT_BYTES = 64 * 1024 * 1024
-_LIMITS = ProtocolLimits(max_frame_bytes=MAX_CHECKPOINT_BYTES)
+KIND = FileKind(FORMAT, FORMAT_VERSION, "checkpoint", CheckpointFormatError)
+STATUSES = frozenset({"running", "finished", "awaiting_approval"})
+
+
+class CheckpointTooLargeError(CheckpointError):
+    """A run's state is over `MAX_CHECKPOINT_BYTES`: it is not saved, and the store keeps the last
+    checkpoint that fit (a checkpoint too large to load again would make the run unresumable)."""
 
 
 def smol_version() -> str:
@@ -79,99 +86,126 @@ def dump(
     encoded_namespace: dict[str, Any] | None = None,
 ) -> bytes:
     """The checkpoint as bytes (`encoded_steps`, `encoded_namespace`: already encoded, to spare the
-    work when a step's state is saved again with a model reply)."""
-    document = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "smol_version": smol_version(),
-        "run_id": checkpoint.run_id,
-        "agent": checkpoint.agent,
-        "status": checkpoint.status,
-        "task": checkpoint.task,
-        "step_number": checkpoint.step_number,
-        "max_steps": checkpoint.max_steps,
-        "planning_interval": checkpoint.planning_interval,
-        "steps": encoded_steps if encoded_steps is not None else [step_to_data(s) for s in checkpoint.steps],
-        "namespace": encoded_namespace
+    work when a step's state is saved again with a model reply); `CheckpointTooLargeError` if they
+    are over `MAX_CHECKPOINT_BYTES`, which no load would accept."""
+    steps = encoded_steps if encoded_steps is not None else [step_to_data(s) for s in checkpoint.steps]
+    namespace = (
+        encoded_namespace
         if encoded_namespace is not None
-        else {name: encode(value) for name, value in checkpoint.namespace.items()},
-        "uncaptured": [list(item) for item in checkpoint.uncaptured],
-        "modules": checkpoint.modules,
-        "pending_replies": [message_to_data(message) for message in checkpoint.pending_replies],
-        "final_answer": encode(checkpoint.final_answer),
-        "tool_ledger": [_ledger_entry_to_data(entry) for entry in checkpoint.tool_ledger],
-        "tool_states": {str(name): encode(state) for name, state in checkpoint.tool_states.items()},
-        "run_state": {str(name): encode(value) for name, value in checkpoint.run_state.items()},
-        "spending": checkpoint.spending,
-    }
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=True).encode("utf-8")
+        else {name: encode(value) for name, value in checkpoint.namespace.items()}
+    )
+    data = ff.dump(
+        KIND,
+        {
+            "run_id": checkpoint.run_id,
+            "agent": checkpoint.agent,
+            "status": checkpoint.status,
+            "task": checkpoint.task,
+            "step_number": checkpoint.step_number,
+            "max_steps": checkpoint.max_steps,
+            "planning_interval": checkpoint.planning_interval,
+            "steps": steps,
+            "namespace": namespace,
+            "uncaptured": [list(item) for item in checkpoint.uncaptured],
+            "modules": checkpoint.modules,
+            "pending_replies": [message_to_data(message) for message in checkpoint.pending_replies],
+            "final_answer": encode(checkpoint.final_answer),
+            "tool_ledger": [_ledger_entry_to_data(entry) for entry in checkpoint.tool_ledger],
+            "tool_states": {str(name): encode(state) for name, state in checkpoint.tool_states.items()},
+            "run_state": {str(name): encode(value) for name, value in checkpoint.run_state.items()},
+            "spending": checkpoint.spending,
+        },
+    )
+    refused = ff.over_budget(data, MAX_CHECKPOINT_BYTES)
+    if refused is not None:
+        raise CheckpointTooLargeError(_too_large(checkpoint, refused, steps, namespace))
+    return data
+
+
+def _too_large(checkpoint: Checkpoint, refused: str, steps: list[Any], namespace: dict[str, Any]) -> str:
+    """What makes the checkpoint big, and what to do: said when it is refused (the slow path)."""
+    parts = {f"variable {name!r}": _size(value) for name, value in namespace.items()}
+    parts["the memory steps"] = _size(steps)
+    biggest = sorted(parts.items(), key=lambda item: -item[1])[:3]
+    shown = ", ".join(f"{what} {bytes_:,} B" for what, bytes_ in biggest)
+    return (
+        f"the checkpoint of run {checkpoint.run_id!r} after step {checkpoint.step_number - 1} would hold "
+        f"{refused} (largest: {shown}); it was not "
+        "saved and the run stopped: keep large data in files rather than in the agent's variables, then resume "
+        "from the last checkpoint saved"
+    )
+
+
+def _size(encoded: Any) -> int:
+    """Bytes in the file, plus what its images decode to (what the limits count)."""
+    text = json.dumps(encoded, ensure_ascii=False, separators=(",", ":"), allow_nan=True).encode("utf-8")
+    return len(text) + ff.image_bytes(text)
 
 
 def load(data: bytes, where: str = "the checkpoint") -> Checkpoint:
     """The checkpoint in `data`; a one-line `CheckpointFormatError` if it cannot be used as is."""
-    if len(data) > MAX_CHECKPOINT_BYTES:
-        raise CheckpointFormatError(
-            f"{where} is {len(data):,} bytes, over the {MAX_CHECKPOINT_BYTES:,} a checkpoint may be"
-        )
-    try:
-        document = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise CheckpointFormatError(f"{where} is corrupt (not valid JSON): it cannot be resumed") from None
-    if type(document) is not dict or document.get("format") != FORMAT:
-        raise CheckpointFormatError(f"{where} is not a smol checkpoint (no {FORMAT!r} format mark)")
-    version, written_by = document.get("format_version"), document.get("smol_version")
-    if version != FORMAT_VERSION or written_by != smol_version():
-        raise CheckpointFormatError(
-            f"{where} was written by smol {str(written_by)[:40]} (checkpoint format {str(version)[:10]}); "
-            f"this is smol {smol_version()} (format {FORMAT_VERSION}): resume it with that version, or delete it"
-        )
-    try:
-        return _checkpoint(document)
-    except CheckpointFormatError:
-        raise
-    except (ProtocolError, KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-        raise CheckpointFormatError(
-            f"{where} is corrupt ({type(error).__name__}: {str(error)[:200]})"
-        ) from None
+    reader = FileReader(KIND, where, MAX_CHECKPOINT_BYTES)
+    reader.check_bytes(data)
+    document = reader.parse(data)
+    reader.check_header(document)
+    with reader.reading():
+        return _checkpoint(document, reader)
 
 
-def _checkpoint(document: dict[str, Any]) -> Checkpoint:
-    def decode(value: Any) -> Any:
-        return decode_untrusted(value, _LIMITS, None)
-
-    namespace = document["namespace"]
-    if type(namespace) is not dict:
-        raise TypeError("the namespace is not an object")
-    pending = [message_from_data(m, decode) for m in document["pending_replies"]]
-    tool_states = document.get("tool_states", {})
-    if type(tool_states) is not dict:
-        raise TypeError("the tools' states are not an object")
-    run_state = document.get("run_state", {})
-    if type(run_state) is not dict:
-        raise TypeError("the run's values are not an object")
-    spending = document.get("spending")
-    if spending is not None and type(spending) is not list:
-        raise TypeError("the run's spending is not a list")
-    max_steps, interval = document.get("max_steps"), document.get("planning_interval")
+def _checkpoint(document: dict[str, Any], reader: FileReader) -> Checkpoint:
+    decode = reader.value
+    namespace = ff.mapping(document.get("namespace"), "namespace")
+    tool_states = ff.mapping(document.get("tool_states", {}), "tool_states")
+    run_state = ff.mapping(document.get("run_state", {}), "run_state")
+    pending = [
+        message_from_data(m, decode) for m in ff.listed(document.get("pending_replies"), "pending_replies")
+    ]
     return Checkpoint(
-        run_id=str(document["run_id"]),
-        agent=str(document["agent"]),
-        task=str(document["task"]),
-        step_number=int(document["step_number"]),
-        steps=[step_from_data(step, decode) for step in document["steps"]],
-        namespace={str(name): decode(value) for name, value in namespace.items()},
-        uncaptured=[(str(name), str(kind)) for name, kind in document["uncaptured"]],
-        modules={str(name): str(module) for name, module in document["modules"].items()},
+        run_id=ff.text(document.get("run_id"), "run_id", 200, line=True),
+        agent=ff.text(document.get("agent"), "agent", 1000, line=True),
+        task=ff.text(document.get("task"), "task"),
+        step_number=ff.whole(document.get("step_number"), "step_number"),
+        steps=[step_from_data(step, decode) for step in ff.listed(document.get("steps"), "steps")],
+        namespace={ff.text(name, "variable name", 1000): decode(value) for name, value in namespace.items()},
+        uncaptured=[_uncaptured(item) for item in ff.listed(document.get("uncaptured"), "uncaptured")],
+        modules={
+            ff.text(name, "module variable", 1000): ff.text(module, "module name", 1000)
+            for name, module in ff.mapping(document.get("modules"), "modules").items()
+        },
         pending_replies=[m for m in pending if m is not None],
-        status=str(document["status"]),
-        final_answer=decode(document["final_answer"]),
-        tool_ledger=[_ledger_entry(entry, decode) for entry in document.get("tool_ledger", [])],
-        tool_states={str(name)[:200]: decode(state) for name, state in tool_states.items()},
-        run_state={str(name): decode(value) for name, value in run_state.items()},
-        spending=spending,
-        max_steps=None if max_steps is None else int(max_steps),
-        planning_interval=None if interval is None else int(interval),
+        status=ff.choice(document.get("status"), "status", STATUSES),
+        final_answer=decode(document.get("final_answer")),
+        tool_ledger=[
+            _ledger_entry(entry, decode)
+            for entry in ff.listed(document.get("tool_ledger", []), "tool_ledger")
+        ],
+        tool_states={ff.text(name, "tool name", 200): decode(state) for name, state in tool_states.items()},
+        run_state={ff.text(name, "run value name", 1000): decode(value) for name, value in run_state.items()},
+        spending=_spending(document.get("spending")),
+        max_steps=ff.optional_whole(document.get("max_steps"), "max_steps"),
+        planning_interval=ff.optional_whole(document.get("planning_interval"), "planning_interval", 1),
     )
+
+
+def _spending(data: Any) -> list[Any] | None:
+    """What the run's model calls cost: [tokens, cost or null, calls, calls whose usage was unknown]."""
+    if data is None:
+        return None
+    if type(data) is not list or len(data) != 4:
+        raise FieldError(f"spending is {str(data)[:40]!r}, not [tokens, cost, calls, uncounted]")
+    tokens, cost, calls, uncounted = data
+    return [
+        ff.whole(tokens, "spending tokens"),
+        None if cost is None else ff.real(cost, "spending cost"),
+        ff.whole(calls, "spending calls"),
+        ff.whole(uncounted, "spending uncounted"),
+    ]
+
+
+def _uncaptured(item: Any) -> tuple[str, str]:
+    if type(item) is not list or len(item) != 2:
+        raise FieldError(f"an uncaptured variable is {str(item)[:40]!r}, not [name, type]")
+    return ff.text(item[0], "uncaptured name", 1000), ff.text(item[1], "uncaptured type", 1000)
 
 
 _LEDGER_STATUSES = frozenset({"started", "done", "failed", "awaiting_approval"})

@@ -14,15 +14,18 @@ the same transaction that checks the lease, so a process that lost its run canno
 from __future__ import annotations
 
 import contextlib
+import math
 import os
+import shlex
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from smol_core.durable.checkpoint import MAX_CHECKPOINT_BYTES
+from smol_core.durable.checkpoint import MAX_CHECKPOINT_BYTES, CheckpointTooLargeError
 from smol_core.durable.errors import CheckpointFormatError, RunLockedError, StoreUnavailableError
 from smol_core.durable.leases import describe, new_owner, owner_alive
 from smol_core.durable.store import Lease, RunRecord, StoredCheckpoint
@@ -54,6 +57,33 @@ def default_store_path() -> Path:
     return Path(base) / "smol" / "runs.sqlite3"
 
 
+def _private_folder(folder: Path, tighten: bool) -> None:
+    """Make `folder` (0700: only its owner may list or enter it); `tighten` an existing one of ours
+    too (the default store's folder holds nothing but smol's runs)."""
+    if not folder.exists():
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    elif tighten and folder.stat().st_uid == os.getuid():
+        os.chmod(folder, 0o700)
+
+
+def _private_file(path: Path, create: bool = True) -> None:
+    """Create `path` readable and writable by its owner only (0600, whatever the umask), or narrow an
+    existing one of ours to that: a store holds every run's prompts, variables and tool results."""
+    flags = os.O_RDWR | (os.O_CREAT if create else 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except FileNotFoundError:
+        if create:
+            raise
+        return
+    try:
+        info = os.fstat(fd)
+        if stat.S_IMODE(info.st_mode) & 0o077 and info.st_uid == os.getuid():
+            os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+
+
 class SQLiteStore:
     """Checkpoints in one SQLite file (WAL). Safe to share between threads and processes."""
 
@@ -81,11 +111,14 @@ class SQLiteStore:
         if self._db is not None:
             return self._db
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _private_folder(self.path.parent, tighten=self.path == default_store_path())
+            _private_file(self.path)
             db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(_SCHEMA)
+            for companion in ("-wal", "-shm"):  # SQLite gives them the store's mode; older ones may be wider
+                _private_file(Path(f"{self.path}{companion}"), create=False)
         except (sqlite3.Error, OSError) as error:
             raise StoreUnavailableError(self._unavailable(error)) from None
         self._db = db
@@ -154,6 +187,11 @@ class SQLiteStore:
         agent: str = "",
         task: str = "",
     ) -> None:
+        if len(data) > MAX_CHECKPOINT_BYTES:  # no load would accept it: the last one that fits is kept
+            raise CheckpointTooLargeError(
+                f"the checkpoint of run {lease.run_id!r} is {len(data):,} bytes, over the {MAX_CHECKPOINT_BYTES:,} "
+                "a checkpoint may be; it was not saved (the last one is kept): keep large data in files"
+            )
         now = time.time()
         with self._transaction() as db:
             renewed = db.execute(
@@ -175,28 +213,73 @@ class SQLiteStore:
         sizes = self._read("SELECT length(data) FROM runs WHERE run_id = ?", (run_id,))
         if not sizes:
             return None
-        if sizes[0][0] > MAX_CHECKPOINT_BYTES:
+        size = sizes[0][0]
+        if type(size) is int and size > MAX_CHECKPOINT_BYTES:
             raise CheckpointFormatError(
-                f"the checkpoint of run {run_id!r} is {sizes[0][0]:,} bytes, over the {MAX_CHECKPOINT_BYTES:,} "
+                f"the checkpoint of run {run_id!r} is {size:,} bytes, over the {MAX_CHECKPOINT_BYTES:,} "
                 "a checkpoint may be"
             )
         rows = self._read("SELECT step, status, data FROM runs WHERE run_id = ?", (run_id,))
         if not rows:
             return None
         step, status, data = rows[0]
-        return StoredCheckpoint(run_id, int(step), str(status), bytes(data))
+        if not (_fits("step", step) and _fits("status", status) and type(data) is bytes):
+            raise CheckpointFormatError(
+                f"run {run_id!r} in the run store {str(self.path)!r} is corrupt (a row no smol wrote): "
+                f"{self._delete_hint(run_id)}"
+            )
+        return StoredCheckpoint(run_id, step, status, data)
+
+    def _delete_hint(self, run_id: str) -> str:
+        """What to do with a corrupt row: the command that deletes it, where its id can be typed."""
+        if not run_id.isprintable():
+            return "use another store, or delete the file"
+        return (
+            f"delete it with `smol runs --store {shlex.quote(str(self.path))} delete {shlex.quote(run_id)}`"
+        )
 
     def list(self) -> list[RunRecord]:
+        """Every run, newest first; a row no smol wrote (a field of the wrong type or range) is a
+        one-line `CheckpointFormatError` naming its run."""
         rows = self._read(
             "SELECT run_id, step, status, updated_at, length(data), agent, task FROM runs ORDER BY updated_at DESC"
         )
-        return [
-            RunRecord(str(r[0]), int(r[1]), str(r[2]), float(r[3]), int(r[4]), str(r[5]), str(r[6]))
-            for r in rows
-        ]
+        return [self._record(row) for row in rows]
+
+    def _record(self, row: tuple[Any, ...]) -> RunRecord:
+        run_id, step, status, updated_at, size, agent, task = row
+        if type(run_id) is not str or not run_id.isprintable() or len(run_id) > 200:
+            raise CheckpointFormatError(
+                f"the run store {str(self.path)!r} holds a row no smol wrote (its run id is {str(run_id)[:40]!r}): "
+                "use another store, or delete the file"
+            )
+        fields = {
+            "step": step,
+            "status": status,
+            "updated at": updated_at,
+            "size": size,
+            "agent": agent,
+            "task": task,
+        }
+        bad = next((name for name, value in fields.items() if not _fits(name, value)), None)
+        if bad is not None:
+            raise CheckpointFormatError(
+                f"run {run_id!r} in the run store {str(self.path)!r} is corrupt (its {bad} is "
+                f"{str(fields[bad])[:40]!r}): {self._delete_hint(run_id)}"
+            )
+        return RunRecord(run_id, step, status, float(updated_at), size, agent, task)
 
     def delete(self, run_id: str) -> bool:
         with self._transaction() as db:
             found = db.execute("DELETE FROM runs WHERE run_id = ?", (run_id,)).rowcount
             db.execute("DELETE FROM leases WHERE run_id = ?", (run_id,))
         return bool(found)
+
+
+def _fits(name: str, value: Any) -> bool:
+    """Whether a column of a `runs` row holds what smol writes there."""
+    if name in ("step", "size"):
+        return type(value) is int and 0 <= value <= 10**12
+    if name == "updated at":
+        return type(value) in (int, float) and math.isfinite(value) and 0 <= value < 10**11
+    return type(value) is str

@@ -19,8 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import smol_core.durable.file_format as ff
 from smol_core import errors as error_module
 from smol_core.durable.errors import CheckpointFormatError
+from smol_core.durable.file_format import FieldError
 from smol_core.errors import AgentError
 from smol_core.executors.worker.protocol import encode
 from smol_core.memory import ActionStep, MemoryStep, PlanningStep, TaskStep, ToolCall
@@ -68,8 +70,8 @@ def _logprobs_from_data(data: Any) -> Any:
     for entry in data:
         if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
             return None
-        if not isinstance(entry[1], int | float) or isinstance(entry[1], bool):
-            return None
+        if not isinstance(entry[1], int | float) or isinstance(entry[1], bool) or not entry[1] <= 0:
+            return None  # a log-probability is at most 0 (NaN is not): -inf is a token never chosen
         content.append({"token": entry[0], "logprob": float(entry[1])})
     return {"choices": [{"logprobs": {"content": content}}]}
 
@@ -79,25 +81,37 @@ MAX_SAVED_TOKENS = 100_000
 
 
 def message_from_data(data: Any, decode: Decode) -> ChatMessage | None:
+    """The message `message_to_data` wrote (each field checked: it comes from a file); FieldError else."""
     if data is None:
         return None
+    data = ff.mapping(data, "message")
     calls = data.get("tool_calls")
     return ChatMessage(
-        role=MessageRole(data["role"]),
+        role=MessageRole(ff.choice(data.get("role"), "message role", _ROLES)),
         content=decode(data.get("content")),
-        tool_calls=[
-            ChatMessageToolCall.coerce(
-                {
-                    **call,
-                    "function": {**call["function"], "arguments": decode(call["function"].get("arguments"))},
-                }
-            )
-            for call in calls
-        ]
+        tool_calls=[_tool_call_from_data(call, decode) for call in ff.listed(calls, "tool calls")]
         if calls
         else None,
         token_usage=_usage_from_data(data.get("token_usage")),
         raw=_logprobs_from_data(data.get("token_logprobs")),
+    )
+
+
+_ROLES = frozenset(role.value for role in MessageRole)
+
+
+def _tool_call_from_data(data: Any, decode: Decode) -> ChatMessageToolCall:
+    data = ff.mapping(data, "tool call")
+    function = ff.mapping(data.get("function"), "tool call's function")
+    return ChatMessageToolCall.coerce(
+        {
+            "id": ff.optional_text(data.get("id"), "tool call id", 1000),
+            "type": ff.optional_text(data.get("type"), "tool call type", 100),
+            "function": {
+                "name": ff.text(function.get("name"), "tool name", 1000),
+                "arguments": decode(function.get("arguments")),
+            },
+        }
     )
 
 
@@ -106,7 +120,18 @@ def _usage_to_data(usage: TokenUsage | None) -> list[int] | None:
 
 
 def _usage_from_data(data: Any) -> TokenUsage | None:
-    return None if data is None else TokenUsage(int(data[0]), int(data[1]))
+    if data is None:
+        return None
+    if type(data) is not list or len(data) != 2:
+        raise FieldError(f"a token usage is {str(data)[:40]!r}, not [input, output]")
+    return TokenUsage(ff.whole(data[0], "input tokens"), ff.whole(data[1], "output tokens"))
+
+
+def _timing_from_data(data: Any) -> Timing:
+    if type(data) is not list or len(data) != 2:
+        raise FieldError(f"a step's timing is {str(data)[:40]!r}, not [start, end]")
+    end = None if data[1] is None else ff.real(data[1], "step end time")
+    return Timing(ff.real(data[0], "step start time"), end)
 
 
 def _error_to_data(error: AgentError | None) -> dict[str, str] | None:
@@ -116,8 +141,9 @@ def _error_to_data(error: AgentError | None) -> dict[str, str] | None:
 def _error_from_data(data: Any) -> AgentError | None:
     if data is None:
         return None
-    cls = getattr(error_module, str(data.get("type")), None)
-    message = str(data.get("message", ""))
+    data = ff.mapping(data, "step error")
+    cls = getattr(error_module, ff.text(data.get("type"), "step error type", 200), None)
+    message = ff.text(data.get("message", ""), "step error message")
     if isinstance(cls, type) and issubclass(cls, AgentError):
         try:
             return cls(message)
@@ -161,44 +187,50 @@ def step_to_data(step: MemoryStep) -> dict[str, Any]:
 
 
 def step_from_data(data: Any, decode: Decode) -> MemoryStep:
-    """The step `step_to_data` wrote; CheckpointFormatError for anything else."""
-    try:
-        kind = data["type"]
-        if kind == "action":
-            step = ActionStep(
-                step_number=int(data["step_number"]),
-                timing=Timing(*data["timing"]),
-                tool_calls=[ToolCall(str(n), decode(a), str(i)) for n, a, i in data["tool_calls"]]
-                if data["tool_calls"] is not None
-                else None,
-                error=_error_from_data(data["error"]),
-                model_output_message=message_from_data(data["model_output_message"], decode),
-                model_output=data["model_output"],
-                code_action=data["code_action"],
-                observations=data["observations"],
-                observations_images=decode(data["observations_images"]),
-                action_output=decode(data["action_output"]),
-                token_usage=_usage_from_data(data["token_usage"]),
-                is_final_answer=bool(data["is_final_answer"]),
-                repeat_tool_calls_in_messages=bool(data["repeat_tool_calls_in_messages"]),
-            )
-            return step
-        if kind == "planning":
-            message = message_from_data(data["model_output_message"], decode)
-            assert message is not None
-            return PlanningStep(
-                model_input_messages=[],
-                model_output_message=message,
-                plan=str(data["plan"]),
-                timing=Timing(*data["timing"]),
-                token_usage=_usage_from_data(data["token_usage"]),
-            )
-        if kind == "task":
-            return TaskStep(task=str(data["task"]), task_images=decode(data["task_images"]))
-    except CheckpointFormatError:
-        raise
-    except Exception as error:
-        raise CheckpointFormatError(
-            f"a memory step in the checkpoint is malformed ({type(error).__name__}: {error})"
-        ) from None
-    raise CheckpointFormatError(f"the checkpoint holds a memory step of unknown type {str(kind)[:40]!r}")
+    """The step `step_to_data` wrote, each field checked; FieldError (or the decoder's ProtocolError)
+    for anything else, which the file's reader reports as one line."""
+    data = ff.mapping(data, "memory step")
+    kind = data.get("type")
+    if kind == "action":
+        calls = data.get("tool_calls")
+        return ActionStep(
+            step_number=ff.whole(data.get("step_number"), "step number"),
+            timing=_timing_from_data(data.get("timing")),
+            tool_calls=None
+            if calls is None
+            else [_step_call(call, decode) for call in ff.listed(calls, "tool calls")],
+            error=_error_from_data(data.get("error")),
+            model_output_message=message_from_data(data.get("model_output_message"), decode),
+            model_output=ff.optional_text(data.get("model_output"), "model output", 100_000_000),
+            code_action=ff.optional_text(data.get("code_action"), "code action"),
+            observations=ff.optional_text(data.get("observations"), "observations", 100_000_000),
+            observations_images=decode(data.get("observations_images")),
+            action_output=decode(data.get("action_output")),
+            token_usage=_usage_from_data(data.get("token_usage")),
+            is_final_answer=ff.flag(data.get("is_final_answer"), "is_final_answer"),
+            repeat_tool_calls_in_messages=ff.flag(
+                data.get("repeat_tool_calls_in_messages"), "repeat_tool_calls_in_messages"
+            ),
+        )
+    if kind == "planning":
+        message = message_from_data(data.get("model_output_message"), decode)
+        if message is None:
+            raise FieldError("a planning step has no model reply")
+        return PlanningStep(
+            model_input_messages=[],
+            model_output_message=message,
+            plan=ff.text(data.get("plan"), "plan", 100_000_000),
+            timing=_timing_from_data(data.get("timing")),
+            token_usage=_usage_from_data(data.get("token_usage")),
+        )
+    if kind == "task":
+        return TaskStep(task=ff.text(data.get("task"), "task"), task_images=decode(data.get("task_images")))
+    raise FieldError(f"it holds a memory step of unknown type {str(kind)[:40]!r}")
+
+
+def _step_call(data: Any, decode: Decode) -> ToolCall:
+    if type(data) is not list or len(data) != 3:
+        raise FieldError(f"a step's tool call is {str(data)[:40]!r}, not [name, arguments, id]")
+    return ToolCall(
+        ff.text(data[0], "tool name", 1000), decode(data[1]), ff.text(data[2], "tool call id", 1000)
+    )

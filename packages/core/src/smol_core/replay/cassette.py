@@ -6,34 +6,37 @@ model event keeps what the model was asked (the messages as text, the stop seque
 replay can say which step diverged and show the difference, not only that it did.
 
 The file is written line by line as the run goes, flushed after each event, so a run that crashed
-still leaves the cassette of everything up to the crash. Values go through the worker protocol's
-typed codec and come back through the budgeted decoder (a cassette is a file someone may hand you).
+still leaves the cassette of everything up to the crash. It is smol's file format
+(`durable/file_format.py`): the header line is the one every run file starts with, values go through
+the worker protocol's typed codec, and they come back under one budget for the whole cassette (a
+cassette is a file someone may hand you). It is created readable by its owner only (0600): it holds
+every prompt and tool result of a run.
 """
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+import smol_core.durable.file_format as ff
+from smol_core.durable.file_format import FieldError, FileKind, FileReader
 from smol_core.durable.steps import message_from_data, message_to_data
 from smol_core.errors import SmolError
-from smol_core.executors.host.frames import ProtocolLimits
-from smol_core.executors.host.untrusted import decode_untrusted
 from smol_core.executors.worker.protocol import encode
 from smol_core.messages import ChatMessage, MessageRole
 
 FORMAT = "smol.cassette"
 VERSION = 1
 MAX_CASSETTE_BYTES = 256 * 1024 * 1024
-_LIMITS = ProtocolLimits(max_frame_bytes=MAX_CASSETTE_BYTES)
 
 
 class CassetteError(SmolError):
     """A cassette cannot be written or read (missing, corrupt, not a cassette, another version)."""
+
+
+KIND = FileKind(FORMAT, VERSION, "cassette", CassetteError)
 
 
 class ReplayDivergenceError(SmolError):
@@ -98,11 +101,10 @@ class CassetteWriter:
     def __init__(self, path: str | os.PathLike[str], task: str = "") -> None:
         self.path = Path(path)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file: TextIO = self.path.open("w", encoding="utf-8")
+            self._file: TextIO = _open_private(self.path)
         except OSError as error:
             raise CassetteError(f"cannot write the cassette {self.path}: {error.strerror or error}") from None
-        self._write({"format": FORMAT, "version": VERSION, "task": task})
+        self._write({**ff.header(KIND), "task": task})
 
     def model(self, event: ModelEvent) -> None:
         self._write(
@@ -130,63 +132,68 @@ class CassetteWriter:
         self._write(line)
 
     def _write(self, line: dict[str, Any]) -> None:
-        self._file.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._file.write(ff.dumps(line).decode("utf-8") + "\n")
         self._file.flush()
 
     def close(self) -> None:
         self._file.close()
 
 
+def _open_private(path: Path) -> TextIO:
+    """`path` for writing, readable by its owner only (0600, whatever the umask; a folder it creates
+    is 0700): a cassette holds every prompt and tool result of a run."""
+    if not path.parent.exists():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # a cassette recorded again over an older one keeps no wider mode
+        return os.fdopen(fd, "w", encoding="utf-8")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_cassette(path: str | os.PathLike[str]) -> Cassette:
     """The cassette at `path`; a one-line `CassetteError` when it cannot be replayed as it is."""
     where = Path(path)
+    reader = FileReader(KIND, f"the cassette {where}", MAX_CASSETTE_BYTES)
     try:
         if where.stat().st_size > MAX_CASSETTE_BYTES:
-            raise CassetteError(f"the cassette {where} is over {MAX_CASSETTE_BYTES:,} bytes")
-        lines = where.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise CassetteError(
-            f"cannot read the cassette {where}: {getattr(error, 'strerror', None) or error}"
-        ) from None
+            raise reader.error(f"is over {MAX_CASSETTE_BYTES:,} bytes")
+        data = where.read_bytes()
+    except OSError as error:
+        raise CassetteError(f"cannot read the cassette {where}: {error.strerror or error}") from None
+    reader.check_bytes(data)
+    lines = data.splitlines()
     if not lines:
-        raise CassetteError(f"the cassette {where} is empty")
-    try:
-        header = json.loads(lines[0])
-        if type(header) is not dict or header.get("format") != FORMAT:
-            raise CassetteError(f"{where} is not a smol cassette (no {FORMAT!r} header)")
-        if header.get("version") != VERSION:
-            raise CassetteError(
-                f"the cassette {where} is of version {header.get('version')!r}; this smol reads {VERSION}"
-            )
-        return Cassette(task=str(header.get("task", "")), events=list(_events(lines[1:])))
-    except CassetteError:
-        raise
-    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
-        raise CassetteError(
-            f"the cassette {where} is corrupt ({type(error).__name__}: {str(error)[:200]})"
-        ) from None
+        raise reader.error("is empty")
+    header = reader.parse(lines[0])
+    # cassettes written before the common header said "version" for the same format version 1
+    version_key = "format_version" if type(header) is dict and "format_version" in header else "version"
+    reader.check_header(header, version_key)
+    with reader.reading():
+        task = ff.text(header.get("task", ""), "task")
+        return Cassette(task=task, events=[_event(reader.parse(line), reader) for line in lines[1:]])
 
 
-def _events(lines: list[str]) -> Iterator[ModelEvent | ToolEvent]:
-    def decode(value: Any) -> Any:
-        return decode_untrusted(value, _LIMITS, None)
-
-    for text in lines:
-        line = json.loads(text)
-        if line["kind"] == "model":
-            reply = message_from_data(line["reply"], decode)
-            if reply is None:
-                raise ValueError("a model event without a reply")
-            request = [str(item) for item in line["request"]]
-            yield ModelEvent(int(line["step"]), request, reply, str(line.get("agent", "")))
-        elif line["kind"] == "tool":
-            yield ToolEvent(
-                int(line["step"]),
-                str(line["tool"]),
-                decode(line["arguments"]),
-                decode(line["result"]) if "result" in line else None,
-                str(line["error"]) if "error" in line else None,
-                str(line.get("agent", "")),
-            )
-        else:
-            raise ValueError(f"an event of unknown kind {str(line['kind'])[:40]!r}")
+def _event(line: Any, reader: FileReader) -> ModelEvent | ToolEvent:
+    line = ff.mapping(line, "event")
+    step = ff.whole(line.get("step"), "event step")
+    agent = ff.text(line.get("agent", ""), "event agent", 1000)
+    kind = line.get("kind")
+    if kind == "model":
+        reply = message_from_data(line.get("reply"), reader.value)
+        if reply is None:
+            raise FieldError("it holds a model event without a reply")
+        request = [ff.text(item, "request line") for item in ff.listed(line.get("request"), "request")]
+        return ModelEvent(step, request, reply, agent)
+    if kind == "tool":
+        return ToolEvent(
+            step,
+            ff.text(line.get("tool"), "tool", 1000),
+            reader.value(line.get("arguments")),
+            reader.value(line["result"]) if "result" in line else None,
+            ff.text(line["error"], "tool error") if "error" in line else None,
+            agent,
+        )
+    raise FieldError(f"it holds an event of unknown kind {str(kind)[:40]!r}")

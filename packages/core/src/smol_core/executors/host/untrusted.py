@@ -29,7 +29,7 @@ from typing import Any
 from smol_core.executors.host.frames import ProtocolLimits
 from smol_core.executors.worker.protocol import BUILTIN_TYPES, TAG, ProtocolError, UnserializableValue
 
-__all__ = ["decode_untrusted", "png_checked"]
+__all__ = ["UntrustedDecoder", "decode_untrusted", "png_checked"]
 
 _CHECK_EVERY = 256  # values between two looks at the clock
 _ISO_MAX = 64
@@ -56,22 +56,35 @@ _OPTIONAL = frozenset(_LIBRARIES)
 
 def decode_untrusted(data: Any, limits: ProtocolLimits, deadline: float | None) -> Any:
     """The value `data` (parsed JSON from a worker) stands for; ProtocolError if it breaks a rule."""
-    decoder = _Decoder(limits, deadline)
-    try:
-        return decoder.value(data, 0)
-    except ProtocolError:
-        raise
-    except (Exception, RecursionError) as exc:  # a library's own refusal of a malformed value
-        raise ProtocolError(f"a value from the worker could not be decoded ({type(exc).__name__})") from None
+    return UntrustedDecoder(limits, deadline).decode(data)
 
 
-class _Decoder:
-    def __init__(self, limits: ProtocolLimits, deadline: float | None) -> None:
+class UntrustedDecoder:
+    """One budget (values, decoded bytes and pixels, the clock) spent by every value it decodes.
+
+    Why shared: a budget per value lets many small values each take the whole of it. A worker's
+    message is decoded under one; a file someone may hand you (a checkpoint, a cassette) under one
+    for the whole file (`durable/file_format.py`), so a thousand small compressed images in it cost
+    at most `max_decoded_bytes` together, not each.
+    """
+
+    def __init__(self, limits: ProtocolLimits, deadline: float | None = None) -> None:
         self.limits = limits
         self.deadline = deadline
         self.elements = 0
         self.next_check = _CHECK_EVERY
         self.spent = 0
+
+    def decode(self, data: Any) -> Any:
+        """The value `data` stands for, charged to this budget; ProtocolError if it breaks a rule."""
+        try:
+            return self.value(data, 0)
+        except ProtocolError:
+            raise
+        except (Exception, RecursionError) as exc:  # a library's own refusal of a malformed value
+            raise ProtocolError(
+                f"a value from the worker could not be decoded ({type(exc).__name__})"
+            ) from None
 
     # --- budgets ---------------------------------------------------------------------------
     def tick(self, n: int = 1) -> None:
