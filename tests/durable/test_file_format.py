@@ -417,7 +417,9 @@ def test_a_hostile_row_in_the_store_is_one_line_not_a_traceback(tmp_path: Path) 
 
 
 # --- the commands that read them --------------------------------------------------------------
-@pytest.mark.parametrize("action", [["list"], ["show", "r1"], ["approve", "r1", "0123456789ab"], ["resume", "r1"]])
+@pytest.mark.parametrize(
+    "action", [["list"], ["show", "r1"], ["approve", "r1", "0123456789ab"], ["resume", "r1"]]
+)
 @pytest.mark.parametrize("step_number", ["Infinity", "1e300", "NaN", '"3"'])
 def test_smol_runs_on_a_hostile_checkpoint_says_one_line_not_a_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], action: list[str], step_number: str
