@@ -33,6 +33,7 @@ FLOORS: list[tuple[str, set[str]]] = [
             "network",
             "lazy_exports",
             "version",
+            "install_advice",
         },
     ),
     (

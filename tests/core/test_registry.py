@@ -30,7 +30,7 @@ def test_unknown_name_lists_installed_and_names_the_package():
         registry.executor("docker")
     message = str(caught.value)
     assert "Installed executors: local" in message
-    assert "pip install smol-executor-docker" in message
+    assert "provided by the package 'smol-executor-docker': install it: `" in message
 
 
 def test_entry_point_plugin_is_loaded_only_when_needed(make_distribution):

@@ -43,7 +43,8 @@ def test_an_unknown_transport_names_the_package_that_provides_it(builtins_only):
     with pytest.raises(PluginNotFoundError) as caught:
         builtins_only.transport("ray")
     assert "Installed transports: local" in str(caught.value)
-    assert "pip install smol-transport-ray" in str(caught.value)
+    assert "provided by the package 'smol-transport-ray': install it: `" in str(caught.value)
+    assert "packages/transports/ray" in str(caught.value)  # this checkout's folder, editable
 
 
 def test_a_third_party_transport_is_found_listed_and_used(make_distribution, capsys):

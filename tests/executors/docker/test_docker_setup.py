@@ -22,7 +22,7 @@ def test_sdk_missing_says_what_to_install(monkeypatch):
     from smol_executor_docker import DockerExecutor
 
     monkeypatch.setitem(sys.modules, "docker", None)
-    with pytest.raises(ExecutorUnavailableError, match="pip install smol-executor-docker"):
+    with pytest.raises(ExecutorUnavailableError, match=r"-m pip install docker`"):
         DockerExecutor()
 
 

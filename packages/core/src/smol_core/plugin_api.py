@@ -32,7 +32,9 @@ Everything else a plugin needs is here too, and only here:
   `deny` / `pending_approval` / `ApprovalKeyError` / `short_call` (a UI's buttons for a call a run
   paused for: shown whole, decided by its approval key), and `RetentionPolicy` / `prune_runs` (what
   a store forgets);
-- errors: every exception is a `SmolError`; model plugins raise `ModelAPIError`.
+- errors: every exception is a `SmolError`; model plugins raise `ModelAPIError`; a missing SDK or
+  plugin is named with `install_hint(distribution)`, the command that installs it here (this
+  Python, from this checkout or wheelhouse: smol's packages are not on PyPI).
 
 `tests/core/test_plugin_api.py` fails when a plugin imports anything of smol_core but this module,
 so a name a plugin needs is added here, where its contract is written, not reached for in a submodule.
@@ -58,6 +60,7 @@ _EXPORTS: dict[str, str] = {
     "InstrumentorSpec": "smol_core.plugins.specs",
     "CheckpointStoreSpec": "smol_core.plugins.specs",
     "lazy": "smol_core.plugins.specs",
+    "install_hint": "smol_core.install_advice",
     # checkpoint stores: the contract, its records and errors, and the reference store to test beside
     "CheckpointStore": "smol_core.durable.store",
     "Lease": "smol_core.durable.store",
@@ -326,6 +329,7 @@ if _TYPE_CHECKING:
         encode_message as encode_message,
     )
     from smol_core.executors.worker.protocol import ProtocolError as ProtocolError
+    from smol_core.install_advice import install_hint as install_hint
     from smol_core.instrumentation import (
         Instrumentor as Instrumentor,
         SpanHandle as SpanHandle,

@@ -56,7 +56,7 @@ ABSENT_CLASSES: dict[str, str] = {
     "ManagedAgent": "ManagedAgent was removed (as in smolagents 1.8): give the agent a name= and a "
     "description= and pass it itself, CodeAgent(..., managed_agents=[agent]).",
     "VLLMModel": "smol talks to vLLM through its OpenAI-compatible server: start `vllm serve MODEL` and use "
-    "OpenAIServerModel(model_id=MODEL, api_base='http://127.0.0.1:8000/v1') (pip install smol-model-openai).",
+    "OpenAIServerModel(model_id=MODEL, api_base='http://127.0.0.1:8000/v1') (from the plugin package smol-model-openai).",
     "BlaxelExecutor": "smol has no Blaxel executor: use executor_type='docker', 'e2b' or 'wasm'.",
     "ModalExecutor": "smol has no Modal executor: use executor_type='docker', 'e2b' or 'wasm'.",
 }

@@ -39,6 +39,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     return status if stopped is None else stopped
 
 
+def _missing_command(argv: Sequence[str] | None, runners: dict[str, object]) -> str | None:
+    """`smol ui` without the package that provides `ui`: which package, and how to install it here
+    (argparse alone says "invalid choice", with no hint)."""
+    from smol_core.install_advice import install_hint
+    from smol_core.plugins.specs import KNOWN_PROVIDERS
+
+    words = list(sys.argv[1:] if argv is None else argv)
+    command = next((word for word in words if not word.startswith("-")), None)
+    provider = KNOWN_PROVIDERS["commands"].get(command or "")
+    if command is None or command in runners or provider is None:
+        return None
+    return f"`smol {command}` is a command of the plugin package {provider!r}, not installed: {install_hint(provider)}"
+
+
 def _main(argv: Sequence[str] | None) -> int:
     from smol_core.errors import SmolError
     from smol_core.terminal import escape_controls
@@ -47,6 +61,10 @@ def _main(argv: Sequence[str] | None) -> int:
         parser, runners = build_parser()
     except SmolError as error:
         print(f"smol: {escape_controls(str(error))}", file=sys.stderr)
+        return 2
+    missing = _missing_command(argv, runners)
+    if missing is not None:
+        print(f"smol: {missing}", file=sys.stderr)
         return 2
     args = parser.parse_args(argv)
     if not args.command:

@@ -263,6 +263,12 @@ def check_arguments(args: argparse.Namespace, parser: argparse.ArgumentParser) -
         parser.error("--save-run saves a team run: use it with --num-agents 2 or more")
     if args.store is not None and args.run_id is None and args.resume is None:
         parser.error("--store keeps durable runs: use it with --run-id ID (or --resume ID)")
+    if args.trace_file and importlib.util.find_spec("smol_telemetry_otel") is None:
+        from smol_core.install_advice import install_hint
+
+        parser.error(
+            f"--trace-file needs the plugin package 'smol-telemetry-otel': {install_hint('smol-telemetry-otel')}"
+        )
     if args.num_agents > 1:
         if args.resume is not None:
             parser.error(
@@ -397,11 +403,6 @@ def _ran_out_of_steps(agent: Any) -> str | None:
 def _trace_to_file(path: str | None) -> None:
     """`--trace-file`: set through the environment, so that a team's agent processes trace too."""
     if not path:
-        return
-    import importlib.util
-
-    if importlib.util.find_spec("smol_telemetry_otel") is None:
-        print("smolagent: --trace-file needs pip install 'smol-core[telemetry]'", file=sys.stderr)
         return
     os.environ["SMOL_TRACE_FILE"] = os.path.abspath(path)
 

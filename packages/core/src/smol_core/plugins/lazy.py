@@ -18,7 +18,9 @@ def plugin_attribute(module: str, attribute: str, distribution: str) -> Any:
     except ImportError as error:
         if error.name and not module.startswith(error.name) and error.name != module:
             raise  # the plugin is installed but one of its own dependencies is missing
+        from smol_core.install_advice import install_hint
+
         raise MissingPluginError(
-            f"This needs the plugin package {distribution!r}: pip install {distribution}"
+            f"This needs the plugin package {distribution!r}: {install_hint(distribution)}"
         ) from error
     return getattr(loaded, attribute)

@@ -273,7 +273,9 @@ class PluginRegistry:
         message = f"No {kind[:-1]} named {name!r} is installed. {self._installed(kind)}"
         provider = KNOWN_PROVIDERS.get(kind, {}).get(name)
         if provider:
-            message += f" {name!r} is provided by the package {provider!r}: pip install {provider}"
+            from smol_core.install_advice import install_hint
+
+            message += f" {name!r} is provided by the package {provider!r}: {install_hint(provider)}"
         broken = [p for p in self._plugins.values() if p.error]
         if broken:
             message += " Some plugins failed to load (run `smol plugins` to see why): " + ", ".join(

@@ -54,11 +54,12 @@ class SpeechToTextTool(Tool):
         try:
             from transformers.models.whisper import WhisperForConditionalGeneration, WhisperProcessor
         except ImportError as error:
+            from smol_core.install_advice import install_hint
             from smol_core.plugins.lazy import MissingPluginError
 
             raise MissingPluginError(
-                "SpeechToTextTool runs Whisper through transformers and torch, which are not installed: "
-                'pip install "smol-core[transformers]" (the smol-model-transformers plugin brings them).'
+                "SpeechToTextTool runs Whisper through transformers and torch, which are not installed; the "
+                f"plugin package smol-model-transformers brings them: {install_hint('smol-model-transformers')}"
             ) from error
         import torch
 

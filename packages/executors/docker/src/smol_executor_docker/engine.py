@@ -14,7 +14,7 @@ import socket
 import threading
 from typing import Any
 
-from smol_core.plugin_api import ExecutorUnavailableError
+from smol_core.plugin_api import ExecutorUnavailableError, install_hint
 
 LABEL = "smol.executor"
 LABEL_VALUE = "docker"
@@ -41,8 +41,8 @@ def import_docker() -> Any:
         import docker
     except ImportError:
         raise ExecutorUnavailableError(
-            "The Docker executor needs the `docker` Python SDK: `pip install smol-executor-docker` "
-            "(or `pip install docker`)."
+            f"The Docker executor needs the `docker` Python SDK, a dependency of smol-executor-docker: "
+            f"{install_hint('docker')}"
         ) from None
     return docker
 

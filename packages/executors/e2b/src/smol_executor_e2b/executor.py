@@ -26,6 +26,7 @@ from smol_core.plugin_api import (
     WorkerExecutor,
     WorkerLink,
     bundle_frame,
+    install_hint,
     loader_command,
 )
 from smol_executor_e2b.link import E2BLink, relay_command
@@ -101,7 +102,7 @@ class E2BExecutor(WorkerExecutor):
             from e2b_code_interpreter import Sandbox  # type: ignore[import-untyped,unused-ignore]
         except ImportError as exc:
             raise ExecutorUnavailableError(
-                f"the E2B SDK is not installed ({exc}): pip install smol-executor-e2b"
+                f"the E2B SDK is not installed ({exc}): {install_hint('e2b-code-interpreter')}"
             ) from None
         debug = os.environ.get("E2B_DEBUG", "").lower() == "true"
         if not self._api_key and not debug:

@@ -20,6 +20,7 @@ from smol_core.plugin_api import (
     ModelCapabilities,
     ModelRequest,
     RetryPolicy,
+    install_hint,
     remove_content_after_stop_sequences,
 )
 from smol_model_bedrock.convert import (
@@ -93,7 +94,7 @@ class AmazonBedrockServerModel(ApiModel):
             from botocore.exceptions import BotoCoreError, NoRegionError
         except ModuleNotFoundError as error:
             raise ModuleNotFoundError(
-                "AmazonBedrockServerModel needs boto3: pip install smol-model-bedrock"
+                f"AmazonBedrockServerModel needs boto3: {install_hint('boto3')}"
             ) from error
         client_kwargs = dict(self.client_kwargs)
         client_kwargs.setdefault(

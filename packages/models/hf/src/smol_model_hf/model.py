@@ -18,6 +18,7 @@ from smol_core.plugin_api import (
     ModelCapabilities,
     ModelRequest,
     RetryPolicy,
+    install_hint,
     model_supports_stop,
 )
 
@@ -121,7 +122,7 @@ class InferenceClientModel(ChatCompletionsModel):
             from huggingface_hub import InferenceClient
         except ModuleNotFoundError as error:
             raise ModuleNotFoundError(
-                "InferenceClientModel needs huggingface_hub: pip install smol-model-hf"
+                f"InferenceClientModel needs huggingface_hub: {install_hint('huggingface_hub')}"
             ) from error
         return InferenceClient(**{k: v for k, v in self.client_kwargs.items() if v is not None})
 

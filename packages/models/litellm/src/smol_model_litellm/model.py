@@ -22,6 +22,7 @@ from smol_core.plugin_api import (
     ModelRequest,
     RetryPolicy,
     TokenUsage,
+    install_hint,
     model_supports_stop,
 )
 
@@ -41,7 +42,7 @@ def import_litellm() -> Any:
     try:
         import litellm
     except ModuleNotFoundError as error:
-        raise ModuleNotFoundError("LiteLLMModel needs litellm: pip install smol-model-litellm") from error
+        raise ModuleNotFoundError(f"LiteLLMModel needs litellm: {install_hint('litellm')}") from error
     # LiteLLM prints a "Give Feedback / Get Help" banner to stdout before raising each error: stdout
     # is the answer's (`answer=$(smolagent ...)`), and the error itself says what went wrong.
     litellm.suppress_debug_info = True

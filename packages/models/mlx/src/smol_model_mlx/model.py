@@ -26,6 +26,7 @@ from smol_core.plugin_api import (
     agglomerate_stream_deltas,
     get_clean_message_list,
     get_tool_json_schemas,
+    install_hint,
     tool_calls_in,
 )
 
@@ -64,7 +65,7 @@ class MLXModel(Model):
         try:
             import mlx_lm
         except ModuleNotFoundError as error:
-            raise ModuleNotFoundError("MLXModel needs mlx-lm: pip install smol-model-mlx") from error
+            raise ModuleNotFoundError(f"MLXModel needs mlx-lm: {install_hint('mlx-lm')}") from error
         self.load_kwargs = dict(load_kwargs or {})
         self.load_kwargs.setdefault("tokenizer_config", {}).setdefault("trust_remote_code", trust_remote_code)
         self.apply_chat_template_kwargs = {

@@ -27,6 +27,7 @@ from smol_core.plugin_api import (
     ModelRequest,
     SmolError,
     get_tool_json_schema,
+    install_hint,
     model_supports_stop,
     tool_call_deltas,
     tool_call_from_json,
@@ -119,9 +120,7 @@ class OpenAIServerModel(DetectedCapabilities, ChatCompletionsModel):
         try:
             import openai
         except ImportError as error:  # pragma: no cover - a declared dependency
-            raise SmolError(
-                "OpenAIServerModel needs the openai SDK: pip install smol-model-openai"
-            ) from error
+            raise SmolError(f"OpenAIServerModel needs the openai SDK: {install_hint('openai')}") from error
         return openai
 
     def create_client(self) -> Any:

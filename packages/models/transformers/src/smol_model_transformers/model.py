@@ -28,6 +28,7 @@ from smol_core.plugin_api import (
     TokenUsage,
     get_clean_message_list,
     get_tool_json_schemas,
+    install_hint,
     remove_content_after_stop_sequences,
     tool_calls_in,
 )
@@ -81,7 +82,7 @@ class TransformersModel(Model):
             import torch
         except ModuleNotFoundError as error:
             raise ModuleNotFoundError(
-                "TransformersModel needs torch: pip install smol-model-transformers"
+                f"TransformersModel needs torch: {install_hint('torch==2.13.0')}"
             ) from error
         if gguf_file is None and str(model_id).endswith(".gguf") and os.path.isfile(model_id):
             model_id, gguf_file = os.path.dirname(os.path.abspath(model_id)), os.path.basename(model_id)
