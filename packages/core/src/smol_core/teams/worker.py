@@ -82,7 +82,7 @@ def agent_main(
     except BaseException as error:  # the host learns why; KeyboardInterrupt and SystemExit included
         report.update(state="error", error=f"{type(error).__name__}: {error}"[:2000])
         if settings.verbosity_level >= 0:
-            stream.write("".join(traceback.format_exception(error))[-4000:])
+            stream.write(_described(error))
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the report goes out whole; SIGKILL follows if it must
     report["messages"] = list(log.records)
     try:
@@ -98,6 +98,18 @@ def agent_main(
     if close is not None:
         close()
     sys.stderr.flush()
+
+
+def _described(error: BaseException) -> str:
+    """What an agent says of the error that ended it: a mistake of the user's (a model that cannot be
+    built, a setting it refuses: a `SmolError`) in one line, as a single run says it; anything else
+    with its traceback, which is what finds a bug."""
+    from smol_core.errors import SmolError
+    from smol_core.terminal import escape_controls
+
+    if isinstance(error, SmolError):
+        return escape_controls(" ".join(str(error).split())) + "\n"
+    return "".join(traceback.format_exception(error))[-4000:]
 
 
 def _run(
