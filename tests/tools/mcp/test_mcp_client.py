@@ -35,7 +35,7 @@ def test_lists_tools_as_smol_tools(demo_tools):
     assert weather.output_type == "object"
     assert '"temperature": float' in weather.description
     prompt = weather.to_code_prompt()
-    assert prompt.startswith("def weather(city: str) -> dict:")
+    assert prompt.startswith("def weather(city: string) -> dict:")
 
 
 def test_calls_return_python_values(demo_tools):

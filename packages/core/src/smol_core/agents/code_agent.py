@@ -212,7 +212,7 @@ class CodeAgent(MultiStepAgent):
         return executor
 
     def initialize_system_prompt(self) -> str:
-        tools = "\n\n".join(tool.to_code_prompt() for tool in self.tools.values())
+        tools = "\n\n".join(self.prompting.tool_prompt(tool) for tool in self.tools.values())
         tools = self.prompting.tools_section(self._prompt_facts(), tools)
         opening, closing = self.code_block_tags
         imports = "any module" if "*" in self.authorized_imports else ", ".join(self.authorized_imports)
