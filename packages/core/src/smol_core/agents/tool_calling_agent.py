@@ -9,7 +9,7 @@ import inspect
 import json
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 from smol_core import instrumentation
 from smol_core.agent_types import AgentImage, handle_agent_input_types, handle_agent_output_types
@@ -62,6 +62,14 @@ class ToolCallingAgent(MultiStepAgent):
         )
         self.stream_outputs = stream_outputs
         self.max_tool_threads = max_tool_threads
+
+    @classmethod
+    def from_folder(cls, folder: str, **kwargs: Any) -> MultiStepAgent:
+        """`MultiStepAgent.from_folder`; a folder whose `agent.json` names no class (smolagents up to
+        1.20 wrote none) loads as this class, as in smolagents."""
+        from smol_core.agents.serialization import agent_from_folder
+
+        return cast(MultiStepAgent, agent_from_folder(folder, agent_class=cls, **kwargs))
 
     def default_prompt_templates(self) -> PromptTemplates:
         return tool_calling_agent_templates()
