@@ -49,6 +49,7 @@ Exception
 |   |-- AgentParsingError + ValueError                 the model's reply could not be read as an action
 |   |-- AgentExecutionError                            the action's code raised, or the sandbox blocked it
 |   |   |-- AgentToolCallError                         a tool called with wrong arguments or an unknown name
+|   |   |   `-- AgentUnknownToolError + AgentToolExecutionError  a call named no tool (smolagents' class too)
 |   |   `-- AgentToolExecutionError                    a tool raised while running
 |   |       `-- ToolTimeoutError                       a tool call ran past its time limit
 |   |-- AgentMaxStepsError                             the run reached max_steps without a final answer
@@ -99,6 +100,7 @@ from smol_core.errors import (
     AgentParsingError,
     AgentToolCallError,
     AgentToolExecutionError,
+    AgentUnknownToolError,
     BudgetExceededError,
     DocstringParsingException,
     ModelAPIError,
@@ -143,6 +145,7 @@ __all__ = [
     "AgentParsingError",
     "AgentToolCallError",
     "AgentToolExecutionError",
+    "AgentUnknownToolError",
     "ApprovalPendingError",
     "BlockedAddressError",
     "BudgetExceededError",
