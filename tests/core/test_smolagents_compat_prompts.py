@@ -1,6 +1,7 @@
 """Tools read in prompts as smolagents 1.26 writes them: prompts written for smolagents quote this
 text, and a capable model is shown what it was shown under smolagents. A small model reads its own
-compact signature (`prompting/tool_signatures.py`), tuned for it."""
+compact signature, and a ToolCallingAgent's own prompt one JSON line per tool, each measured
+(`prompting/tool_signatures.py`)."""
 
 from __future__ import annotations
 
@@ -76,8 +77,17 @@ def test_agents_show_a_capable_model_smolagents_text() -> None:
     code_agent = CodeAgent(tools=[lookup], model=ScriptedModel([]))
     assert lookup.to_code_prompt() in code_agent.system_prompt
     assert "def lookup(query: string, limit: integer) -> array:" in code_agent.system_prompt
+
+
+def test_a_tool_calling_agent_lists_tools_as_json_lines() -> None:
+    # measured: SmolLM2 calls the tool with this line, and copies smolagents' dict into its answer
+    # (tests/models/openai/test_tool_calling_llama_server.py)
     calling_agent = ToolCallingAgent(tools=[lookup], model=ScriptedModel([]))
-    assert lookup.to_tool_calling_prompt() in calling_agent.system_prompt
+    assert (
+        'lookup: Looks things up. Takes inputs: {"query": {"type": "string", "description": '
+        '"What to look for."}' in calling_agent.system_prompt
+    )
+    assert "Takes inputs: {'query'" not in calling_agent.system_prompt
 
 
 def test_a_small_model_reads_the_compact_signature() -> None:

@@ -34,6 +34,7 @@ from smol_core.memory import ActionStep, ToolCall
 from smol_core.messages import ChatMessage, ChatMessageStreamDelta, MessageRole, agglomerate_stream_deltas
 from smol_core.models.base import Model
 from smol_core.monitoring import LogLevel
+from smol_core.prompting.tool_signatures import compact_tool_calling_prompt
 from smol_core.tools.time_limit import tool_time_limit
 from smol_core.tools.tool import Tool
 
@@ -79,7 +80,8 @@ class ToolCallingAgent(MultiStepAgent):
         return [*self.tools.values(), *self.managed_agents.values()]
 
     def initialize_system_prompt(self) -> str:
-        tools = "\n".join(tool.to_tool_calling_prompt() for tool in self.tools.values())
+        # one JSON line per tool, not smolagents' text: see prompting/tool_signatures.py for why
+        tools = "\n".join(compact_tool_calling_prompt(tool) for tool in self.tools.values())
         variables: dict[str, Any] = {
             "tools": tools,
             "managed_agents": self._managed_agents_section(),
