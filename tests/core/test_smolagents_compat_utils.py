@@ -16,6 +16,7 @@ from smol_core import (
     create_agent_gradio_app_template,
     make_init_file,
     parse_code_blobs,
+    tool,
 )
 from smol_core.errors import DocstringParsingException, TypeHintParsingException
 from smol_core.source_code import get_source, instance_to_source
@@ -186,3 +187,24 @@ def test_unreadable_code_reply_is_a_value_error_and_an_agent_parsing_error():
 def test_make_init_file(tmp_path):
     make_init_file(tmp_path / "a" / "b")
     assert (tmp_path / "a" / "b" / "__init__.py").read_text() == ""
+
+
+def test_instance_to_source_of_a_tool_function_holds_its_body() -> None:
+    @tool
+    def loud(text: str) -> str:
+        """Says the text loudly.
+
+        Args:
+            text: What to say.
+        """
+        return text.upper() + "!"
+
+    source = instance_to_source(loud, base_cls=Tool)
+    assert source.startswith("from smol_core import Tool\n\nclass SimpleTool(Tool):\n")
+    assert '    name = "loud"\n' in source and '    output_type = "string"\n' in source
+    assert "    def forward(self, text: str) -> str:\n" in source
+    assert '        return text.upper() + "!"' in source
+    namespace: dict[str, object] = {}
+    exec(source, namespace)  # the class it writes is a tool that works
+    made = namespace["SimpleTool"]()  # type: ignore[operator]
+    assert made("hi") == "HI!"

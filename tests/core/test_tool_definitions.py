@@ -24,9 +24,9 @@ def test_tool_decorator_reads_hints_and_docstring():
     assert search("a", 2) == ["a", "a"]
 
 
-def test_code_prompt_is_a_compact_signature():
+def test_code_prompt_is_smolagents_signature():
     prompt = search.to_code_prompt()
-    assert prompt.startswith("def search(query: str, limit: int = 3) -> list:")
+    assert prompt.startswith("def search(query: string, limit: integer) -> array:")
     assert "What to look for." in prompt
 
 

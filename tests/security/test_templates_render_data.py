@@ -242,7 +242,7 @@ def test_smolagents_style_code_template_renders_as_with_live_objects():
         custom_instructions="Be brief.",  # type: ignore[attr-defined]
     )
     assert agent.system_prompt == expected
-    assert "def recorder(path: str) -> str:" in expected and "def member(task" in expected
+    assert "def recorder(path: string) -> string:" in expected and "def member(task" in expected
 
 
 def test_smolagents_style_tool_calling_template_renders_as_with_live_objects():
@@ -284,7 +284,7 @@ def test_smolagents_style_planning_template_renders_as_with_live_objects():
     step = list(agent._planning_step("the task", is_first_step=True, max_steps=5))[-1]
     prompt = step.model_input_messages[0].content[0]["text"]  # type: ignore[attr-defined]
     assert prompt == _trusted_render(SMOLAGENTS_STYLE_PLAN, agent, task="the task")
-    assert "def recorder(path: str) -> str:" in prompt
+    assert "def recorder(path: string) -> string:" in prompt
 
 
 def test_a_template_cannot_build_huge_values():

@@ -25,7 +25,7 @@ def test_inputs_and_output_come_from_the_app(gradio_app: str) -> None:
     assert greeter.output_type == "string"
     assert greeter("Ada", 2) == "Hello Ada! Hello Ada!"
     assert greeter(name="Bob") == "Hello Bob!"
-    assert "def greeter(name: str, times: int = None) -> str:" in greeter.to_code_prompt()
+    assert "def greeter(name: string, times: integer) -> string:" in greeter.to_code_prompt()
 
 
 def test_api_name_without_slash_and_default_endpoint(gradio_app: str) -> None:

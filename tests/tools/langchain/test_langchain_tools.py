@@ -24,7 +24,7 @@ def test_decorated_function_keeps_types_and_docstring_descriptions():
     }
     assert smol.output_type == "integer"
     assert smol(a=3) == 6 and smol(a=3, b=5) == 15 and smol(3, None) == 6
-    assert smol.to_code_prompt().startswith("def multiply(a: int, b: int = None) -> int:")
+    assert smol.to_code_prompt().startswith("def multiply(a: integer, b: integer) -> integer:")
 
 
 def test_structured_tool_with_a_pydantic_schema():

@@ -26,7 +26,7 @@ def test_code_agent_calls_mcp_tools_in_the_local_executor(demo_client):
     steps = [step for step in agent.memory.steps if isinstance(step, ActionStep)]
     assert "21.5 5" in steps[0].observations
     assert "no such city" in str(steps[1].error)  # the server's error is the step's observation
-    assert "def weather(city: str) -> dict:" in agent.system_prompt
+    assert "def weather(city: string) -> dict:" in agent.system_prompt
 
 
 def test_a_dead_server_is_an_observation_and_the_run_goes_on(demo_params):

@@ -87,6 +87,11 @@ class AgentToolExecutionError(AgentExecutionError):
     """A tool raised while running."""
 
 
+class AgentUnknownToolError(AgentToolCallError, AgentToolExecutionError):
+    """A call named no tool the agent has. smol reports it as a wrong call (`AgentToolCallError`),
+    smolagents as a failed execution (`AgentToolExecutionError`): code written for either catches it."""
+
+
 class AgentGenerationError(AgentError):
     """The model failed to produce a reply (after retries). Raised to the caller: the run stops."""
 

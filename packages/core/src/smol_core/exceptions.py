@@ -51,6 +51,7 @@ Exception
 |   |-- AgentParsingError + ValueError                 the model's reply could not be read as an action
 |   |-- AgentExecutionError                            the action's code raised, or the sandbox blocked it
 |   |   |-- AgentToolCallError                         a tool called with wrong arguments or an unknown name
+|   |   |   `-- AgentUnknownToolError + AgentToolExecutionError  a call named no tool (smolagents' class too)
 |   |   `-- AgentToolExecutionError                    a tool raised while running
 |   |       `-- ToolTimeoutError                       a tool call ran past its time limit
 |   |-- AgentMaxStepsError                             the run reached max_steps without a final answer
@@ -105,6 +106,7 @@ from smol_core.errors import (
     AgentParsingError,
     AgentToolCallError,
     AgentToolExecutionError,
+    AgentUnknownToolError,
     BudgetExceededError,
     DocstringParsingException,
     ModelAPIError,
@@ -149,6 +151,7 @@ __all__ = [
     "AgentParsingError",
     "AgentToolCallError",
     "AgentToolExecutionError",
+    "AgentUnknownToolError",
     "ApprovalKeyError",
     "ApprovalPendingError",
     "BlockedAddressError",

@@ -92,6 +92,29 @@ def instance_to_source(instance: Any, base_cls: type | None = None) -> str:
     """
     cls = type(instance)
     lines = [f"class {cls.__name__}({base_cls.__name__}):" if base_cls else f"class {cls.__name__}:"]
+    generated = _generated_class_body(cls)
+    lines += generated if generated is not None else _class_body(cls, base_cls)
+    header = [f"from {_public_module(base_cls)} import {base_cls.__name__}"] if base_cls else []
+    header += [f"import {package}" for package in sorted(_imported_packages("\n".join(lines)))]
+    if header:
+        header.append("")
+    return "\n".join(header + lines)
+
+
+def _generated_class_body(cls: type) -> list[str] | None:
+    """The body of a class whose source is generated (`__source__` on the class: the class `@tool`
+    makes for a function, whose settings live on the instance), or None for a class written in code.
+    That source holds the function's body as the class's `forward`, as smolagents writes it."""
+    source = getattr(cls, "__source__", None)
+    if not isinstance(source, str):
+        return None
+    return [*dedent(source).strip().split("\n")[1:], ""]
+
+
+def _class_body(cls: type, base_cls: type | None) -> list[str]:
+    """A class's docstring, attributes as literals and own methods (those equal to `base_cls`'s
+    left out)."""
+    lines: list[str] = []
     if cls.__doc__ and (base_cls is None or cls.__doc__ != base_cls.__doc__):
         lines.append(f'    """{cls.__doc__}"""')
     attributes = {
@@ -119,13 +142,7 @@ def instance_to_source(instance: Any, base_cls: type | None = None) -> str:
             "\n".join("    " + line[indent:] if line.strip() else line[indent:] for line in method_lines)
         )
         lines.append("")
-    if len(lines) == 1:
-        lines.append("    pass")  # nothing of its own: still a class statement that parses
-    header = [f"from {_public_module(base_cls)} import {base_cls.__name__}"] if base_cls else []
-    header += [f"import {package}" for package in sorted(_imported_packages("\n".join(lines)))]
-    if header:
-        header.append("")
-    return "\n".join(header + lines)
+    return lines or ["    pass"]  # nothing of its own: still a class statement that parses
 
 
 def _public_module(cls: type) -> str:

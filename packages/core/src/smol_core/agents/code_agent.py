@@ -212,8 +212,16 @@ class CodeAgent(MultiStepAgent):
         )
         return executor
 
+    @classmethod
+    def from_folder(cls, folder: str, **kwargs: Any) -> MultiStepAgent:
+        """`MultiStepAgent.from_folder`; a folder whose `agent.json` names no class (smolagents up to
+        1.20 wrote none) loads as this class, as in smolagents."""
+        from smol_core.agents.serialization import agent_from_folder
+
+        return cast(MultiStepAgent, agent_from_folder(folder, agent_class=cls, **kwargs))
+
     def initialize_system_prompt(self) -> str:
-        tools = "\n\n".join(tool.to_code_prompt() for tool in self.tools.values())
+        tools = "\n\n".join(self.prompting.tool_prompt(tool) for tool in self.tools.values())
         tools = self.prompting.tools_section(self._prompt_facts(), tools)
         opening, closing = self.code_block_tags
         imports = "any module" if "*" in self.authorized_imports else ", ".join(self.authorized_imports)

@@ -236,6 +236,18 @@ def _agent_class(name: str) -> type[Any]:
     return cls
 
 
+def _unnamed_agent_class(path: Path, agent_class: type[Any] | str | None) -> type[Any]:
+    """The class of a saved agent that names none: the one its loader stands for."""
+    if isinstance(agent_class, type):
+        return agent_class
+    if isinstance(agent_class, str):
+        return _agent_class(agent_class)
+    raise AgentLoadError(
+        f"{path} does not say which agent it is (no 'class'): load it with "
+        "CodeAgent.from_folder(...) or ToolCallingAgent.from_folder(...)."
+    )
+
+
 def _model_from_dict(model_info: Any, record: LoadRecord, model_kwargs: dict[str, Any] | None) -> Any:
     """The saved model, rebuilt from its benign settings only, with `model_kwargs` from code on top."""
     from smol_core.plugins.registry import get_registry
@@ -377,12 +389,21 @@ def _managed_agents_from_dict(
 
 
 def agent_from_folder(
-    folder: str | os.PathLike[str], *, _loader: str = "from_folder()", trusted: bool = False, **overrides: Any
+    folder: str | os.PathLike[str],
+    *,
+    _loader: str = "from_folder()",
+    trusted: bool = False,
+    agent_class: type[Any] | str | None = None,
+    **overrides: Any,
 ) -> Any:
     """Load what `save_agent` wrote. Tool files are code and run (as in smolagents); settings
     are data, and security settings come only from `overrides` (see `saved_settings`), or, where the
     caller `trusted` the folder explicitly (`from_hub(trust_remote_code=True)`), from the folder too,
-    each shown first."""
+    each shown first.
+
+    An `agent.json` without "class" (smolagents up to 1.20 wrote none) is an `agent_class`: the
+    class whose `from_folder` was called, or for a team member the class its manager's
+    `managed_agents` names, as smolagents reads it."""
     root = Path(folder)
     path = root / AGENT_FILE
     if not path.is_file():
@@ -391,8 +412,9 @@ def agent_from_folder(
         data = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, RecursionError) as error:
         raise AgentLoadError(f"{path} is not valid JSON: {error}") from error
-    if not isinstance(data, dict) or "class" not in data or "model" not in data:
-        raise AgentLoadError(f"{path} must be a JSON object with at least 'class' and 'model'.")
+    if not isinstance(data, dict) or "model" not in data:
+        raise AgentLoadError(f"{path} must be a JSON object with at least 'model'.")
+    unnamed_class = None if "class" in data else _unnamed_agent_class(path, agent_class)
     saved_registered = {} if "tools" in overrides else data.get("registered_tools") or {}
     if not isinstance(saved_registered, dict):
         raise AgentLoadError("agent.json's 'registered_tools' must map tool names to registered names.")
@@ -411,13 +433,16 @@ def agent_from_folder(
     nested_applied: list[IgnoredSetting] = []
     managed = []
     if "managed_agents" not in overrides:
-        for name in data.get("managed_agents") or {}:
+        members = data.get("managed_agents") or {}
+        for name in members:
             if not isinstance(name, str) or not name.isidentifier():
                 raise AgentLoadError(f"agent.json lists a managed agent named {name!r}, which is not a name.")
+            member_class = members.get(name) if isinstance(members, dict) else None
             agent = agent_from_folder(
                 root / "managed_agents" / name,
                 _loader=f"{_loader} for the managed agent (load it with from_folder() and pass managed_agents=[...])",
                 trusted=trusted,
+                agent_class=member_class if isinstance(member_class, str) else None,
                 model=overrides.get("model"),
             )
             nested.extend(agent.ignored_settings)
@@ -425,7 +450,9 @@ def agent_from_folder(
             managed.append(agent)
         overrides["managed_agents"] = managed
     overrides.setdefault("tools", tools)
-    agent = agent_from_dict(data, None, _source=str(path), _loader=_loader, trusted=trusted, **overrides)
+    agent = agent_from_dict(
+        data, unnamed_class, _source=str(path), _loader=_loader, trusted=trusted, **overrides
+    )
     agent.ignored_settings = (*agent.ignored_settings, *nested)
     agent.applied_settings = (*agent.applied_settings, *nested_applied)
     return agent

@@ -9,7 +9,7 @@ import inspect
 import json
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 from smol_core import instrumentation
 from smol_core.agent_types import AgentImage, handle_agent_input_types, handle_agent_output_types
@@ -21,10 +21,12 @@ from smol_core.agents.tool_wrappers import managed_agent_callable
 from smol_core.effects import ToolEffect
 from smol_core.errors import (
     AgentError,
+    AgentExecutionError,
     AgentGenerationError,
     AgentParsingError,
     AgentToolCallError,
     AgentToolExecutionError,
+    AgentUnknownToolError,
     BudgetExceededError,
 )
 from smol_core.json_limits import JSONLimitError, parse_arguments
@@ -32,6 +34,7 @@ from smol_core.memory import ActionStep, ToolCall
 from smol_core.messages import ChatMessage, ChatMessageStreamDelta, MessageRole, agglomerate_stream_deltas
 from smol_core.models.base import Model
 from smol_core.monitoring import LogLevel
+from smol_core.prompting.tool_signatures import compact_tool_calling_prompt
 from smol_core.tools.time_limit import tool_time_limit
 from smol_core.tools.tool import Tool
 
@@ -61,6 +64,14 @@ class ToolCallingAgent(MultiStepAgent):
         self.stream_outputs = stream_outputs
         self.max_tool_threads = max_tool_threads
 
+    @classmethod
+    def from_folder(cls, folder: str, **kwargs: Any) -> MultiStepAgent:
+        """`MultiStepAgent.from_folder`; a folder whose `agent.json` names no class (smolagents up to
+        1.20 wrote none) loads as this class, as in smolagents."""
+        from smol_core.agents.serialization import agent_from_folder
+
+        return cast(MultiStepAgent, agent_from_folder(folder, agent_class=cls, **kwargs))
+
     def default_prompt_templates(self) -> PromptTemplates:
         return tool_calling_agent_templates()
 
@@ -69,7 +80,8 @@ class ToolCallingAgent(MultiStepAgent):
         return [*self.tools.values(), *self.managed_agents.values()]
 
     def initialize_system_prompt(self) -> str:
-        tools = "\n".join(tool.to_tool_calling_prompt() for tool in self.tools.values())
+        # one JSON line per tool, not smolagents' text: see prompting/tool_signatures.py for why
+        tools = "\n".join(compact_tool_calling_prompt(tool) for tool in self.tools.values())
         variables: dict[str, Any] = {
             "tools": tools,
             "managed_agents": self._managed_agents_section(),
@@ -163,27 +175,48 @@ class ToolCallingAgent(MultiStepAgent):
             raise
         memory_step.model_output_message = message
         memory_step.model_output = text
-        memory_step.tool_calls = calls
-        outputs: list[ToolOutput] = []
-        yield from calls
-        for output in self.process_tool_calls(calls):
-            outputs.append(output)
-            yield output
-        memory_step.observations = "\n".join(o.observation for o in outputs)
+        outputs = yield from self._process_checked_calls(calls, memory_step)
         images = [o.output.to_raw() for o in outputs if isinstance(o.output, AgentImage)]
         if images:  # a vision model sees what the tools returned in its next step
             memory_step.observations_images = images
         final = [o for o in outputs if o.is_final_answer]
         if final:
-            if len(calls) > 1:
-                raise AgentToolExecutionError(
-                    "final_answer was called together with other tools; call it alone, once you have the answer.",
+            if len(calls) > 1:  # smolagents' words: prompts and callers written for it match them
+                raise AgentExecutionError(
+                    "If you want to return an answer, please do not perform any other tool calls than "
+                    "the final answer tool call!",
                     self.logger,
                 )
             memory_step.action_output = final[0].output
             yield ActionOutput(output=final[0].output, is_final_answer=True)
         else:
             yield ActionOutput(output=None, is_final_answer=False)
+
+    def process_tool_calls(
+        self, chat_message: ChatMessage, memory_step: ActionStep
+    ) -> Generator[ToolCall | ToolOutput, None, None]:
+        """Run the tool calls of `chat_message` as a step does, and record them in `memory_step`.
+
+        smolagents' hook, with its signature: each call is yielded (checked: a name that is text,
+        arguments within the JSON bounds), then each output as the calls run (in parallel when
+        there are several); `memory_step` gets the calls and the observations, one line each."""
+        calls = [
+            self._checked_call(call.function.name, call.function.arguments, call.id)
+            for call in chat_message.tool_calls or []
+        ]
+        yield from self._process_checked_calls(calls, memory_step)
+
+    def _process_checked_calls(
+        self, calls: list[ToolCall], memory_step: ActionStep
+    ) -> Generator[ToolCall | ToolOutput, None, list[ToolOutput]]:
+        memory_step.tool_calls = calls
+        yield from calls
+        outputs: list[ToolOutput] = []
+        for output in self._run_tool_calls(calls):
+            outputs.append(output)
+            yield output
+        memory_step.observations = "\n".join(o.observation for o in outputs)
+        return outputs
 
     def _read_tool_calls(self, message: ChatMessage, text: str) -> list[ToolCall]:
         """The calls of a reply, checked: a name that is text, arguments within the JSON bounds."""
@@ -229,7 +262,7 @@ class ToolCallingAgent(MultiStepAgent):
             call_id = f"call_{len(self.memory.steps)}"
         return ToolCall(name, parsed, str(call_id))
 
-    def process_tool_calls(self, calls: list[ToolCall]) -> Iterable[ToolOutput]:
+    def _run_tool_calls(self, calls: list[ToolCall]) -> Iterable[ToolOutput]:
         """Run the calls (in parallel when there are several) and yield their outputs in order."""
         for call in calls:
             self.logger.log_code(
@@ -258,7 +291,7 @@ class ToolCallingAgent(MultiStepAgent):
             scope.set("tool.result", result)
         is_final = call.name == "final_answer"
         if is_final:
-            observation = f"Final answer: {as_text(result)}"
+            observation = as_text(result)  # as smolagents records it: the answer itself
         elif isinstance(result, _PLAIN_TYPES):
             observation = truncate_content(as_text(result))
         else:
@@ -289,7 +322,7 @@ class ToolCallingAgent(MultiStepAgent):
     def execute_tool_call(self, tool_name: str, arguments: Any) -> Any:
         available = {**self.tools, **self.managed_agents}
         if tool_name not in available:
-            raise AgentToolCallError(
+            raise AgentUnknownToolError(
                 f"Unknown tool {tool_name!r}; the tools are: {', '.join(available)}.", self.logger
             )
         target: Any = available[tool_name]

@@ -25,6 +25,7 @@ from smol_core.prompting.examples import WorkedExample, example_sets
 from smol_core.prompting.grammar import code_action_grammar, task_comment
 from smol_core.prompting.mode import ActionFormat, describe_mode
 from smol_core.prompting.tool_examples import task_needs_tools, tool_examples
+from smol_core.prompting.tool_signatures import compact_code_prompt
 
 __all__ = [
     "DEFAULT_ANSWER_DRAFTS",
@@ -77,6 +78,11 @@ class PromptingStrategy:
 
     _default_drafts = 1
 
+    def tool_prompt(self, tool: Any) -> str:
+        """How one tool reads in the system prompt: smolagents' rendering, which prompts written
+        for smolagents (and the models tuned on them) expect."""
+        return str(tool.to_code_prompt())
+
     def tools_section(self, facts: PromptFacts, tools: str) -> str:
         """What the system prompt's `{{tools}}` becomes, given the tools' code prompts."""
         return tools
@@ -127,6 +133,11 @@ class SmallModelPrompting(PromptingStrategy):
         """With tools (no team), after worked examples made from the tools (`prompting/tool_examples.py`):
         a 135M model rarely comes back to an observation in a later step."""
         return not self.answers_directly(facts) and not facts.team
+
+    def tool_prompt(self, tool: Any) -> str:
+        """The signature the model should write, with Python's type names and the defaults
+        (`prompting/tool_signatures.py`): a small model copies what it reads."""
+        return compact_code_prompt(tool)
 
     def tools_section(self, facts: PromptFacts, tools: str) -> str:
         """Nothing for an agent that answers directly (final_answer alone is in the prompt's one

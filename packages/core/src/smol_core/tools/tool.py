@@ -12,6 +12,7 @@ import functools
 import inspect
 import json
 import os
+import textwrap
 import typing
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -236,29 +237,35 @@ class Tool:
         }
 
     def to_code_prompt(self) -> str:
-        """A compact Python signature with a one-paragraph docstring: what a code-writing model reads."""
-        params = []
-        for arg, entry in self.inputs.items():
-            kinds = input_type_names(entry)
-            hint = " | ".join(_PY_HINT.get(k, "Any") for k in kinds)
-            default = (
-                f" = {entry['default']!r}"
-                if "default" in entry
-                else " = None"
-                if entry.get("nullable")
-                else ""
+        """The tool as a Python function stub, in smolagents' words: what a code-writing model reads
+        (prompts written for smolagents quote it; a small model reads `prompting/tool_signatures.py`'s)."""
+        signature = ", ".join(f"{name}: {entry['type']}" for name, entry in self.inputs.items())
+        has_schema = getattr(self, "output_schema", None) is not None
+        doc = self.description
+        if has_schema:  # smaller models read fields straight off a structured result when told so
+            doc += (
+                "\n\nImportant: This tool returns structured output! Use the JSON schema below to directly "
+                "access fields like result['field_name']. NO print() statements needed to inspect the output!"
             )
-            params.append(f"{arg}: {hint}{default}")
-        out = _PY_HINT.get(self.output_type, "Any")
-        args_doc = "".join(f"\n        {arg}: {entry['description']}" for arg, entry in self.inputs.items())
-        doc = self.description.strip()
-        if args_doc:
-            doc += f"\n\n    Args:{args_doc}"
-        return f'def {self.name}({", ".join(params)}) -> {out}:\n    """{doc}"""'
+        if self.inputs:
+            arguments = "\n".join(f"{name}: {entry['description']}" for name, entry in self.inputs.items())
+            doc += f"\n\nArgs:\n{textwrap.indent(arguments, '    ')}"
+        if has_schema:
+            schema = textwrap.indent(json.dumps(self.output_schema, indent=4), "        ")
+            doc += (
+                "\n\nReturns:\n    dict (structured output): This tool ALWAYS returns a dictionary that "
+                f"strictly adheres to the following JSON schema:\n{schema}"
+            )
+        returns = "dict" if has_schema else self.output_type
+        docstring = f'"""{doc}\n"""'
+        return f"def {self.name}({signature}) -> {returns}:\n{textwrap.indent(docstring, '    ')}"
 
     def to_tool_calling_prompt(self) -> str:
-        """A compact one-line description for tool-calling prompts."""
-        return f"{self.name}: {self.description} Takes inputs: {json.dumps(self.inputs)}. Returns {self.output_type}."
+        """The tool in smolagents' words, for tool-calling prompts."""
+        return (
+            f"{self.name}: {self.description}\n    Takes inputs: {self.inputs}\n"
+            f"    Returns an output of type: {self.output_type}"
+        )
 
     # --- serialization -----------------------------------------------------------------------------
 
@@ -338,20 +345,6 @@ def _is_arguments_dict(value: Any, inputs: dict[str, Any]) -> bool:
     if not value:
         return len(inputs) != 1  # `{}`: no arguments, unless the tool takes exactly one (the dict)
     return all(isinstance(key, str) and key in inputs for key in value)
-
-
-_PY_HINT = {
-    "string": "str",
-    "boolean": "bool",
-    "integer": "int",
-    "number": "float",
-    "array": "list",
-    "object": "dict",
-    "any": "Any",
-    "null": "None",
-    "image": "Image",
-    "audio": "Audio",
-}
 
 
 def tool_from_code(tool_code: str, **init_kwargs: Any) -> Tool:

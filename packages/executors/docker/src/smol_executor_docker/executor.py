@@ -33,7 +33,7 @@ from smol_core.plugin_api import (
     bundle_frame,
     loader_command,
 )
-from smol_executor_docker import container_init, engine
+from smol_executor_docker import container_init, engine, image as image_module, smolagents_options
 from smol_executor_docker.link import ContainerLink
 from smol_executor_docker.raw_worker import RAW_WORKER
 
@@ -56,6 +56,12 @@ class DockerExecutor(WorkerExecutor):
     container_options: extra `containers.create` arguments (they override ours; use with care).
     unguarded_for_tests: runs a bare `exec` loop instead of the guarded worker, to test that the
         container's walls hold on their own. Never for untrusted code.
+
+    smolagents' options (`smolagents_options.py`): `image_name` is `image`; `build_new_image=True`
+    builds the image first (from `dockerfile_content`, else smol's Dockerfile), and
+    `dockerfile_content` alone builds it when it is missing; `container_run_kwargs` gives the
+    limits (`mem_limit`, `pids_limit`, `nano_cpus`, no network) and refuses the rest; `host` and
+    `port` are refused (no port is published). Each refusal says what to use instead.
     """
 
     worker_start_timeout = 120.0  # a cold engine may take a while to create the first container
@@ -79,7 +85,20 @@ class DockerExecutor(WorkerExecutor):
         container_options: dict[str, Any] | None = None,
         os_sandbox: bool = True,
         unguarded_for_tests: bool = False,
+        image_name: str | None = None,
+        build_new_image: bool | None = None,
+        dockerfile_content: str | None = None,
+        container_run_kwargs: dict[str, Any] | None = None,
+        host: str | None = None,
+        port: int | None = None,
     ) -> None:
+        smolagents_options.refuse_address(host, port)
+        limits = smolagents_options.container_limits(container_run_kwargs)
+        mem_limit, cpus = limits.get("mem_limit", mem_limit), limits.get("cpus", cpus)
+        pids_limit, network = limits.get("pids_limit", pids_limit), limits.get("network", network)
+        image, build = smolagents_options.image_choice(
+            image, engine.DEFAULT_IMAGE, image_name, build_new_image, dockerfile_content
+        )
         authorized = [*(additional_authorized_imports or []), *(additional_imports or [])]
         super().__init__(authorized, max_print_outputs_length, timeout_seconds)
         self.logger = logger
@@ -96,10 +115,19 @@ class DockerExecutor(WorkerExecutor):
         self.os_sandbox = os_sandbox
         self.unguarded_for_tests = unguarded_for_tests
         self.client = engine.connect(docker_url)
+        if build is not None and (build.always or not image_module.image_exists(self.client, image)):
+            self._build_image(build)
         engine.require_image(self.client, image)
         engine.reap_orphans(self.client)
         self.container_id: str | None = None
         _LIVE.add(self)
+
+    def _build_image(self, build: smolagents_options.ImageBuild) -> None:
+        """smolagents' `build_new_image` / `dockerfile_content`: build the image the container runs
+        (its CMD is not used: the container runs smol's worker, hardened as always)."""
+        text = build.dockerfile if build.dockerfile is not None else image_module.dockerfile()
+        log = self.logger.log if self.logger is not None else (lambda _line: None)
+        image_module.build_dockerfile_text(self.client, self.image, text, log)
 
     # --- WorkerExecutor --------------------------------------------------------------------
     def open_link(self) -> WorkerLink:

@@ -48,8 +48,12 @@ def build_from_dockerfile(
     client: Any, tag: str, base: str = DEFAULT_BASE, pip_packages: Sequence[str] = (), log: Log = print
 ) -> None:
     """`docker build` of `dockerfile(...)` (pulls `base` from its registry)."""
+    build_dockerfile_text(client, tag, dockerfile(base, pip_packages), log)
+
+
+def build_dockerfile_text(client: Any, tag: str, text: str, log: Log = print) -> None:
+    """`docker build` of the Dockerfile `text` as `tag`."""
     docker = engine.import_docker()
-    text = dockerfile(base, pip_packages)
     log(f"building {tag} from:\n{text}")
     try:
         _, output = client.images.build(fileobj=io.BytesIO(text.encode()), tag=tag, rm=True, forcerm=True)

@@ -81,20 +81,17 @@ class MCPClient:
             return
         self._loop = LoopThread()
         tools: list[Tool] = []
-        taken: set[str] = set()
         try:
             for connection in self._connections:
                 listed = self._loop.run(
                     connection.open(self.connect_timeout), timeout=self.connect_timeout + _GRACE
                 )
                 for mcp_tool in listed:
-                    name = python_name(mcp_tool.name, taken)
-                    taken.add(name)
                     tools.append(
                         MCPTool(
                             mcp_tool,
                             caller=self._caller(connection),
-                            name=name,
+                            name=python_name(mcp_tool.name),
                             structured_output=self.structured_output,
                             server_label=connection.label,
                         )

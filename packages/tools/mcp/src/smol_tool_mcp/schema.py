@@ -18,20 +18,19 @@ from smol_core.plugin_api import AUTHORIZED_TYPES
 _DROPPED_KEYS = {"title", "type", "anyOf", "oneOf", "allOf", "$ref", "$defs", "definitions"}
 
 
-def python_name(name: str, taken: set[str] | None = None) -> str:
-    """A valid, unique Python identifier for an MCP tool name (`list-items` -> `list_items`).
+def python_name(name: str) -> str:
+    """A valid Python identifier for an MCP tool name (`list-items` -> `list_items`).
 
     Code agents call tools as Python functions, and MCP names may hold dashes, dots or slashes.
+    Two servers' tools of one name keep it, as in smolagents: an agent given both refuses them
+    with smolagents' "unique name" error, and the caller renames one (`tool.name = ...`).
     """
     cleaned = re.sub(r"\W", "_", name)
     if not cleaned or cleaned[0].isdigit():
         cleaned = f"tool_{cleaned}"
     if keyword.iskeyword(cleaned):
         cleaned += "_"
-    candidate, suffix = cleaned, 2
-    while taken is not None and candidate in taken:
-        candidate, suffix = f"{cleaned}_{suffix}", suffix + 1
-    return candidate
+    return cleaned
 
 
 def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
@@ -138,13 +137,10 @@ def is_wrapped_result(output_schema: dict[str, Any] | None) -> bool:
 
 
 def output_type_from_schema(output_schema: dict[str, Any] | None, structured: bool) -> str:
-    """The smol output type: the structured output's type when it is used, else `any`.
-
-    Without structured output the tool returns text, an image, or a list of content blocks,
-    which only `any` describes honestly.
-    """
+    """The smol output type: the structured output's type when it is used, else `object`, the
+    type smolagents gives every MCP tool (code and prompts written for it read that)."""
     if not structured or not output_schema:
-        return "any"
+        return "object"
     if is_wrapped_result(output_schema):
         kinds, _ = json_types(output_schema["properties"]["result"], output_schema)
         return kinds[0] if len(kinds) == 1 else "any"
