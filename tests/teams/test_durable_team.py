@@ -87,12 +87,30 @@ def test_an_agent_killed_mid_run_is_started_again_and_resumes_with_its_variables
     assert left_behind(before) == []
 
 
-def test_without_restarts_left_the_dead_agent_stays_dead_and_its_peer_hears_of_it(tmp_path):
+def test_without_restarts_left_the_dead_agent_stays_dead_and_its_peer_hears_of_it(tmp_path, capfd):
     team, log = _team(tmp_path, kill_at=1, max_restarts=0)
     team.deadline_seconds = 6
     result = team.run("Double 21 with your peer", run_id="no-restarts")
     assert result.agents[1].restarts == 0 and not result.agents[1].reported
     assert result.output != "42"
+    said = capfd.readouterr().err
+    assert "[team] agent 1 died (killed by SIGKILL) (no restarts left)" in said
+    # the team is over: no agent's run is left marked as going on
+    records = {r.run_id: r.status for r in SQLiteStore(tmp_path / "runs.sqlite3").list()}
+    assert records[agent_run_id("no-restarts", 1)] == "stopped", records
+
+
+def test_a_restarted_agent_is_said_and_no_run_stays_running_after_the_team(tmp_path, capfd):
+    """A durable team said nothing of an agent that died and was started again, and its agents' runs
+    stayed "running" in `smol runs list` after the team had ended."""
+    team, _ = _team(tmp_path, kill_at=1)
+    result = team.run("Double 21 with your peer", run_id="said")
+    assert result.output == "42" and result.agents[1].restarts == 1
+    said = capfd.readouterr().err
+    assert "[team] agent 1 died (killed by SIGKILL); started again to resume its run (restart 1 of 3)" in said
+    statuses = {r.run_id: r.status for r in SQLiteStore(tmp_path / "runs.sqlite3").list()}
+    assert "running" not in statuses.values(), statuses
+    assert statuses[agent_run_id("said", 0)] == "finished"
 
 
 def test_a_team_run_id_already_used_is_refused_before_any_agent_starts(tmp_path):

@@ -33,7 +33,8 @@ FORMAT = "smol.checkpoint"
 FORMAT_VERSION = 1
 MAX_CHECKPOINT_BYTES = 64 * 1024 * 1024
 KIND = FileKind(FORMAT, FORMAT_VERSION, "checkpoint", CheckpointFormatError)
-STATUSES = frozenset({"running", "finished", "awaiting_approval"})
+STATUSES = frozenset({"running", "finished", "awaiting_approval", "stopped"})
+"""`stopped`: not driven any longer (a team's agent stopped with its team), and resumable."""
 
 
 class CheckpointTooLargeError(CheckpointError):

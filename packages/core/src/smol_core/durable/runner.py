@@ -37,6 +37,7 @@ from smol_core.durable.errors import (
     CheckpointError,
     CheckpointFormatError,
     RunFinishedError,
+    RunLockedError,
     RunNotFoundError,
 )
 from smol_core.durable.sqlite_store import SQLiteStore
@@ -397,6 +398,29 @@ def capture_run_state(agent: Any) -> dict[str, Any]:
     if hasattr(type(agent), "python_executor"):
         return {}
     return dict(agent.state)
+
+
+def mark_stopped(store: CheckpointStore, run_id: str) -> bool:
+    """Mark run `run_id` stopped if it is marked running and no live process drives it (a team's
+    agent stopped with its team): it can still be resumed, and a list no longer shows it going on.
+    False where there was nothing to mark (no such run, finished, waiting for a person)."""
+    try:
+        lease = store.acquire(run_id)
+    except RunLockedError:
+        return False  # a live process drives it: it is going on
+    try:
+        state = read_checkpoint(store, run_id)
+        if state is None or state.status != "running":
+            return False
+        state.status = "stopped"
+        stored = store.load(run_id)
+        step = stored.step if stored is not None else state.step_number - 1
+        store.save(
+            lease, step, checkpoint_format.dump(state), status="stopped", agent=state.agent, task=state.task
+        )
+        return True
+    finally:
+        store.release(lease)
 
 
 # --- resume -------------------------------------------------------------------------------------

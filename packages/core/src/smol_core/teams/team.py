@@ -224,6 +224,8 @@ class Team:
             finally:
                 self._launch = None
                 self._stop_all(status)
+                if run_id is not None:
+                    self._end_agent_runs(run_id)
                 launcher.close()
                 done.close()
                 done.cancel_join_thread()
@@ -320,14 +322,32 @@ class Team:
                 continue
             restarts = self._restarts.get(agent_id, 0)
             launch = self._launch
+            how = _how_it_ended(process.exitcode)
             if self.run_id is None or launch is None or restarts >= self.max_restarts:
                 status.mark(agent_id, "dead")
+                left = " (no restarts left)" if self.run_id is not None else ""
+                _say(f"agent {agent_id} died ({how}){left}: its peers' messages to it now fail")
                 continue
             self._restarts[agent_id] = restarts + 1
+            _say(
+                f"agent {agent_id} died ({how}); started again to resume its run "
+                f"(restart {restarts + 1} of {self.max_restarts})"
+            )
             status.mark(agent_id, "running")  # it may have died in a receive, or after its run
             replacement = launch(agent_id, True)
             replacement.start()
             self.processes[agent_id] = replacement
+
+    def _end_agent_runs(self, run_id: str) -> None:
+        """The team is over: an agent's durable run still marked running (stopped with the team, or
+        dead with no restarts left) is marked stopped, so `smol runs list` does not show it going on."""
+        from smol_core.durable.runner import mark_stopped
+
+        for agent_id, settings in enumerate(self.settings):
+            try:
+                mark_stopped(settings_store(settings), agent_run_id(run_id, agent_id))
+            except Exception as error:  # the answer stands; the record says running, and why not is said
+                _say(f"agent {agent_id}'s run could not be marked stopped: {error}")
 
     def _stop_all(self, status: PeerStatus) -> None:
         """SIGTERM to every agent still running, a grace period, then SIGKILL: none is left behind."""
@@ -343,6 +363,20 @@ class Team:
             if process.pid is not None and process.is_alive():
                 process.kill()
                 process.join()
+
+
+def _how_it_ended(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit status {exitcode}"
+
+
+def _say(line: str) -> None:
+    """A line of the team's own, among its agents' prefixed lines on stderr."""
+    print(f"[team] {line}", file=sys.stderr, flush=True)
 
 
 def settings_store(settings: AgentSettings) -> Any:
