@@ -23,6 +23,7 @@ import pytest
 
 from smol_core.testing.processes import (
     alive,
+    as_from_a_terminal,
     cpu_seconds,
     descendants,
     describe,
@@ -76,6 +77,7 @@ class Run:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             start_new_session=True,
+            preexec_fn=as_from_a_terminal,  # whatever this test run was started with (nohup)
         )
         self.seen: set[int] = set()
         self.stderr: list[str] = []

@@ -36,6 +36,7 @@ import pytest
 
 from smol_core.testing.processes import (
     alive,
+    as_from_a_terminal,
     carrying,
     cpu_seconds,
     descendants,
@@ -185,6 +186,7 @@ class Cell:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             start_new_session=True,
+            preexec_fn=as_from_a_terminal,  # whatever this test run was started with (nohup)
         )
         self.seen: set[int] = set()
         self.lines: list[str] = []

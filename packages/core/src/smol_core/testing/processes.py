@@ -122,6 +122,18 @@ def is_sandbox_worker(pid: int) -> bool:
     return "smol_core.executors." in command_line(pid)
 
 
+def as_from_a_terminal() -> None:
+    """`preexec_fn` for a command a test starts as a person's terminal would: the stop signals at
+    their default dispositions. A test run started under `nohup` or as a background job (a CI step,
+    `nohup bash scripts/test &`) has SIGHUP or SIGINT ignored, and its children inherit that: a
+    command rightly keeps ignoring what it was started ignoring, so a test of how it stops on those
+    signals must start it without."""
+    import signal
+
+    for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGQUIT):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def silent_launcher(command: list[str]) -> list[str]:
     """`command` under a parent process that forwards no signal (see `_SILENT_LAUNCHER`)."""
     return [sys.executable, "-c", _SILENT_LAUNCHER, *command]
