@@ -22,7 +22,7 @@ from smol_durable_temporal import (
     start_on_temporal,
 )
 from temporal_agents import ANSWER
-from test_temporal_runs import TASK, _client, _lines, _logs, _worker
+from test_temporal_runs import TASK, _client, _lines, _logs, _scripted, _worker
 
 DECIDE = """
 import asyncio, json, os, sys
@@ -61,13 +61,14 @@ def _paused_then_decided(
     process; finish the run on a new worker. Returns the run's end and what the pause showed."""
     queue = run_id = f"approval-{uuid.uuid4().hex}"
     log = tmp_path / "workers.log"
+    options = _logs(tmp_path, needs_approval=True)
 
     async def main() -> tuple[Any, dict[str, Any]]:
         client = await _client(address)
-        first = _worker(address, queue, log)
+        first = _worker(address, queue, log, options)
         try:
             handle = await start_on_temporal(
-                _logs(tmp_path, needs_approval=True),
+                "scripted",
                 TASK,
                 client=client,
                 task_queue=queue,
@@ -82,7 +83,7 @@ def _paused_then_decided(
             first.wait(20)
         decided = _decide_elsewhere(address, run_id, decision, note)
         assert decided == pending
-        second = _worker(address, queue, log)
+        second = _worker(address, queue, log, options)
         try:
             return await asyncio.wait_for(run_result(handle), 90), pending
         finally:
@@ -119,9 +120,9 @@ def test_deciding_on_a_run_that_waits_for_nothing_or_on_no_run_is_one_line(
         client = await _client(temporal_address)
         queue = run_id = f"no-wait-{uuid.uuid4().hex}"
         said = []
-        async with create_worker(client, queue):
+        async with create_worker(client, queue, agents=_scripted(_logs(tmp_path))):
             handle = await start_on_temporal(
-                _logs(tmp_path), TASK, client=client, task_queue=queue, workflow_id=run_id
+                "scripted", TASK, client=client, task_queue=queue, workflow_id=run_id
             )
             await run_result(handle)
             for target in (run_id, "no-such-run"):

@@ -1,16 +1,17 @@
 """Starting a run on Temporal and reading its end: `run_on_temporal`, `start_on_temporal`, `run_result`.
 
-The caller needs the Temporal client and the agent's spec only; the agent runs on the workers
-(`smol-temporal-worker`). The workflow id is the run's id (a Temporal workflow id is unique among
+The caller needs a Temporal client (`connect`: the workers' payload key and blob folder) and the
+name of an agent the workers serve; the agent runs on the workers (`smol-temporal-worker --agent
+NAME=module:function`). The run's input is data only: the task, the name, the run id and limits. The workflow id is the run's id (a Temporal workflow id is unique among
 running workflows, as a `run_id` is in a store). A run's end comes back as its last checkpoint,
 read here: the answer, and the memory and sandbox variables for whoever wants more
 (`run_result`). A failed run is one `TemporalRunError` line: the step's own error when a worker
-raised one that no retry could fix (a bad agent spec, a budget reached, a call awaiting approval).
+raised one that no retry could fix (an agent no worker serves, a budget reached, a checkpoint the
+format refuses), or the workflow's own when its input is not a run's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowFailureError, WorkflowHandle
@@ -18,6 +19,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
 from smol_core.plugin_api import Checkpoint, SmolError, check_run_id, load_checkpoint
+from smol_durable_temporal.agents import check_agent_name
 from smol_durable_temporal.messages import (
     DECIDE_SIGNAL,
     MAX_NOTE_CHARS,
@@ -26,7 +28,6 @@ from smol_durable_temporal.messages import (
     Decision,
     RunRequest,
 )
-from smol_durable_temporal.spec import AgentSpec
 from smol_durable_temporal.step import decode_checkpoint
 
 
@@ -35,7 +36,7 @@ class TemporalRunError(SmolError):
 
 
 async def start_on_temporal(
-    agent: AgentSpec | str | Callable[..., Any],
+    agent: str,
     task: str,
     *,
     client: Client,
@@ -45,16 +46,17 @@ async def start_on_temporal(
     heartbeat_timeout_s: float = 30.0,
     step_timeout_s: float = 3600.0,
 ) -> WorkflowHandle[Any, str]:
-    """Start the run `workflow_id` of `agent` (a factory, its 'module:function', or an `AgentSpec`)
-    on the workers of `task_queue`; its handle answers `run_result`. The factory is imported here
-    first, so a spec no worker could load fails now, not at the first step."""
-    spec = AgentSpec.of(agent)
-    spec.load_factory()
+    """Start the run `workflow_id` of the agent the workers of `task_queue` serve as `agent`; its
+    handle answers `run_result`. A name no worker serves ends the run at once, with the names they do."""
+    try:
+        check_agent_name(agent)
+    except ValueError as error:
+        raise TemporalRunError(str(error)) from None
     check_run_id(workflow_id)
     request = RunRequest(
         run_id=workflow_id,
         task=task,
-        agent=spec.to_data(),
+        agent=agent,
         max_steps=max_steps,
         heartbeat_timeout_s=heartbeat_timeout_s,
         step_timeout_s=step_timeout_s,
@@ -74,7 +76,7 @@ async def run_result(handle: WorkflowHandle[Any, Any]) -> Checkpoint:
 
 
 async def run_on_temporal(
-    agent: AgentSpec | str | Callable[..., Any],
+    agent: str,
     task: str,
     *,
     client: Client,
@@ -84,7 +86,8 @@ async def run_on_temporal(
     heartbeat_timeout_s: float = 30.0,
     step_timeout_s: float = 3600.0,
 ) -> Any:
-    """Run `task` with `agent` as a Temporal workflow and return its final answer (see `start_on_temporal`)."""
+    """Run `task` with the agent the workers serve as `agent`, as a Temporal workflow, and return its
+    final answer (see `start_on_temporal`)."""
     handle = await start_on_temporal(
         agent,
         task,
@@ -150,5 +153,7 @@ def _cause(failure: BaseException) -> str:
     while error.__cause__ is not None:
         error = error.__cause__
     if isinstance(error, ApplicationError) and error.type:
-        return f"{error.type}: {error.message}"
-    return f"{type(error).__name__}: {error}"
+        said = f"{error.type}: {error.message}"
+    else:
+        said = f"{type(error).__name__}: {error}"
+    return " ".join(said.split())[:1000]

@@ -21,8 +21,17 @@ MAX_NOTE_CHARS = 2000
 PENDING_MEMO = "smol_pending"
 """The memo field that holds the call a paused run waits on (read with no worker running)."""
 AWAITING_APPROVAL = "awaiting_approval"
-NON_RETRYABLE = ("AgentSpecError", "BudgetExceededError", "CheckpointError")
+NON_RETRYABLE = (
+    "UnknownAgentError",
+    "AgentFactoryError",
+    "BadRunInputError",
+    "CheckpointTooLargeError",
+    "BudgetExceededError",
+    "CheckpointError",
+)
 """Errors a retry on another worker cannot fix: the workflow fails at once, with the error's line."""
+MAX_TASK_CHARS = 1_000_000
+MAX_RUN_ID_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -30,11 +39,12 @@ class RunRequest:
     """A run as the workflow starts (or, after `continue_as_new`, goes on with) it."""
 
     run_id: str
+    """The workflow's id."""
     task: str
-    agent: dict[str, Any]
-    """`AgentSpec.to_data()`: how each step's worker builds the agent."""
+    agent: str
+    """The name a worker serves the agent under (`create_worker(..., agents={name: factory})`)."""
     checkpoint: str | None = None
-    """The last step's checkpoint (base64); None before the first step."""
+    """The last step's checkpoint (base64), carried across continue-as-new; None at the start."""
     max_steps: int | None = None
     heartbeat_timeout_s: float = 30.0
     """A worker silent for this long is presumed dead: its step goes to another worker."""
@@ -59,7 +69,7 @@ class Decision:
 class StepRequest:
     run_id: str
     task: str
-    agent: dict[str, Any]
+    agent: str
     checkpoint: str | None
     max_steps: int | None = None
     decision: Decision | None = None
@@ -85,3 +95,78 @@ class Progress:
     step: int = 0
     status: str = "running"
     pending: dict[str, Any] | None = None
+
+
+class BadRunInput(ValueError):
+    """A workflow input that is not a run's: the run ends at once, with this line."""
+
+
+_LIMITS: dict[str, tuple[bool, float, float]] = {
+    # name: (a whole number only, lowest, highest)
+    "max_steps": (True, 1, 100_000),
+    "heartbeat_timeout_s": (False, 0.1, 86_400),
+    "step_timeout_s": (False, 1, 7 * 86_400),
+    "steps_per_history": (True, 1, 10_000),
+}
+
+
+def parse_run_request(data: Any, workflow_id: str, continued: bool) -> RunRequest:
+    """The run `data` describes, checked field by field: anyone who reaches the task queue can
+    start a workflow with any input. Only a run continued as new carries a checkpoint (a client
+    cannot hand a worker one)."""
+    if not isinstance(data, dict):
+        raise BadRunInput(f"a run's input is an object, not a {type(data).__name__}")
+    known = {"run_id", "task", "agent", "checkpoint", "decision", *_LIMITS}
+    unknown = sorted(str(key)[:40] for key in set(data) - known)
+    if unknown:
+        raise BadRunInput(
+            f"a run's input has unknown field(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})"
+        )
+    run_id, task, agent = data.get("run_id"), data.get("task"), data.get("agent")
+    if run_id != workflow_id:
+        raise BadRunInput(
+            f"run_id {str(run_id)[:MAX_RUN_ID_CHARS]!r} is not the workflow's id {workflow_id!r}"
+        )
+    if not isinstance(task, str) or not task or len(task) > MAX_TASK_CHARS:
+        raise BadRunInput(f"task: text of 1 to {MAX_TASK_CHARS:,} characters, not {_shown(task)}")
+    if not isinstance(agent, str) or not agent:
+        raise BadRunInput(f"agent: the name of an agent the workers serve, not {_shown(agent)}")
+    checkpoint = data.get("checkpoint")
+    if checkpoint is not None and (not continued or not isinstance(checkpoint, str)):
+        raise BadRunInput("checkpoint: a run starts with none (only a run continued as new carries one)")
+    limits = {name: _limit(name, data[name]) for name in _LIMITS if data.get(name) is not None}
+    decision = _decision(data.get("decision"))
+    return RunRequest(run_id, task, agent, checkpoint, decision=decision, **limits)
+
+
+def _limit(name: str, value: Any) -> Any:
+    whole, low, high = _LIMITS[name]
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or (whole and not isinstance(value, int))
+        or not low <= value <= high
+    ):
+        raise BadRunInput(f"{name}: a number from {low:g} to {high:g}, not {_shown(value)}")
+    return value
+
+
+def _decision(value: Any) -> Decision | None:
+    if value is None:
+        return None
+    if isinstance(value, Decision):
+        value = {"approval": value.approval, "note": value.note}
+    note = value.get("note") if isinstance(value, dict) else None
+    if (
+        not isinstance(value, dict)
+        or value.get("approval") not in ("approved", "denied")
+        or not (note is None or (isinstance(note, str) and len(note) <= MAX_NOTE_CHARS))
+    ):
+        raise BadRunInput(
+            f"decision: {{'approval': 'approved' or 'denied', 'note': text}}, not {_shown(value)}"
+        )
+    return Decision(value["approval"], note)
+
+
+def _shown(value: Any) -> str:
+    return f"{type(value).__name__} {str(value)[:40]!r}"

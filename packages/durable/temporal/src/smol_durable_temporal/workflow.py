@@ -20,9 +20,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import timedelta
+from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
+from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from smol_durable_temporal.messages import (
@@ -33,11 +35,12 @@ with workflow.unsafe.imports_passed_through():
         PENDING_MEMO,
         STEP_ACTIVITY,
         WORKFLOW_NAME,
+        BadRunInput,
         Decision,
         Progress,
-        RunRequest,
         StepRequest,
         StepResult,
+        parse_run_request,
     )
 
 
@@ -48,8 +51,16 @@ class AgentRunWorkflow:
         self._decision: Decision | None = None
 
     @workflow.run
-    async def run(self, request: RunRequest) -> str:
-        """The finished run's last checkpoint (base64): its answer, memory and variables."""
+    async def run(self, data: Any) -> str:
+        """The finished run's last checkpoint (base64): its answer, memory and variables.
+
+        The input is read as plain data and checked here (`parse_run_request`): one that does not
+        convert would otherwise fail the workflow's task, retried forever, instead of the run."""
+        info = workflow.info()
+        try:
+            request = parse_run_request(data, info.workflow_id, continued=info.continued_run_id is not None)
+        except BadRunInput as error:
+            raise ApplicationError(str(error), type="BadRunInputError", non_retryable=True) from None
         checkpoint, decision = request.checkpoint, request.decision
         for _ in range(max(1, request.steps_per_history)):
             step = StepRequest(
