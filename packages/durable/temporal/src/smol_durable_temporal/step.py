@@ -1,19 +1,22 @@
 """The activity: one step of a smol run, resumed from its checkpoint on whichever worker polls.
 
 Each attempt builds a fresh agent from the factory the worker registered under the run's agent
-name (agents.py), gives it a `StepStore` holding the
-checkpoint to start from, and drives the ordinary durable loop (`agent.run(task, run_id=...)` for
-the first step, `agent.resume(run_id)` after): the loop saves the step's boundary, where the store
-keeps the checkpoint and stops the run (`StepDone`), and the activity returns the checkpoint. So a step
-on Temporal is exactly a step of `agent.resume`: the same memory, sandbox variables, planning and
-tool ledger (smol_core.durable).
+name (agents.py), gives it a `StepStore` holding the checkpoint to start from, and drives the
+ordinary durable loop (`agent.run(task, run_id=...)` for the first step, `agent.resume(run_id)`
+after): the loop saves the step's boundary, where the store keeps the checkpoint and stops the run
+(`StepDone`), and the activity returns the checkpoint. So a step on Temporal is exactly a step of
+`agent.resume`: the same memory, sandbox variables, planning and tool ledger (smol_core.durable).
 
 Heartbeats: every save in the middle of a step (a model reply, a tool call starting or ending) is
 recorded as the activity's heartbeat details before the step goes on (heartbeats.py), and a retry
-resumes from the newest details rather than the step's start: a worker killed mid-step costs at most the model call in flight, and a tool call
-recorded as started is reported to the code as interrupted, not made again, unless its tool is
-idempotent. A thread repeats the newest details every third of the heartbeat timeout, so a long
-model call or tool does not pass for a dead worker.
+resumes from the newest details rather than the step's start: a worker killed mid-step costs at
+most the model call in flight, and a tool call recorded as started is reported to the code as
+interrupted, not made again, unless its tool is idempotent. A thread repeats the newest details
+every third of the heartbeat timeout, so a long model call or tool does not pass for a dead worker.
+
+A checkpoint over Temporal's payload limit travels by reference when the worker's data converter
+stores big payloads in a blob folder (blobs.py); on a worker without one, it ends the run at once
+(`CheckpointTooLargeError`) instead of being refused by the server and retried forever.
 """
 
 from __future__ import annotations
