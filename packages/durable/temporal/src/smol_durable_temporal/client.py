@@ -27,6 +27,7 @@ from smol_durable_temporal.messages import (
     WORKFLOW_NAME,
     Decision,
     RunRequest,
+    refused,
 )
 from smol_durable_temporal.step import decode_checkpoint
 
@@ -45,7 +46,7 @@ async def start_on_temporal(
     max_steps: int | None = None,
     heartbeat_timeout_s: float = 30.0,
     step_timeout_s: float = 3600.0,
-) -> WorkflowHandle[Any, str]:
+) -> WorkflowHandle[Any, Any]:
     """Start the run `workflow_id` of the agent the workers of `task_queue` serve as `agent`; its
     handle answers `run_result`. A name no worker serves ends the run at once, with the names they do."""
     try:
@@ -61,9 +62,7 @@ async def start_on_temporal(
         heartbeat_timeout_s=heartbeat_timeout_s,
         step_timeout_s=step_timeout_s,
     )
-    return await client.start_workflow(
-        WORKFLOW_NAME, request, id=workflow_id, task_queue=task_queue, result_type=str
-    )
+    return await client.start_workflow(WORKFLOW_NAME, request, id=workflow_id, task_queue=task_queue)
 
 
 async def run_result(handle: WorkflowHandle[Any, Any]) -> Checkpoint:
@@ -72,6 +71,9 @@ async def run_result(handle: WorkflowHandle[Any, Any]) -> Checkpoint:
         encoded = await handle.result()
     except WorkflowFailureError as failure:
         raise TemporalRunError(f"run {handle.id!r} failed: {_cause(failure)}") from None
+    if not isinstance(encoded, str):
+        why = refused(encoded) or f"a {type(encoded).__name__}, not a checkpoint"
+        raise TemporalRunError(f"run {handle.id!r} ended, and its result cannot be read here: {why}")
     return load_checkpoint(decode_checkpoint(encoded), f"the last checkpoint of run {handle.id!r}")
 
 
@@ -112,6 +114,9 @@ async def pending_on_temporal(client: Client, run_id: str) -> dict[str, Any] | N
     if described.status != WorkflowExecutionStatus.RUNNING:
         return None
     pending = await described.memo_value(PENDING_MEMO, None)
+    why = refused(pending)
+    if why is not None:
+        raise TemporalRunError(f"run {run_id!r}: the call it waits on cannot be read here: {why}")
     return dict(pending) if isinstance(pending, dict) else None
 
 

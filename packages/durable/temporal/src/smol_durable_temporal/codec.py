@@ -9,11 +9,14 @@ approval), failure messages (with `DefaultFailureConverterWithEncodedAttributes`
 stored by reference. The shape follows Temporal's encryption sample: the encrypted payload is a
 new payload whose metadata names the encoding and the key's id.
 
-A process with a key refuses a payload not encrypted with it: the key is also what lets a client
-start a run, since a workflow started without it is never run (its task fails, its input unread).
-
-AES-GCM authenticates as it encrypts: a payload changed in the history, or encrypted with another
-key, is refused with one line that says which key it needs. The key's id is the first 16 hex
+A process with a key refuses a payload not encrypted with it, changed since, or encrypted with
+another key: it decodes to `{"smol_refused_payload": why}` (one line that says which key it needs),
+never to the data. Why not an exception: the codec runs before the workflow, over every payload of
+a workflow task, so one that raised would fail the task each time it is retried, and a signal sent
+by anyone who reaches the server without the key (a forged approval) would stop the run for good.
+Refused, the signal is ignored; a run's input is refused by the workflow (its task fails, retried
+for a worker with the right key): a run started without the key is never run. The client says
+which key a result or memo needs. The key's id is the first 16 hex
 digits of its SHA-256 (it names the key without giving it away).
 """
 
@@ -22,16 +25,19 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from google.protobuf.message import DecodeError
 from temporalio.api.common.v1 import Payload
 from temporalio.converter import PayloadCodec
 
 from smol_core.plugin_api import SmolError
+from smol_durable_temporal.messages import REFUSED
 
 ENCODING = b"binary/encrypted"
 KEY_ID = "encryption-key-id"
@@ -45,7 +51,7 @@ MAKE_KEY = (
 
 
 class PayloadKeyError(SmolError):
-    """A key that cannot be used, or a payload this process's key cannot open (one line)."""
+    """A payload key that cannot be used: missing, unreadable, not 32 bytes (one line)."""
 
 
 def key_id(key: bytes) -> str:
@@ -76,25 +82,28 @@ class EncryptionCodec(PayloadCodec):
 
     def _decrypt(self, payload: Payload) -> Payload:
         if payload.metadata.get("encoding") != ENCODING:
-            raise PayloadKeyError(
-                f"a payload that is not encrypted, refused: this process holds key {self.key_id} "
-                f"({KEY_FILE_ENV}); give the client that started the run the same key"
+            return _refused(
+                f"a payload that is not encrypted: this process holds key {self.key_id}; "
+                f"give whoever sent it the same key ({KEY_FILE_ENV})"
             )
         sealed_with = payload.metadata.get(KEY_ID, b"").decode("ascii", "replace")[:40]
         if sealed_with != self.key_id:
-            raise PayloadKeyError(
-                f"a payload encrypted with key {sealed_with}, and this process holds key {self.key_id}: "
+            return _refused(
+                f"a payload encrypted with key {sealed_with!r}, and this process holds key {self.key_id}: "
                 f"give it that key ({KEY_FILE_ENV})"
             )
         try:
             plain = self._cipher.decrypt(
                 payload.data[:NONCE_BYTES], payload.data[NONCE_BYTES:], self.key_id.encode()
             )
-        except InvalidTag:
-            raise PayloadKeyError(
-                f"a payload encrypted with key {self.key_id} does not open: it was changed"
-            ) from None
-        return Payload.FromString(plain)
+            return Payload.FromString(plain)
+        except (InvalidTag, DecodeError):
+            return _refused(f"a payload encrypted with key {self.key_id} does not open: it was changed")
+
+
+def _refused(why: str) -> Payload:
+    """What a payload the key does not open decodes to: why, and none of its data."""
+    return Payload(metadata={"encoding": b"json/plain"}, data=json.dumps({REFUSED: why}).encode())
 
 
 def parse_key(text: bytes, where: str) -> bytes:

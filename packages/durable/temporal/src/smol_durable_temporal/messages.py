@@ -30,6 +30,8 @@ NON_RETRYABLE = (
     "CheckpointError",
 )
 """Errors a retry on another worker cannot fix: the workflow fails at once, with the error's line."""
+REFUSED = "smol_refused_payload"
+"""What a payload the codec cannot open decodes to: `{REFUSED: why}` (codec.py), never its data."""
 MAX_TASK_CHARS = 1_000_000
 MAX_RUN_ID_CHARS = 200
 
@@ -101,6 +103,18 @@ class BadRunInput(ValueError):
     """A workflow input that is not a run's: the run ends at once, with this line."""
 
 
+class PayloadRefusedError(RuntimeError):
+    """A run's input this worker's key does not open: the workflow's task fails (and is retried,
+    so a worker with the right key can take it), and nothing of the input is read."""
+
+
+def refused(value: Any) -> str | None:
+    """Why the codec refused `value`'s payload, or None if it opened it."""
+    if isinstance(value, dict) and isinstance(value.get(REFUSED), str):
+        return str(value[REFUSED])
+    return None
+
+
 _LIMITS: dict[str, tuple[bool, float, float]] = {
     # name: (a whole number only, lowest, highest)
     "max_steps": (True, 1, 100_000),
@@ -114,6 +128,9 @@ def parse_run_request(data: Any, workflow_id: str, continued: bool) -> RunReques
     """The run `data` describes, checked field by field: anyone who reaches the task queue can
     start a workflow with any input. Only a run continued as new carries a checkpoint (a client
     cannot hand a worker one)."""
+    why = refused(data)
+    if why is not None:
+        raise PayloadRefusedError(f"the run's input was refused: {why}")
     if not isinstance(data, dict):
         raise BadRunInput(f"a run's input is an object, not a {type(data).__name__}")
     known = {"run_id", "task", "agent", "checkpoint", "decision", *_LIMITS}
@@ -149,6 +166,14 @@ def _limit(name: str, value: Any) -> Any:
     ):
         raise BadRunInput(f"{name}: a number from {low:g} to {high:g}, not {_shown(value)}")
     return value
+
+
+def parse_decision(value: Any) -> Decision:
+    """The decision a `decide` signal carries; `BadRunInput` if it is not one (or was refused)."""
+    decision = _decision(value)
+    if decision is None:
+        raise BadRunInput("decision: none given")
+    return decision
 
 
 def _decision(value: Any) -> Decision | None:

@@ -30,7 +30,6 @@ with workflow.unsafe.imports_passed_through():
     from smol_durable_temporal.messages import (
         AWAITING_APPROVAL,
         DECIDE_SIGNAL,
-        MAX_NOTE_CHARS,
         NON_RETRYABLE,
         PENDING_MEMO,
         STEP_ACTIVITY,
@@ -40,6 +39,7 @@ with workflow.unsafe.imports_passed_through():
         Progress,
         StepRequest,
         StepResult,
+        parse_decision,
         parse_run_request,
     )
 
@@ -94,12 +94,16 @@ class AgentRunWorkflow:
         return self._progress
 
     @workflow.signal(name=DECIDE_SIGNAL)
-    def decide(self, decision: Decision) -> None:
-        """A person's decision on the call the run waits for; ignored unless it waits for one."""
-        waiting = self._progress.status == AWAITING_APPROVAL and self._decision is None
-        # anyone who reaches the server can signal: only a well-formed decision is taken
-        well_formed = decision.approval in ("approved", "denied") and (
-            decision.note is None or (isinstance(decision.note, str) and len(decision.note) <= MAX_NOTE_CHARS)
-        )
-        if waiting and well_formed:
+    def decide(self, data: Any) -> None:
+        """A person's decision on the call the run waits for; ignored unless it waits for one.
+        Anyone who reaches the server can signal: only a well-formed decision is taken, and with a
+        payload key, only one encrypted with it (codec.py: others arrive refused)."""
+        try:
+            decision = parse_decision(data)
+        except BadRunInput as error:
+            workflow.logger.warning(
+                "a decision on run %s was ignored: %s", workflow.info().workflow_id, error
+            )
+            return
+        if self._progress.status == AWAITING_APPROVAL and self._decision is None:
             self._decision = decision
