@@ -148,3 +148,30 @@ def plant_marker(path: str) -> str:
     with open(path, "w") as marker:
         marker.write(str(os.getpid()))
     return "planted"
+
+
+def two_approvals_agent(records: str) -> CodeAgent:
+    """Calls `record` (which needs approval) in two steps: the run pauses twice."""
+    replies = [
+        "<code>\na = record('first')\n</code>",
+        "<code>\nb = record('second')\n</code>",
+        "<code>\nfinal_answer('done')\n</code>",
+    ]
+
+    def reply(messages: list[Any], **_: Any) -> str:
+        step = sum(1 for m in messages if str(getattr(m.role, "value", m.role)) == "assistant")
+        return replies[step]
+
+    @tool
+    def record(item: str) -> str:
+        """Records an order: a side effect a person approves.
+
+        Args:
+            item: what to record.
+        """
+        with open(records, "a") as log:
+            log.write(f"{item}\n")
+        return f"recorded {item}"
+
+    record.requires_approval = True
+    return CodeAgent(tools=[record], model=FunctionModel(reply), verbosity_level=0)

@@ -142,5 +142,5 @@ def test_a_checkpoint_the_format_refuses_ends_the_run_at_once_in_one_line(
             await approve_on_temporal(client, run_id)
             return await _ended(handle)
 
-    said = asyncio.run(main())
+    said = asyncio.run(asyncio.wait_for(main(), 120))
     assert "failed: CheckpointFormatError: " in said and "99" in said

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import functools
 import os
 import re
 import uuid
@@ -26,7 +27,16 @@ from smol_durable_temporal import (
     start_on_temporal,
 )
 from smol_durable_temporal.messages import WORKFLOW_NAME
-from temporal_agents import ANSWER, BIG_CHARS, SECRET, TOOL_SECRET, big_agent, secret_agent
+from temporal_agents import (
+    ANSWER,
+    BIG_CHARS,
+    SECRET,
+    TOOL_SECRET,
+    big_agent,
+    secret_agent,
+    two_approvals_agent,
+)
+from temporalio.common import RawValue
 from test_temporal_runs import TASK, _client, _logs, _scripted
 
 BASE64_RUN = re.compile(rb"[A-Za-z0-9+/]{24,}={0,2}")
@@ -141,7 +151,7 @@ def _paused_and_approved(address: str, tmp_path: Path) -> tuple[Any, dict[str, A
             await approve_on_temporal(client, run_id, note="fine")
             return await asyncio.wait_for(run_result(handle), 60), pending, memo
 
-    return asyncio.run(main())
+    return asyncio.run(asyncio.wait_for(main(), 120))
 
 
 def test_a_call_waiting_for_approval_shows_to_the_keyed_client_only(
@@ -212,8 +222,49 @@ def test_a_decision_sent_without_the_key_is_ignored_and_the_run_goes_on(
             await deny_on_temporal(keyed, run_id, note="keyed")
             return await asyncio.wait_for(run_result(handle), 60), still_waiting
 
-    finished, still_waiting = asyncio.run(main())
+    finished, still_waiting = asyncio.run(asyncio.wait_for(main(), 120))
     assert still_waiting is not None, "a decision sent without the key was taken"
     assert "receipt" not in finished.namespace  # denied, by the keyed decision
     errors = " ".join(str(getattr(step, "error", "") or "") for step in finished.steps)
     assert "keyed" in errors and "forged" not in errors
+
+
+def test_a_decision_copied_from_the_history_and_sent_again_decides_nothing(
+    temporal_address: str, tmp_path: Path
+) -> None:
+    """The first pause's (encrypted) approval, taken from the history and signalled again by a
+    client with no key when the run pauses a second time: the second call stays waiting."""
+    records = tmp_path / "records.log"
+
+    async def main() -> tuple[Any, dict[str, Any] | None]:
+        await _client(temporal_address)
+        keyed = await connect(temporal_address, key=os.urandom(32), blob_folder=tmp_path / "blobs")
+        plain = await _client(temporal_address)
+        queue = run_id = f"replay-{uuid.uuid4().hex}"
+        agents = {"two": functools.partial(two_approvals_agent, str(records))}
+        async with create_worker(keyed, queue, agents=agents):
+            handle = await start_on_temporal("two", TASK, client=keyed, task_queue=queue, workflow_id=run_id)
+            await _waiting_for(keyed, run_id, "first")
+            await approve_on_temporal(keyed, run_id, note="first is fine")
+            await _waiting_for(keyed, run_id, "second")
+            approvals = [
+                event.workflow_execution_signaled_event_attributes.input.payloads[0]
+                async for event in handle.fetch_history_events()
+                if event.HasField("workflow_execution_signaled_event_attributes")
+            ]
+            assert len(approvals) == 1
+            await plain.get_workflow_handle(run_id).signal("decide", RawValue(approvals[0]))
+            await handle.query("progress")  # the signal's workflow task has run once the query answers
+            still_waiting = await pending_on_temporal(keyed, run_id)
+            await deny_on_temporal(keyed, run_id, note="not the second")
+            return await asyncio.wait_for(run_result(handle), 60), still_waiting
+
+    finished, still_waiting = asyncio.run(asyncio.wait_for(main(), 120))
+    assert still_waiting is not None and "second" in still_waiting["call"], "the copied approval was taken"
+    assert records.read_text().split() == ["first"]
+    assert finished.final_answer == "done"
+
+
+async def _waiting_for(client: Any, run_id: str, item: str) -> None:
+    while (pending := await pending_on_temporal(client, run_id)) is None or item not in pending["call"]:
+        await asyncio.sleep(0.1)

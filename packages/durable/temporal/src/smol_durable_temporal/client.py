@@ -23,6 +23,7 @@ from smol_durable_temporal.agents import check_agent_name
 from smol_durable_temporal.messages import (
     DECIDE_SIGNAL,
     MAX_NOTE_CHARS,
+    PAUSE_FIELD,
     PENDING_MEMO,
     WORKFLOW_NAME,
     Decision,
@@ -106,6 +107,23 @@ async def run_on_temporal(
 async def pending_on_temporal(client: Client, run_id: str) -> dict[str, Any] | None:
     """The call run `run_id` waits on a person's decision for (`tool`, `call`), or None. Read from
     the run's memo: it answers with no worker running."""
+    waiting = await _waiting(client, run_id)
+    return None if waiting is None else {key: value for key, value in waiting.items() if key != PAUSE_FIELD}
+
+
+async def approve_on_temporal(client: Client, run_id: str, note: str | None = None) -> dict[str, Any]:
+    """Let the call run `run_id` paused for be made: a worker goes on with the run. Returns the call."""
+    return await _decide(client, run_id, "approved", note)
+
+
+async def deny_on_temporal(client: Client, run_id: str, note: str | None = None) -> dict[str, Any]:
+    """Refuse the call run `run_id` paused for: the model reads that it was denied and why (`note`),
+    and the call is not made. Returns the call."""
+    return await _decide(client, run_id, "denied", note)
+
+
+async def _waiting(client: Client, run_id: str) -> dict[str, Any] | None:
+    """The memo's call waiting for a decision, with the pause's id."""
     handle = client.get_workflow_handle(check_run_id(run_id))
     try:
         described = await handle.describe()
@@ -120,26 +138,19 @@ async def pending_on_temporal(client: Client, run_id: str) -> dict[str, Any] | N
     return dict(pending) if isinstance(pending, dict) else None
 
 
-async def approve_on_temporal(client: Client, run_id: str, note: str | None = None) -> dict[str, Any]:
-    """Let the call run `run_id` paused for be made: a worker goes on with the run. Returns the call."""
-    return await _decide(client, run_id, Decision("approved", note[:MAX_NOTE_CHARS] if note else None))
-
-
-async def deny_on_temporal(client: Client, run_id: str, note: str | None = None) -> dict[str, Any]:
-    """Refuse the call run `run_id` paused for: the model reads that it was denied and why (`note`),
-    and the call is not made. Returns the call."""
-    return await _decide(client, run_id, Decision("denied", note[:MAX_NOTE_CHARS] if note else None))
-
-
-async def _decide(client: Client, run_id: str, decision: Decision) -> dict[str, Any]:
-    pending = await pending_on_temporal(client, run_id)
-    if pending is None:
+async def _decide(client: Client, run_id: str, approval: str, note: str | None) -> dict[str, Any]:
+    waiting = await _waiting(client, run_id)
+    if waiting is None:
         raise TemporalRunError(f"run {run_id!r} waits for no decision")
+    pause = waiting.get(PAUSE_FIELD)
+    decision = Decision(
+        approval, note[:MAX_NOTE_CHARS] if note else None, pause if isinstance(pause, str) else None
+    )
     try:
         await client.get_workflow_handle(run_id).signal(DECIDE_SIGNAL, decision)
     except RPCError as error:
         raise _no_run(run_id, error) from None
-    return pending
+    return {key: value for key, value in waiting.items() if key != PAUSE_FIELD}
 
 
 def _no_run(run_id: str, error: RPCError) -> TemporalRunError:

@@ -20,6 +20,8 @@ MAX_NOTE_CHARS = 2000
 """The longest note a decision carries (`approve_on_temporal` cuts it; the workflow refuses more)."""
 PENDING_MEMO = "smol_pending"
 """The memo field that holds the call a paused run waits on (read with no worker running)."""
+PAUSE_FIELD = "pause"
+"""In the memo's call: the pause's id, which a decision must carry to be taken."""
 AWAITING_APPROVAL = "awaiting_approval"
 NON_RETRYABLE = (
     "UnknownAgentError",
@@ -65,6 +67,9 @@ class Decision:
     approval: str
     """"approved" or "denied"."""
     note: str | None = None
+    pause: str | None = None
+    """The id of the pause it decides (`PAUSE_FIELD` of the memo): a decision sent for an earlier
+    pause (a signal copied from the history and sent again) decides nothing."""
 
 
 @dataclass(frozen=True)
@@ -180,17 +185,19 @@ def _decision(value: Any) -> Decision | None:
     if value is None:
         return None
     if isinstance(value, Decision):
-        value = {"approval": value.approval, "note": value.note}
+        value = {"approval": value.approval, "note": value.note, "pause": value.pause}
     note = value.get("note") if isinstance(value, dict) else None
+    pause = value.get("pause") if isinstance(value, dict) else None
     if (
         not isinstance(value, dict)
         or value.get("approval") not in ("approved", "denied")
         or not (note is None or (isinstance(note, str) and len(note) <= MAX_NOTE_CHARS))
+        or not (pause is None or (isinstance(pause, str) and len(pause) <= 64))
     ):
         raise BadRunInput(
-            f"decision: {{'approval': 'approved' or 'denied', 'note': text}}, not {_shown(value)}"
+            f"decision: {{'approval': 'approved' or 'denied', 'note': text, 'pause': id}}, not {_shown(value)}"
         )
-    return Decision(value["approval"], note)
+    return Decision(value["approval"], note, pause)
 
 
 def _shown(value: Any) -> str:

@@ -13,7 +13,9 @@ A step that stops at a call needing a person's approval returns the checkpoint w
 (`approve_on_temporal` / `deny_on_temporal`, from any process that reaches the server, whether or
 not a worker runs). The call waited on is in the run's memo meanwhile, where a client reads it with
 no worker. The next step applies the decision and goes on, making the call or telling the model it
-was denied. The first decision stands; a later one finds no call waiting.
+was denied. The first decision stands; a later one finds no call waiting. Each pause has an id,
+in the memo beside the call, and a decision is taken only for the pause it names: a decision signal
+copied from the history and sent again at a later pause decides nothing.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ with workflow.unsafe.imports_passed_through():
         AWAITING_APPROVAL,
         DECIDE_SIGNAL,
         NON_RETRYABLE,
+        PAUSE_FIELD,
         PENDING_MEMO,
         STEP_ACTIVITY,
         WORKFLOW_NAME,
@@ -48,6 +51,7 @@ with workflow.unsafe.imports_passed_through():
 class AgentRunWorkflow:
     def __init__(self) -> None:
         self._progress = Progress()
+        self._pause: str | None = None
         self._decision: Decision | None = None
 
     @workflow.run
@@ -81,9 +85,10 @@ class AgentRunWorkflow:
             if result.status == "finished":
                 return checkpoint
             if result.status == AWAITING_APPROVAL:
-                workflow.upsert_memo({PENDING_MEMO: result.pending})
+                self._pause = str(workflow.uuid4())  # deterministic: the same on replay
+                workflow.upsert_memo({PENDING_MEMO: {**(result.pending or {}), PAUSE_FIELD: self._pause}})
                 await workflow.wait_condition(lambda: self._decision is not None)
-                decision, self._decision = self._decision, None
+                decision, self._decision, self._pause = self._decision, None, None
                 self._progress = Progress(result.step, "running")
                 workflow.upsert_memo({PENDING_MEMO: None})
         workflow.continue_as_new(replace(request, checkpoint=checkpoint, decision=decision))
@@ -103,6 +108,11 @@ class AgentRunWorkflow:
         except BadRunInput as error:
             workflow.logger.warning(
                 "a decision on run %s was ignored: %s", workflow.info().workflow_id, error
+            )
+            return
+        if decision.pause is None or decision.pause != self._pause:
+            workflow.logger.warning(
+                "a decision on run %s for another pause was ignored", workflow.info().workflow_id
             )
             return
         if self._progress.status == AWAITING_APPROVAL and self._decision is None:
