@@ -76,7 +76,7 @@ SCENARIOS = ("code", "tool-calling", "members", "approval")
 
 def make_agent(folder: str, store: str | None = None, scenario: str = "code") -> object:
     """The benchmark's agent, its model and tools logging to `folder` (a factory: the Temporal
-    variant's workers import it, `durable_kills:make_agent`), checkpointing to the SQLite `store`."""
+    variant's workers serve it as `kills`), checkpointing to the SQLite `store`."""
     from smol_core import CodeAgent, ToolCallingAgent, tool
     from smol_core.durable import SQLiteStore
     from smol_core.messages import ChatMessage, MessageRole

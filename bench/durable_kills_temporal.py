@@ -41,14 +41,23 @@ def _lines(path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
+def kills_agent() -> object:
+    """The agent each run's worker serves as `kills` (`--agent kills=durable_kills_temporal:kills_agent`),
+    logging to the run's folder (SMOL_KILLS_FOLDER, set by `_worker`)."""
+    return make_agent(os.environ["SMOL_KILLS_FOLDER"])
+
+
 def _worker(address: str, queue: str, folder: Path) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")])),
+        "SMOL_KILLS_FOLDER": str(folder),
     }
+    command = [sys.executable, "-m", "smol_durable_temporal", "--address", address, "--task-queue", queue]
+    command += ["--agent", "kills=durable_kills_temporal:kills_agent"]
     with (folder / "workers.log").open("ab") as log:
         return subprocess.Popen(
-            [sys.executable, "-m", "smol_durable_temporal", "--address", address, "--task-queue", queue],
+            command,
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -81,7 +90,7 @@ def plain_run(folder: Path) -> dict[str, Any]:
 
 
 async def one_run(client: Any, address: str, seed: int, root: Path) -> dict[str, Any]:
-    from smol_durable_temporal import AgentSpec, run_result, start_on_temporal
+    from smol_durable_temporal import run_result, start_on_temporal
 
     folder = root / f"run-{seed}"
     folder.mkdir()
@@ -91,7 +100,7 @@ async def one_run(client: Any, address: str, seed: int, root: Path) -> dict[str,
     kills = 0
     try:
         handle = await start_on_temporal(
-            AgentSpec.of("durable_kills:make_agent", folder=str(folder)),
+            "kills",
             TASK,
             client=client,
             task_queue=queue,
@@ -127,9 +136,9 @@ async def one_run(client: Any, address: str, seed: int, root: Path) -> dict[str,
 
 
 async def run_all(address: str, root: Path, runs: int, parallel: int) -> list[dict[str, Any]]:
-    from temporalio.client import Client
+    from smol_durable_temporal import connect
 
-    client = await Client.connect(address)
+    client = await connect(address)  # SMOL_TEMPORAL_KEY / SMOL_TEMPORAL_BLOBS, as the workers read them
     gate = asyncio.Semaphore(parallel)
 
     async def gated(seed: int) -> dict[str, Any]:

@@ -1,4 +1,8 @@
-"""Agent factories the Temporal tests' workers import (this folder is on their PYTHONPATH).
+"""Agent factories the Temporal tests' workers register (this folder is on their PYTHONPATH).
+
+A worker process started by a test serves `scripted` as `--agent scripted=temporal_agents:from_environment`,
+its options (log files, where to block) in SMOL_TEST_AGENT, as JSON: the run's input names the
+agent only.
 
 The model picks its reply by the step it is asked for (the assistant messages already in the
 conversation), not by how often it was called, so a fresh agent built for each step answers as one
@@ -10,6 +14,7 @@ worker outright, the moment its side effect is made.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -82,5 +87,91 @@ def scripted_agent(
     return CodeAgent(tools=[record], model=FunctionModel(reply), verbosity_level=0)
 
 
+def from_environment() -> CodeAgent:
+    """`scripted_agent` with the options in SMOL_TEST_AGENT (JSON), set by the test that started
+    the worker."""
+    return scripted_agent(**json.loads(os.environ["SMOL_TEST_AGENT"]))
+
+
 def not_an_agent() -> str:
     return "an agent"
+
+
+SECRET = "sk-live-7c1e0f9a2b4d6e8f"
+TOOL_SECRET = "tool-result-3f5a7c9e1b2d4f6a"
+
+
+def secret_agent() -> CodeAgent:
+    """Holds a secret in a sandbox variable and a tool's result in another, over two steps."""
+
+    @tool
+    def lookup(account: str) -> str:
+        """Looks up an account's private note.
+
+        Args:
+            account: the account.
+        """
+        return f"{TOOL_SECRET} for {account}"
+
+    replies = [
+        f"<code>\napi_key = '{SECRET}'\nnote = lookup('acme')\n</code>",
+        "<code>\nfinal_answer(len(api_key) + len(note))\n</code>",
+    ]
+
+    def reply(messages: list[Any], **_: Any) -> str:
+        step = sum(1 for m in messages if str(getattr(m.role, "value", m.role)) == "assistant")
+        return replies[step]
+
+    return CodeAgent(tools=[lookup], model=FunctionModel(reply), verbosity_level=0)
+
+
+BIG_CHARS = 3 * 1024 * 1024
+
+
+def big_agent() -> CodeAgent:
+    """Holds a variable of 3 MiB (over Temporal's 2 MB payload limit) from its first step on."""
+    replies = [
+        f"<code>\nbig = 'x' * {BIG_CHARS}\n</code>",
+        "<code>\nbig = big + 'y'\n</code>",
+        "<code>\nfinal_answer(len(big))\n</code>",
+    ]
+
+    def reply(messages: list[Any], **_: Any) -> str:
+        step = sum(1 for m in messages if str(getattr(m.role, "value", m.role)) == "assistant")
+        return replies[step]
+
+    return CodeAgent(tools=[], model=FunctionModel(reply), verbosity_level=0)
+
+
+def plant_marker(path: str) -> str:
+    """What a client who could name code in a run's input would have a worker run: it leaves a file."""
+    with open(path, "w") as marker:
+        marker.write(str(os.getpid()))
+    return "planted"
+
+
+def two_approvals_agent(records: str) -> CodeAgent:
+    """Calls `record` (which needs approval) in two steps: the run pauses twice."""
+    replies = [
+        "<code>\na = record('first')\n</code>",
+        "<code>\nb = record('second')\n</code>",
+        "<code>\nfinal_answer('done')\n</code>",
+    ]
+
+    def reply(messages: list[Any], **_: Any) -> str:
+        step = sum(1 for m in messages if str(getattr(m.role, "value", m.role)) == "assistant")
+        return replies[step]
+
+    @tool
+    def record(item: str) -> str:
+        """Records an order: a side effect a person approves.
+
+        Args:
+            item: what to record.
+        """
+        with open(records, "a") as log:
+            log.write(f"{item}\n")
+        return f"recorded {item}"
+
+    record.requires_approval = True
+    return CodeAgent(tools=[record], model=FunctionModel(reply), verbosity_level=0)

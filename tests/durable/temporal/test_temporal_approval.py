@@ -17,12 +17,14 @@ import pytest
 from smol_durable_temporal import (
     TemporalRunError,
     approve_on_temporal,
+    create_worker,
+    deny_on_temporal,
     pending_on_temporal,
     run_result,
     start_on_temporal,
 )
 from temporal_agents import ANSWER
-from test_temporal_runs import TASK, _client, _lines, _logs, _worker
+from test_temporal_runs import TASK, _client, _lines, _logs, _scripted, _worker
 
 DECIDE = """
 import asyncio, json, os, sys
@@ -32,7 +34,8 @@ import smol_durable_temporal as t
 async def main(address, run_id, decision, note):
     client = await Client.connect(address)
     decide = t.approve_on_temporal if decision == "approve" else t.deny_on_temporal
-    print(json.dumps(await decide(client, run_id, note)))
+    shown = await t.pending_on_temporal(client, run_id)  # what the person reads, and its key
+    print(json.dumps(await decide(client, run_id, shown["approval_key"], note)))
 
 asyncio.run(main(*sys.argv[1:]))
 sys.stdout.flush()
@@ -61,13 +64,14 @@ def _paused_then_decided(
     process; finish the run on a new worker. Returns the run's end and what the pause showed."""
     queue = run_id = f"approval-{uuid.uuid4().hex}"
     log = tmp_path / "workers.log"
+    options = _logs(tmp_path, needs_approval=True)
 
     async def main() -> tuple[Any, dict[str, Any]]:
         client = await _client(address)
-        first = _worker(address, queue, log)
+        first = _worker(address, queue, log, options)
         try:
             handle = await start_on_temporal(
-                _logs(tmp_path, needs_approval=True),
+                "scripted",
                 TASK,
                 client=client,
                 task_queue=queue,
@@ -82,7 +86,7 @@ def _paused_then_decided(
             first.wait(20)
         decided = _decide_elsewhere(address, run_id, decision, note)
         assert decided == pending
-        second = _worker(address, queue, log)
+        second = _worker(address, queue, log, options)
         try:
             return await asyncio.wait_for(run_result(handle), 90), pending
         finally:
@@ -119,17 +123,50 @@ def test_deciding_on_a_run_that_waits_for_nothing_or_on_no_run_is_one_line(
         client = await _client(temporal_address)
         queue = run_id = f"no-wait-{uuid.uuid4().hex}"
         said = []
-        async with create_worker(client, queue):
+        async with create_worker(client, queue, agents=_scripted(_logs(tmp_path))):
             handle = await start_on_temporal(
-                _logs(tmp_path), TASK, client=client, task_queue=queue, workflow_id=run_id
+                "scripted", TASK, client=client, task_queue=queue, workflow_id=run_id
             )
             await run_result(handle)
             for target in (run_id, "no-such-run"):
                 with pytest.raises(TemporalRunError) as error:
-                    await approve_on_temporal(client, target)
+                    await approve_on_temporal(client, target, "0123456789ab")
                 said.append(str(error.value))
         return said
 
     finished_run, missing_run = asyncio.run(main())
     assert "\n" not in finished_run and "waits for no decision" in finished_run
     assert "\n" not in missing_run and "no run 'no-such-run'" in missing_run
+
+
+def test_a_decision_with_another_calls_key_is_refused_and_the_run_waits_on(
+    temporal_address: str, tmp_path: Path
+) -> None:
+    """What a person approves is the call they read: a key of another call (the run moved on, or a
+    second operator's stale view) decides nothing, on the client and on the worker."""
+    from smol_core.durable import ApprovalKeyError
+
+    async def main() -> tuple[dict[str, Any] | None, str]:
+        client = await _client(temporal_address)
+        queue = run_id = f"stale-key-{uuid.uuid4().hex}"
+        async with create_worker(client, queue, agents=_scripted(_logs(tmp_path, needs_approval=True))):
+            handle = await start_on_temporal(
+                "scripted", TASK, client=client, task_queue=queue, workflow_id=run_id
+            )
+            while (pending := await pending_on_temporal(client, run_id)) is None:
+                await asyncio.sleep(0.1)
+            with pytest.raises(ApprovalKeyError) as refused:
+                await approve_on_temporal(client, run_id, "0123456789ab")
+            # a signal that carries another key, past the client's check, is not taken by the worker
+            await client.get_workflow_handle(run_id).signal(
+                "decide", {"approval": "approved", "note": "x", "pause": None, "key": "0123456789ab"}
+            )
+            await handle.query("progress")
+            still = await pending_on_temporal(client, run_id)
+            await deny_on_temporal(client, run_id, pending["approval_key"], note="stop")
+            await asyncio.wait_for(run_result(handle), 60)
+            return still, str(refused.value)
+
+    still, said = asyncio.run(asyncio.wait_for(main(), 120))
+    assert still is not None and "changed" in said and "\n" not in said
+    assert _lines(tmp_path / "records.log") == []  # the call was never made

@@ -1,11 +1,14 @@
 """smol runs as Temporal workflows, on a real Temporal server (conftest.py): a run finishes as it
 does in one process; a worker killed with SIGKILL in the middle of a step and started again costs
-at most the model call in flight, and never repeats a side-effecting tool call; a bad agent spec is
+at most the model call in flight, and never repeats a side-effecting tool call; a factory that gives no agent is
 one line."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import functools
+import json
 import os
 import signal
 import subprocess
@@ -18,9 +21,8 @@ from typing import Any
 import pytest
 import temporal_agents
 from smol_durable_temporal import (
-    AgentSpec,
-    AgentSpecError,
     TemporalRunError,
+    connect,
     create_worker,
     run_result,
     start_on_temporal,
@@ -46,10 +48,14 @@ async def _client(address: str) -> Client:
             await asyncio.sleep(0.2)
 
 
-def _logs(tmp_path: Path, **options: Any) -> AgentSpec:
-    return AgentSpec.of(
-        scripted_agent, calls=str(tmp_path / "calls.log"), records=str(tmp_path / "records.log"), **options
-    )
+def _logs(tmp_path: Path, **options: Any) -> dict[str, Any]:
+    """The scripted agent's options: its logs in `tmp_path`, and `options`."""
+    return {"calls": str(tmp_path / "calls.log"), "records": str(tmp_path / "records.log"), **options}
+
+
+def _scripted(options: dict[str, Any]) -> dict[str, Any]:
+    """The agents of a worker in this process: `scripted`, with `options`."""
+    return {"scripted": functools.partial(scripted_agent, **options)}
 
 
 def _lines(path: Path) -> list[str]:
@@ -60,7 +66,7 @@ def test_a_run_on_temporal_ends_as_a_run_in_one_process(temporal_address: str, t
     plain_dir = tmp_path / "plain"
     plain_dir.mkdir()
     store = SQLiteStore(plain_dir / "runs.sqlite3")
-    plain = _logs(plain_dir).build()
+    plain = scripted_agent(**_logs(plain_dir))
     plain.checkpoint_store = store
     assert plain.run(TASK, run_id="plain") == ANSWER
     expected = read_checkpoint(store, "plain")
@@ -69,9 +75,9 @@ def test_a_run_on_temporal_ends_as_a_run_in_one_process(temporal_address: str, t
     async def main() -> Any:
         client = await _client(temporal_address)
         queue = f"q-{uuid.uuid4().hex}"
-        async with create_worker(client, queue):
+        async with create_worker(client, queue, agents=_scripted(_logs(tmp_path))):
             handle = await start_on_temporal(
-                _logs(tmp_path), TASK, client=client, task_queue=queue, workflow_id=f"run-{uuid.uuid4().hex}"
+                "scripted", TASK, client=client, task_queue=queue, workflow_id=f"run-{uuid.uuid4().hex}"
             )
             return await run_result(handle)
 
@@ -87,34 +93,46 @@ def test_a_run_on_temporal_ends_as_a_run_in_one_process(temporal_address: str, t
     assert _lines(tmp_path / "records.log") == ["order-1"]
 
 
-def _worker(address: str, queue: str, log: Path) -> subprocess.Popen[bytes]:
-    env = {
+def _worker(
+    address: str, queue: str, log: Path, options: dict[str, Any], *more: str, **env: str
+) -> subprocess.Popen[bytes]:
+    """`python -m smol_durable_temporal` serving the scripted agent with `options`, as `scripted`."""
+    environment = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")])),
+        "SMOL_TEST_AGENT": json.dumps(options),
+        **env,
     }
+    command = [sys.executable, "-m", "smol_durable_temporal", "--address", address, "--task-queue", queue]
+    command += ["--agent", "scripted=temporal_agents:from_environment", *more]
     with log.open("ab") as output:
-        return subprocess.Popen(
-            [sys.executable, "-m", "smol_durable_temporal", "--address", address, "--task-queue", queue],
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
+        return subprocess.Popen(command, env=environment, stdout=output, stderr=subprocess.STDOUT)
+
+
+def _keyed(tmp_path: Path) -> dict[str, str]:
+    """The environment of a worker (and a client) whose payloads are encrypted, and stored by
+    reference past the limit, as a deployment's are: the heartbeats go through both."""
+    key = base64.b64encode(os.urandom(32)).decode()
+    return {"SMOL_TEMPORAL_KEY": key, "SMOL_TEMPORAL_BLOBS": str(tmp_path / "blobs")}
 
 
 def _run_killing_the_worker(address: str, tmp_path: Path, **blocking: Any) -> Any:
     """Start the run on a worker process, SIGKILL it once the model or tool blocks (the flag file
-    appears), start another worker, and return the run's last checkpoint."""
+    appears), start another worker, and return the run's last checkpoint. Payloads are encrypted."""
     flag = tmp_path / "blocked.flag"
-    spec = _logs(tmp_path, flag=str(flag), **blocking)
+    options = _logs(tmp_path, flag=str(flag), **blocking)
     queue = f"q-{uuid.uuid4().hex}"
     log = tmp_path / "workers.log"
+    keyed = _keyed(tmp_path)
 
     async def main() -> Any:
-        client = await _client(address)
-        first = _worker(address, queue, log)
+        await _client(address)
+        key = base64.b64decode(keyed["SMOL_TEMPORAL_KEY"])
+        client = await connect(address, key=key, blob_folder=keyed["SMOL_TEMPORAL_BLOBS"])
+        first = _worker(address, queue, log, options, **keyed)
         try:
             handle = await start_on_temporal(
-                spec,
+                "scripted",
                 TASK,
                 client=client,
                 task_queue=queue,
@@ -134,7 +152,7 @@ def _run_killing_the_worker(address: str, tmp_path: Path, **blocking: Any) -> An
             if first.poll() is None:
                 first.kill()
                 first.wait()
-        second = _worker(address, queue, log)
+        second = _worker(address, queue, log, options, **keyed)
         try:
             return await asyncio.wait_for(run_result(handle), 90)
         finally:
@@ -192,31 +210,13 @@ def test_a_worker_killed_the_moment_a_tool_call_starts_does_not_make_it_again(
     assert "receipt" not in finished.namespace and finished.namespace["y"] == 42
 
 
-def test_a_spec_no_worker_can_import_fails_before_the_run_starts(temporal_address: str) -> None:
-    async def main() -> None:
-        client = await _client(temporal_address)
-        await start_on_temporal(
-            "no_such_module_here:factory", TASK, client=client, task_queue="unused", workflow_id="never"
-        )
-
-    with pytest.raises(AgentSpecError) as error:
-        asyncio.run(main())
-    message = str(error.value)
-    assert "\n" not in message
-    assert "no_such_module_here:factory" in message and "cannot import" in message
-
-
 def test_a_factory_that_gives_no_agent_fails_the_run_in_one_line(temporal_address: str) -> None:
     async def main() -> None:
         client = await _client(temporal_address)
         queue = f"q-{uuid.uuid4().hex}"
-        async with create_worker(client, queue):
+        async with create_worker(client, queue, agents={"broken": temporal_agents.not_an_agent}):
             handle = await start_on_temporal(
-                temporal_agents.not_an_agent,
-                TASK,
-                client=client,
-                task_queue=queue,
-                workflow_id=f"bad-{uuid.uuid4().hex}",
+                "broken", TASK, client=client, task_queue=queue, workflow_id=f"bad-{uuid.uuid4().hex}"
             )
             await asyncio.wait_for(run_result(handle), 30)  # not retried: it fails at once
 
@@ -224,4 +224,4 @@ def test_a_factory_that_gives_no_agent_fails_the_run_in_one_line(temporal_addres
         asyncio.run(main())
     message = str(error.value)
     assert "\n" not in message
-    assert "AgentSpecError: agent spec temporal_agents:not_an_agent: the factory returned a str" in message
+    assert "AgentFactoryError: agent 'broken': its factory returned a str, not a smol agent" in message

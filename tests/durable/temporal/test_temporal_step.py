@@ -6,9 +6,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from smol_durable_temporal.agents import AgentRegistry
 from smol_durable_temporal.messages import StepRequest
-from smol_durable_temporal.spec import AgentSpec
-from smol_durable_temporal.step import encode_checkpoint, run_one_step
+from smol_durable_temporal.step import StepActivity, encode_checkpoint
 from temporal_agents import ANSWER, scripted_agent
 from temporalio.testing import ActivityEnvironment
 
@@ -34,8 +34,9 @@ def test_a_retry_after_the_runs_end_was_saved_returns_that_end(tmp_path: Path) -
     environment.info = dataclasses.replace(
         environment.info, heartbeat_details=[encode_checkpoint(finished.data)], task_queue="step-test"
     )
-    spec = AgentSpec.of(scripted_agent, calls=str(calls), records=str(records)).to_data()
-    result = environment.run(run_one_step, StepRequest("done", TASK, spec, None))
+    agents = AgentRegistry({"scripted": lambda: scripted_agent(str(calls), str(records))})
+    steps = StepActivity(agents, offloads=False)
+    result = environment.run(steps.run_one_step, StepRequest("done", TASK, "scripted", None))
     assert (result.status, result.step) == ("finished", finished.step)
     assert result.checkpoint == encode_checkpoint(finished.data)
     assert calls.read_text() == made, "the finished run was run again"

@@ -8,6 +8,7 @@ bytes, `smol_core.durable.checkpoint`), so the data converter's JSON carries the
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,9 +21,22 @@ MAX_NOTE_CHARS = 2000
 """The longest note a decision carries (`approve_on_temporal` cuts it; the workflow refuses more)."""
 PENDING_MEMO = "smol_pending"
 """The memo field that holds the call a paused run waits on (read with no worker running)."""
+PAUSE_FIELD = "pause"
+"""In the memo's call: the pause's id, which a decision must carry to be taken."""
 AWAITING_APPROVAL = "awaiting_approval"
-NON_RETRYABLE = ("AgentSpecError", "BudgetExceededError", "CheckpointError")
+NON_RETRYABLE = (
+    "UnknownAgentError",
+    "AgentFactoryError",
+    "BadRunInputError",
+    "CheckpointTooLargeError",
+    "BudgetExceededError",
+    "CheckpointError",
+)
 """Errors a retry on another worker cannot fix: the workflow fails at once, with the error's line."""
+REFUSED = "smol_refused_payload"
+"""What a payload the codec cannot open decodes to: `{REFUSED: why}` (codec.py), never its data."""
+MAX_TASK_CHARS = 1_000_000
+MAX_RUN_ID_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -30,11 +44,12 @@ class RunRequest:
     """A run as the workflow starts (or, after `continue_as_new`, goes on with) it."""
 
     run_id: str
+    """The workflow's id."""
     task: str
-    agent: dict[str, Any]
-    """`AgentSpec.to_data()`: how each step's worker builds the agent."""
+    agent: str
+    """The name a worker serves the agent under (`create_worker(..., agents={name: factory})`)."""
     checkpoint: str | None = None
-    """The last step's checkpoint (base64); None before the first step."""
+    """The last step's checkpoint (base64), carried across continue-as-new; None at the start."""
     max_steps: int | None = None
     heartbeat_timeout_s: float = 30.0
     """A worker silent for this long is presumed dead: its step goes to another worker."""
@@ -53,13 +68,19 @@ class Decision:
     approval: str
     """"approved" or "denied"."""
     note: str | None = None
+    pause: str | None = None
+    """The id of the pause it decides (`PAUSE_FIELD` of the memo): a decision sent for an earlier
+    pause (a signal copied from the history and sent again) decides nothing."""
+    key: str | None = None
+    """The approval key of the call the person was shown (the memo's `approval_key`): the decision
+    applies to that call only, and to no other call that waits by the time it arrives."""
 
 
 @dataclass(frozen=True)
 class StepRequest:
     run_id: str
     task: str
-    agent: dict[str, Any]
+    agent: str
     checkpoint: str | None
     max_steps: int | None = None
     decision: Decision | None = None
@@ -85,3 +106,109 @@ class Progress:
     step: int = 0
     status: str = "running"
     pending: dict[str, Any] | None = None
+
+
+class BadRunInput(ValueError):
+    """A workflow input that is not a run's: the run ends at once, with this line."""
+
+
+class PayloadRefusedError(RuntimeError):
+    """A run's input this worker's key does not open: the workflow's task fails (and is retried,
+    so a worker with the right key can take it), and nothing of the input is read."""
+
+
+def refused(value: Any) -> str | None:
+    """Why the codec refused `value`'s payload, or None if it opened it."""
+    if isinstance(value, dict) and isinstance(value.get(REFUSED), str):
+        return str(value[REFUSED])
+    return None
+
+
+_LIMITS: dict[str, tuple[bool, float, float]] = {
+    # name: (a whole number only, lowest, highest)
+    "max_steps": (True, 1, 100_000),
+    "heartbeat_timeout_s": (False, 0.1, 86_400),
+    "step_timeout_s": (False, 1, 7 * 86_400),
+    "steps_per_history": (True, 1, 10_000),
+}
+
+
+def parse_run_request(data: Any, workflow_id: str, continued: bool) -> RunRequest:
+    """The run `data` describes, checked field by field: anyone who reaches the task queue can
+    start a workflow with any input. Only a run continued as new carries a checkpoint (a client
+    cannot hand a worker one)."""
+    why = refused(data)
+    if why is not None:
+        raise PayloadRefusedError(f"the run's input was refused: {why}")
+    if not isinstance(data, dict):
+        raise BadRunInput(f"a run's input is an object, not a {type(data).__name__}")
+    known = {"run_id", "task", "agent", "checkpoint", "decision", *_LIMITS}
+    unknown = sorted(str(key)[:40] for key in set(data) - known)
+    if unknown:
+        raise BadRunInput(
+            f"a run's input has unknown field(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})"
+        )
+    run_id, task, agent = data.get("run_id"), data.get("task"), data.get("agent")
+    if run_id != workflow_id:
+        raise BadRunInput(
+            f"run_id {str(run_id)[:MAX_RUN_ID_CHARS]!r} is not the workflow's id {workflow_id!r}"
+        )
+    if not isinstance(task, str) or not task or len(task) > MAX_TASK_CHARS:
+        raise BadRunInput(f"task: text of 1 to {MAX_TASK_CHARS:,} characters, not {_shown(task)}")
+    if not isinstance(agent, str) or not agent:
+        raise BadRunInput(f"agent: the name of an agent the workers serve, not {_shown(agent)}")
+    checkpoint = data.get("checkpoint")
+    if checkpoint is not None and (not continued or not isinstance(checkpoint, str)):
+        raise BadRunInput("checkpoint: a run starts with none (only a run continued as new carries one)")
+    limits = {name: _limit(name, data[name]) for name in _LIMITS if data.get(name) is not None}
+    decision = _decision(data.get("decision"))
+    return RunRequest(run_id, task, agent, checkpoint, decision=decision, **limits)
+
+
+def _limit(name: str, value: Any) -> Any:
+    whole, low, high = _LIMITS[name]
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or (whole and not isinstance(value, int))
+        or not low <= value <= high
+    ):
+        raise BadRunInput(f"{name}: a number from {low:g} to {high:g}, not {_shown(value)}")
+    return value
+
+
+def parse_decision(value: Any) -> Decision:
+    """The decision a `decide` signal carries; `BadRunInput` if it is not one (or was refused)."""
+    decision = _decision(value)
+    if decision is None:
+        raise BadRunInput("decision: none given")
+    return decision
+
+
+def _decision(value: Any) -> Decision | None:
+    if value is None:
+        return None
+    if isinstance(value, Decision):
+        value = {"approval": value.approval, "note": value.note, "pause": value.pause, "key": value.key}
+    note = value.get("note") if isinstance(value, dict) else None
+    pause = value.get("pause") if isinstance(value, dict) else None
+    key = value.get("key") if isinstance(value, dict) else None
+    if (
+        not isinstance(value, dict)
+        or value.get("approval") not in ("approved", "denied")
+        or not (note is None or (isinstance(note, str) and len(note) <= MAX_NOTE_CHARS))
+        or not (pause is None or (isinstance(pause, str) and len(pause) <= 64))
+        or not (key is None or (isinstance(key, str) and _APPROVAL_KEY.fullmatch(key) is not None))
+    ):
+        raise BadRunInput(
+            "decision: {'approval': 'approved' or 'denied', 'note': text, 'pause': id, 'key': hex}, "
+            f"not {_shown(value)}"
+        )
+    return Decision(value["approval"], note, pause, key)
+
+
+_APPROVAL_KEY = re.compile(r"[0-9a-f]{1,64}")
+
+
+def _shown(value: Any) -> str:
+    return f"{type(value).__name__} {str(value)[:40]!r}"

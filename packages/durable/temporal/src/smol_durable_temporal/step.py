@@ -1,18 +1,22 @@
 """The activity: one step of a smol run, resumed from its checkpoint on whichever worker polls.
 
-Each attempt builds a fresh agent from the run's `AgentSpec`, gives it a `StepStore` holding the
-checkpoint to start from, and drives the ordinary durable loop (`agent.run(task, run_id=...)` for
-the first step, `agent.resume(run_id)` after): the loop saves the step's boundary, where the store
-keeps the checkpoint and stops the run (`StepDone`), and the activity returns the checkpoint. So a step
-on Temporal is exactly a step of `agent.resume`: the same memory, sandbox variables, planning and
-tool ledger (smol_core.durable).
+Each attempt builds a fresh agent from the factory the worker registered under the run's agent
+name (agents.py), gives it a `StepStore` holding the checkpoint to start from, and drives the
+ordinary durable loop (`agent.run(task, run_id=...)` for the first step, `agent.resume(run_id)`
+after): the loop saves the step's boundary, where the store keeps the checkpoint and stops the run
+(`StepDone`), and the activity returns the checkpoint. So a step on Temporal is exactly a step of
+`agent.resume`: the same memory, sandbox variables, planning and tool ledger (smol_core.durable).
 
 Heartbeats: every save in the middle of a step (a model reply, a tool call starting or ending) is
 recorded as the activity's heartbeat details before the step goes on (heartbeats.py), and a retry
-resumes from the newest details rather than the step's start: a worker killed mid-step costs at most the model call in flight, and a tool call
-recorded as started is reported to the code as interrupted, not made again, unless its tool is
-idempotent. A thread repeats the newest details every third of the heartbeat timeout, so a long
-model call or tool does not pass for a dead worker.
+resumes from the newest details rather than the step's start: a worker killed mid-step costs at
+most the model call in flight, and a tool call recorded as started is reported to the code as
+interrupted, not made again, unless its tool is idempotent. A thread repeats the newest details
+every third of the heartbeat timeout, so a long model call or tool does not pass for a dead worker.
+
+A checkpoint over Temporal's payload limit travels by reference when the worker's data converter
+stores big payloads in a blob folder (blobs.py); on a worker without one, it ends the run at once
+(`CheckpointTooLargeError`) instead of being refused by the server and retried forever.
 """
 
 from __future__ import annotations
@@ -24,19 +28,30 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from smol_core.plugin_api import (
+    ApprovalKeyError,
     ApprovalPendingError,
     BudgetExceededError,
     CheckpointError,
+    SmolError,
     StoredCheckpoint,
     approve,
     deny,
     load_checkpoint,
     pending_approval,
+    short_call,
 )
+from smol_durable_temporal.agents import AgentFactoryError, AgentRegistry, UnknownAgentError
 from smol_durable_temporal.heartbeats import Heartbeat
 from smol_durable_temporal.messages import AWAITING_APPROVAL, STEP_ACTIVITY, Decision, StepRequest, StepResult
-from smol_durable_temporal.spec import AgentSpec, AgentSpecError
 from smol_durable_temporal.step_store import StepDone, StepStore
+
+PAYLOAD_LIMIT = 2 * 1024 * 1024
+"""Temporal's default limit on one payload (`limit.blobSize.error`): a bigger step result is refused
+by the server, and the step retried forever."""
+
+
+class CheckpointTooLargeError(SmolError):
+    """A checkpoint over Temporal's payload limit, on a worker with no blob folder (one line)."""
 
 
 def encode_checkpoint(data: bytes) -> str:
@@ -54,29 +69,67 @@ def stored(run_id: str, text: str) -> StoredCheckpoint:
     return StoredCheckpoint(run_id, state.step_number - 1, state.status, data)
 
 
-@activity.defn(name=STEP_ACTIVITY)
-def run_one_step(request: StepRequest) -> StepResult:
-    """Run the step after `request.checkpoint` (or the newest heartbeat's) and return its checkpoint."""
-    try:
-        return _run_one_step(request)
-    except (AgentSpecError, BudgetExceededError, CheckpointError) as error:
-        # a retry cannot fix these: the workflow fails at once, with the error's own line
-        raise ApplicationError(str(error), type=type(error).__name__, non_retryable=True) from None
+UNFIXABLE = (
+    UnknownAgentError,
+    AgentFactoryError,
+    CheckpointTooLargeError,
+    BudgetExceededError,
+    CheckpointError,
+)
+"""What a retry on another worker cannot fix: the workflow fails at once, with the error's own line."""
 
 
-def _run_one_step(request: StepRequest) -> StepResult:
-    details = activity.info().heartbeat_details
-    resume_from = details[0] if details and isinstance(details[0], str) else request.checkpoint
-    seed = stored(request.run_id, resume_from) if resume_from is not None else None
-    if seed is not None and seed.status == "finished":
-        # an attempt killed after the run's end was saved, before it returned: the end stands
-        return StepResult(resume_from, seed.step, seed.status)  # type: ignore[arg-type]
-    heartbeat = Heartbeat(resume_from)
-    # beating from the start: building the agent (its sandbox) is part of the step's time, and an
-    # attempt the server took for dead would be retried while it goes on
-    with heartbeat.repeating(activity.info().heartbeat_timeout):
-        agent = AgentSpec.from_data(request.agent).build()
-        store = StepStore(request.run_id, seed, lambda saved: heartbeat.send(encode_checkpoint(saved.data)))
+class StepActivity:
+    """The step activity of one worker: the agents it serves, and whether its payloads over
+    Temporal's limit go to a blob folder (`offloads`)."""
+
+    def __init__(self, agents: AgentRegistry, *, offloads: bool) -> None:
+        self.agents = agents
+        self.offloads = offloads
+
+    @activity.defn(name=STEP_ACTIVITY)
+    def run_one_step(self, request: StepRequest) -> StepResult:
+        """Run the step after `request.checkpoint` (or the newest heartbeat's); return its checkpoint."""
+        try:
+            return self._run_one_step(request)
+        except UNFIXABLE as error:
+            line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            raise ApplicationError(line, type=type(error).__name__, non_retryable=True) from None
+
+    def _carried(self, data: bytes) -> str:
+        """The checkpoint as the workflow carries it; one line if no payload can carry it."""
+        text = encode_checkpoint(data)
+        if not self.offloads and len(text) > PAYLOAD_LIMIT - 64 * 1024:
+            raise CheckpointTooLargeError(
+                f"the run's checkpoint is {len(text) / 2**20:.1f} MiB (base64), over Temporal's payload "
+                "limit (2 MiB): give the workers and the client a shared blob folder "
+                "(smol-temporal-worker --blob-folder DIR, or SMOL_TEMPORAL_BLOBS=DIR for both)"
+            )
+        return text
+
+    def _run_one_step(self, request: StepRequest) -> StepResult:
+        details = activity.info().heartbeat_details
+        resume_from = details[0] if details and isinstance(details[0], str) else request.checkpoint
+        seed = stored(request.run_id, resume_from) if resume_from is not None else None
+        if seed is not None and seed.status == "finished":
+            # an attempt killed after the run's end was saved, before it returned: the end stands
+            return StepResult(resume_from, seed.step, seed.status)  # type: ignore[arg-type]
+        heartbeat = Heartbeat(resume_from)
+        # beating from the start: building the agent (its sandbox) is part of the step's time, and
+        # an attempt the server took for dead would be retried while it goes on
+        with heartbeat.repeating(activity.info().heartbeat_timeout):
+            agent = self.agents.build(request.agent)
+            return self._step(request, agent, seed, heartbeat)
+
+    def _step(
+        self, request: StepRequest, agent: Any, seed: StoredCheckpoint | None, heartbeat: Heartbeat
+    ) -> StepResult:
+        def on_save(saved: StoredCheckpoint) -> None:
+            text = encode_checkpoint(saved.data)
+            if self.offloads or len(text) <= PAYLOAD_LIMIT - 64 * 1024:
+                heartbeat.send(text)  # else the step's end says why no payload can carry it
+
+        store = StepStore(request.run_id, seed, on_save)
         if request.decision is not None:
             _apply(request.decision, store, request.run_id)
         agent.checkpoint_store = store
@@ -93,19 +146,38 @@ def _run_one_step(request: StepRequest) -> StepResult:
             pending = pending_approval(store, request.run_id)
         finally:
             agent.cleanup()
-    latest = store.latest
-    assert latest is not None  # a run saves before its first step
-    if pending is not None:
-        shown: dict[str, Any] = {key: pending[key] for key in ("tool", "call") if key in pending}
-        return StepResult(encode_checkpoint(latest.data), latest.step, AWAITING_APPROVAL, shown)
-    return StepResult(encode_checkpoint(latest.data), latest.step, latest.status)
+        latest = store.latest
+        assert latest is not None  # a run saves before its first step
+        if pending is not None:
+            shown = _memo_of(pending)
+            return StepResult(self._carried(latest.data), latest.step, AWAITING_APPROVAL, shown)
+        return StepResult(self._carried(latest.data), latest.step, latest.status)
+
+
+MEMO_CALL_CHARS = 16_000
+"""The longest call the memo shows whole; a longer one is shown with each argument shortened (and
+says so), its approval key naming it all the same."""
+
+
+def _memo_of(pending: dict[str, Any]) -> dict[str, Any]:
+    """What the run's memo says of the call it waits on: the tool, the call as a person reads it,
+    and its approval key (what `approve_on_temporal` / `deny_on_temporal` take)."""
+    call = str(pending.get("call", ""))
+    if len(call) > MEMO_CALL_CHARS:
+        call, _ = short_call(str(pending.get("tool", "a tool")), pending.get("arguments"))
+        call += " (shortened: its arguments are whole in the run's checkpoint)"
+    return {"tool": pending.get("tool"), "call": call, "approval_key": pending.get("approval_key")}
 
 
 def _apply(decision: Decision, store: StepStore, run_id: str) -> None:
     """Write `decision` into the checkpoint's waiting call, as `smol runs approve|deny` writes it into
-    a store's; once: a retried attempt resumes from a checkpoint that has it already."""
+    a store's; once: a retried attempt resumes from a checkpoint that has it already. A decision on
+    another call than the one waiting (its key differs) decides nothing: the run waits on."""
     waiting = pending_approval(store, run_id) if store.latest is not None else None
-    if waiting is None or "approval" in waiting:
+    if waiting is None or "approval" in waiting or decision.key is None:
         return
     decide = approve if decision.approval == "approved" else deny
-    decide(run_id, decision.note, store=store)
+    try:
+        decide(run_id, decision.key, decision.note, store=store)
+    except ApprovalKeyError:
+        return

@@ -13,31 +13,37 @@ A step that stops at a call needing a person's approval returns the checkpoint w
 (`approve_on_temporal` / `deny_on_temporal`, from any process that reaches the server, whether or
 not a worker runs). The call waited on is in the run's memo meanwhile, where a client reads it with
 no worker. The next step applies the decision and goes on, making the call or telling the model it
-was denied. The first decision stands; a later one finds no call waiting.
+was denied. The first decision stands; a later one finds no call waiting. Each pause has an id,
+in the memo beside the call, and a decision is taken only for the pause it names: a decision signal
+copied from the history and sent again at a later pause decides nothing.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 from datetime import timedelta
+from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
+from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from smol_durable_temporal.messages import (
         AWAITING_APPROVAL,
         DECIDE_SIGNAL,
-        MAX_NOTE_CHARS,
         NON_RETRYABLE,
+        PAUSE_FIELD,
         PENDING_MEMO,
         STEP_ACTIVITY,
         WORKFLOW_NAME,
+        BadRunInput,
         Decision,
         Progress,
-        RunRequest,
         StepRequest,
         StepResult,
+        parse_decision,
+        parse_run_request,
     )
 
 
@@ -45,11 +51,20 @@ with workflow.unsafe.imports_passed_through():
 class AgentRunWorkflow:
     def __init__(self) -> None:
         self._progress = Progress()
+        self._pause: str | None = None
         self._decision: Decision | None = None
 
     @workflow.run
-    async def run(self, request: RunRequest) -> str:
-        """The finished run's last checkpoint (base64): its answer, memory and variables."""
+    async def run(self, data: Any) -> str:
+        """The finished run's last checkpoint (base64): its answer, memory and variables.
+
+        The input is read as plain data and checked here (`parse_run_request`): one that does not
+        convert would otherwise fail the workflow's task, retried forever, instead of the run."""
+        info = workflow.info()
+        try:
+            request = parse_run_request(data, info.workflow_id, continued=info.continued_run_id is not None)
+        except BadRunInput as error:
+            raise ApplicationError(str(error), type="BadRunInputError", non_retryable=True) from None
         checkpoint, decision = request.checkpoint, request.decision
         for _ in range(max(1, request.steps_per_history)):
             step = StepRequest(
@@ -70,9 +85,10 @@ class AgentRunWorkflow:
             if result.status == "finished":
                 return checkpoint
             if result.status == AWAITING_APPROVAL:
-                workflow.upsert_memo({PENDING_MEMO: result.pending})
+                self._pause = str(workflow.uuid4())  # deterministic: the same on replay
+                workflow.upsert_memo({PENDING_MEMO: {**(result.pending or {}), PAUSE_FIELD: self._pause}})
                 await workflow.wait_condition(lambda: self._decision is not None)
-                decision, self._decision = self._decision, None
+                decision, self._decision, self._pause = self._decision, None, None
                 self._progress = Progress(result.step, "running")
                 workflow.upsert_memo({PENDING_MEMO: None})
         workflow.continue_as_new(replace(request, checkpoint=checkpoint, decision=decision))
@@ -83,12 +99,21 @@ class AgentRunWorkflow:
         return self._progress
 
     @workflow.signal(name=DECIDE_SIGNAL)
-    def decide(self, decision: Decision) -> None:
-        """A person's decision on the call the run waits for; ignored unless it waits for one."""
-        waiting = self._progress.status == AWAITING_APPROVAL and self._decision is None
-        # anyone who reaches the server can signal: only a well-formed decision is taken
-        well_formed = decision.approval in ("approved", "denied") and (
-            decision.note is None or (isinstance(decision.note, str) and len(decision.note) <= MAX_NOTE_CHARS)
-        )
-        if waiting and well_formed:
+    def decide(self, data: Any) -> None:
+        """A person's decision on the call the run waits for; ignored unless it waits for one.
+        Anyone who reaches the server can signal: only a well-formed decision is taken, and with a
+        payload key, only one encrypted with it (codec.py: others arrive refused)."""
+        try:
+            decision = parse_decision(data)
+        except BadRunInput as error:
+            workflow.logger.warning(
+                "a decision on run %s was ignored: %s", workflow.info().workflow_id, error
+            )
+            return
+        if decision.pause is None or decision.pause != self._pause:
+            workflow.logger.warning(
+                "a decision on run %s for another pause was ignored", workflow.info().workflow_id
+            )
+            return
+        if self._progress.status == AWAITING_APPROVAL and self._decision is None:
             self._decision = decision
