@@ -4,16 +4,11 @@ approval policy and budget cover it. Each test here failed when a member was cal
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from killed_run import killed_while_waiting_then_resumed  # noqa: E402
 
 from smol_core import CodeAgent, ToolCallingAgent, tool
 from smol_core.agents.budget import RunBudget
@@ -25,31 +20,8 @@ from smol_core.testing import FunctionModel, ResumableScript, ScriptedModel
 SCRIPT = Path(__file__).with_name("member_run.py")
 
 
-def _run(tmp_path: Path, mode: str, where: str) -> subprocess.Popen[bytes]:
-    args = [
-        str(tmp_path / "runs.sqlite3"),
-        str(tmp_path / "calls.log"),
-        mode,
-        where,
-        str(tmp_path / f"{mode}.json"),
-    ]
-    return subprocess.Popen([sys.executable, str(SCRIPT), *args], stderr=subprocess.PIPE)
-
-
 def _killed_then_resumed(tmp_path: Path, where: str) -> dict[str, Any]:
-    first = _run(tmp_path, "run", where)
-    waiting = tmp_path / "calls.log.waiting"
-    deadline = time.monotonic() + 240
-    while not waiting.exists():
-        assert first.poll() is None, first.stderr.read().decode()[-3000:]  # type: ignore[union-attr]
-        assert time.monotonic() < deadline, "the run never reached its wait"
-        time.sleep(0.05)
-    os.kill(first.pid, signal.SIGKILL)
-    first.wait(timeout=30)
-    second = _run(tmp_path, "resume", where)
-    _, stderr = second.communicate(timeout=240)
-    assert second.returncode == 0, stderr.decode()[-3000:]
-    return dict(json.loads((tmp_path / "resume.json").read_text()))
+    return killed_while_waiting_then_resumed(SCRIPT, tmp_path, where)
 
 
 def _charges(tmp_path: Path) -> list[str]:

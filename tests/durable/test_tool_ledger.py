@@ -4,45 +4,17 @@ declared safe to repeat; otherwise the model is told it may or may not have take
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from killed_run import killed_while_waiting_then_resumed  # noqa: E402
 
 SCRIPT = Path(__file__).with_name("ledger_run.py")
 
 
-def _run(tmp_path: Path, mode: str, idempotent: str) -> subprocess.Popen[bytes]:
-    args = [
-        str(tmp_path / "runs.sqlite3"),
-        str(tmp_path / "calls.log"),
-        mode,
-        idempotent,
-        str(tmp_path / f"{mode}.json"),
-    ]
-    return subprocess.Popen([sys.executable, str(SCRIPT), *args], stderr=subprocess.PIPE)
-
-
 def _killed_mid_step_then_resumed(tmp_path: Path, idempotent: str) -> dict[str, Any]:
-    first = _run(tmp_path, "run", idempotent)
-    waiting = tmp_path / "calls.log.waiting"
-    deadline = time.monotonic() + 240
-    while not waiting.exists():
-        assert first.poll() is None, first.stderr.read().decode()[-3000:]  # type: ignore[union-attr]
-        assert time.monotonic() < deadline, "the run never reached its second tool call"
-        time.sleep(0.05)
-    os.kill(first.pid, signal.SIGKILL)
-    first.wait(timeout=30)
-    second = _run(tmp_path, "resume", idempotent)
-    _, stderr = second.communicate(timeout=240)
-    assert second.returncode == 0, stderr.decode()[-3000:]
-    return dict(json.loads((tmp_path / "resume.json").read_text()))
+    return killed_while_waiting_then_resumed(SCRIPT, tmp_path, idempotent)
 
 
 def test_an_interrupted_call_that_is_not_safe_to_repeat_is_reported_not_made(tmp_path: Path) -> None:
