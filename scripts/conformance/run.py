@@ -225,7 +225,9 @@ def read_report(report: Path) -> dict[str, Outcome]:
         problems = [child for child in case if child.tag in ("failure", "error")]
         skips = [child for child in case if child.tag == "skipped"]
         status = "failed" if problems else "skipped" if skips else "passed"
-        outcomes[position] = Outcome(file, test_id, status, _reason((problems or skips or [None])[0]))
+        outcomes[position] = Outcome(
+            file, test_id, status, _reason(problems[0] if problems else skips[0] if skips else None)
+        )
     return outcomes
 
 
@@ -250,11 +252,11 @@ def table(smolagents: dict[str, Outcome], smol: dict[str, Outcome]) -> tuple[int
     failures = []
     for key, outcome in counted.items():
         per_file[outcome.file] += 1
-        ours = smol.get(key)
-        if ours is not None and ours.passed:
+        on_smol = smol.get(key)
+        if on_smol is not None and on_smol.passed:
             passing[outcome.file] += 1
         else:  # named by smolagents' id, which docs/compatibility.md uses
-            failures.append(Outcome(outcome.file, outcome.test, "failed", _on_smol(ours)))
+            failures.append(Outcome(outcome.file, outcome.test, "failed", _on_smol(on_smol)))
     width = max([len(name) for name in per_file] + [len(INTERPRETER_TESTS) + 8])
     print(f"\n{'test file':<{width}}  {'smolagents':>10}  {'smol':>5}  {'share':>6}")
     for name in sorted(per_file):
