@@ -1,7 +1,7 @@
 """smolagents' tests/conftest.py, which its sdist does not ship: the fixtures its tests ask for by name.
 
-Why: smolagents runs its suite with these in its own repository; without them 43 of its tests error
-on both sides and say nothing. The run copies this file (and fixtures/, data/) into the unpacked
+Why: smolagents runs its suite with these in its own repository; without them the tests that use them
+error on both sides and say nothing. The run copies this file (and fixtures/, data/) into the unpacked
 suite on both sides, so both run the same helpers. See NOTICE.
 """
 
