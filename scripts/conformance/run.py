@@ -124,7 +124,9 @@ def mcp_server_python(work: Path) -> Path:
     Why: smolagents' MCP tests start their servers as `python -c "from mcp.server.fastmcp import
     FastMCP ..."`, a script written for mcp 1.x; the same server serves both clients. A script, not a
     link: a virtual environment's python finds its packages from the path it is started by."""
-    subprocess.run(["bash", str(ROOT / "scripts" / "setup.d" / "60-mcp-v1.sh")], check=True)
+    setup = ROOT / "scripts" / "setup.d" / "60-mcp-v1.sh"
+    if subprocess.run(["bash", str(setup)]).returncode != 0:  # then the MCP tests fail on both sides, listed
+        print(f"conformance: no mcp 1.x environment for the MCP tests' servers: run `bash {setup}`")
     folder = work / "mcp-server-bin"
     folder.mkdir(exist_ok=True)
     python = folder / "python"
