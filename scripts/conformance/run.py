@@ -12,19 +12,28 @@ floor in floor.txt, so a change that breaks a smolagents user's code fails CI.
     python scripts/conformance/run.py --failures  # also list each test smol fails that smolagents passes
     python scripts/conformance/run.py -k memory   # only test files whose name contains "memory"
 
+The sdist leaves out smolagents' test helpers (tests/conftest.py, tests/fixtures/, tests/data/,
+tests/utils/markers.py): support/ holds equivalents written here (see support/NOTICE), copied into
+the suite on both sides. smolagents' MCP client (mcpadapt) needs the mcp SDK 1.x, so smolagents'
+side runs with it (constraints-smolagents.txt), and on both sides the MCP servers the tests start
+with `python -c ...` run in the mcp 1.x environment of scripts/setup.d/60-mcp-v1.sh.
+
 The same rules hold on both sides (EXCLUDED and the markers below), each with its reason. Only tests
 that pass on smolagents count: a test smolagents itself fails here (a version mismatch in its own
-sdist, an optional SDK that is not installed, a missing data folder) says nothing about smol.
+sdist, an optional SDK that is not installed) says nothing about smol. Nothing leaves the count
+silently: every test left out, skipped, or failing on smolagents' side is printed with its reason.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
 import sys
 import tarfile
+import time
 import xml.etree.ElementTree as ElementTree
 from collections import Counter
 from dataclasses import dataclass
@@ -35,6 +44,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 CACHE = Path.home() / ".cache" / "smol" / "conformance"
 FLOOR = HERE / "floor.txt"
+SUPPORT = HERE / "support"
+# where scripts/setup.d/60-mcp-v1.sh makes the mcp 1.x environment the tests' MCP servers run in
+MCP_V1 = Path(os.environ.get("SMOL_MCP_V1_DIR") or Path.home() / ".cache" / "smol" / "mcp-v1")
 INTERPRETER_TESTS = "test_local_python_executor.py"
 # every smolagents test that fails on smol is listed there with its reason; the run checks it
 EXPLAINED = ROOT / "docs" / "compatibility.md"
@@ -75,8 +87,12 @@ require_soundfile = _requires("soundfile")
 class Outcome:
     file: str
     test: str
-    passed: bool
+    status: str  # "passed", "failed" (a failure or an error) or "skipped"
     message: str
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
 
 
 def hatch_python(env: str) -> str:
@@ -85,6 +101,38 @@ def hatch_python(env: str) -> str:
         ["hatch", "env", "find", env], cwd=ROOT, check=True, capture_output=True, text=True
     ).stdout.strip()
     return str(Path(location) / "bin" / "python")
+
+
+def with_smolagents_mcp_client(python: str) -> str:
+    """smolagents' side, with the mcp SDK 1.x its MCP client (mcpadapt) is written for.
+
+    Why here too: constraints-smolagents.txt pins mcp 1.x for a new environment, but one made before
+    that pin still holds mcp 2.x, where `import mcpadapt.core` fails and every MCP test of the suite
+    fails on smolagents' side, leaving the count without a word."""
+    if subprocess.run([python, "-c", "import mcpadapt.core"], capture_output=True).returncode != 0:
+        subprocess.run(
+            ["uv", "pip", "install", "--quiet", "--python", python,
+             "--constraint", str(HERE / "constraints-smolagents.txt"), "mcp[ws]>=1.10,<2"],
+            check=True,
+        )  # fmt: skip
+    return python
+
+
+def mcp_server_python(work: Path) -> Path:
+    """A folder whose `python` runs the mcp 1.x environment's, put first on PATH on both sides.
+
+    Why: smolagents' MCP tests start their servers as `python -c "from mcp.server.fastmcp import
+    FastMCP ..."`, a script written for mcp 1.x; the same server serves both clients. A script, not a
+    link: a virtual environment's python finds its packages from the path it is started by."""
+    setup = ROOT / "scripts" / "setup.d" / "60-mcp-v1.sh"
+    if subprocess.run(["bash", str(setup)]).returncode != 0:  # then the MCP tests fail on both sides, listed
+        print(f"conformance: no mcp 1.x environment for the MCP tests' servers: run `bash {setup}`")
+    folder = work / "mcp-server-bin"
+    folder.mkdir(exist_ok=True)
+    python = folder / "python"
+    python.write_text(f'#!/bin/sh\nexec "{MCP_V1 / "bin" / "python"}" "$@"\n')
+    python.chmod(0o755)
+    return folder
 
 
 def fetch_tests() -> Path:
@@ -107,9 +155,16 @@ def fetch_tests() -> Path:
 
 def lay_out(tests: Path, side: str) -> Path:
     """A fresh copy of the tests for one side: pytest writes caches and fixtures write files beside them."""
-    work = CACHE / "work" / side
+    work = CACHE / "work" / ROOT.name / side  # one per checkout: worktrees run side by side
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(tests, work / "tests")
+    # smolagents' conftest.py, fixtures/ and data/, which the sdist leaves out (support/NOTICE)
+    shutil.copytree(
+        SUPPORT,
+        work / "tests",
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("__pycache__", "make_image.py"),
+    )
     (work / "tests" / "__init__.py").touch()
     (work / "tests" / "utils").mkdir(exist_ok=True)
     (work / "tests" / "utils" / "__init__.py").touch()
@@ -128,6 +183,7 @@ def run_side(python: str, work: Path, side: str, selection: str | None) -> Path:
     if selection:
         command += ["-k", selection]
     environment = {**_clean_environment(), "SMOL_CONFORMANCE_SIDE": side}
+    environment["PATH"] = f"{mcp_server_python(work)}{os.pathsep}{environment.get('PATH', '')}"
     if side == "smol":
         environment["PYTHONPATH"] = str(HERE / "shim")
     print(f"::: conformance: smolagents {VERSION}'s tests on {side}", flush=True)
@@ -138,8 +194,6 @@ def run_side(python: str, work: Path, side: str, selection: str | None) -> Path:
 
 
 def _clean_environment() -> dict[str, str]:
-    import os
-
     keep = {
         k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHONPATH", "HATCH_ENV"))
     }
@@ -152,26 +206,45 @@ def read_report(report: Path) -> dict[str, Outcome]:
 
     Why not by pytest's id: a parametrized case's id is made from its values, and the same value
     prints differently on the two sides (smolagents' `OpenAIModel` is smol's `OpenAIServerModel`,
-    an object's id holds its address), while both sides run the same cases in the same order."""
+    an object's id holds its address), while both sides run the same cases in the same order.
+    A file that fails to import (or skips itself) is one outcome named by the file."""
     outcomes: dict[str, Outcome] = {}
     if not report.exists():
         return outcomes
     seen: Counter[str] = Counter()
     for case in ElementTree.parse(report).iter("testcase"):
-        # classname is tests.test_agents or tests.test_agents.TestCodeAgent
-        module, _, owner = case.get("classname", "").removeprefix("tests.").partition(".")
-        file = f"{module}.py"
-        test_id = "::".join(part for part in (file, owner, case.get("name", "")) if part)
+        # classname is tests.test_agents or tests.test_agents.TestCodeAgent; empty for a whole file
+        classname, name = case.get("classname", ""), case.get("name", "")
+        if classname:
+            module, _, owner = classname.removeprefix("tests.").partition(".")
+            file = f"{module}.py"
+            test_id = "::".join(part for part in (file, owner, name) if part)
+        else:
+            file = test_id = name.removeprefix("tests.").replace(".", "/") + ".py"
         function = test_id.split("[", 1)[0]
         position = f"{function}#{seen[function]}"
         seen[function] += 1
         problems = [child for child in case if child.tag in ("failure", "error")]
-        skipped = any(child.tag == "skipped" for child in case)
-        if skipped and not problems:
-            continue
-        message = (problems[0].get("message") or "").splitlines()[0][:160] if problems else ""
-        outcomes[position] = Outcome(file, test_id, not problems, message)
+        skips = [child for child in case if child.tag == "skipped"]
+        status = "failed" if problems else "skipped" if skips else "passed"
+        outcomes[position] = Outcome(
+            file, test_id, status, _reason(problems[0] if problems else skips[0] if skips else None)
+        )
     return outcomes
+
+
+def _reason(element: ElementTree.Element | None) -> str:
+    """One line: pytest's message, or for a collection error or skip the last `E ` line of its text."""
+    if element is None:
+        return ""
+    message = (element.get("message") or "").strip()
+    if message in ("", "collection failure", "collection skipped"):
+        lines = [line for line in (element.text or "").splitlines() if line.strip()]
+        errors = [line[1:].strip() for line in lines if line.startswith("E ")]
+        message = (errors or lines or [message])[-1].strip()
+        if message.startswith("(") and message.endswith(")"):  # a skip: ('path', line, 'Skipped: why')
+            message = message.rsplit(", ", 1)[-1].strip("()'\"").removeprefix("Skipped: ")
+    return message.splitlines()[0][:160] if message else ""
 
 
 def table(smolagents: dict[str, Outcome], smol: dict[str, Outcome]) -> tuple[int, int, list[Outcome]]:
@@ -181,12 +254,11 @@ def table(smolagents: dict[str, Outcome], smol: dict[str, Outcome]) -> tuple[int
     failures = []
     for key, outcome in counted.items():
         per_file[outcome.file] += 1
-        ours = smol.get(key)
-        if ours is not None and ours.passed:
+        on_smol = smol.get(key)
+        if on_smol is not None and on_smol.passed:
             passing[outcome.file] += 1
         else:  # named by smolagents' id, which docs/compatibility.md uses
-            why = ours.message if ours is not None else "not run on smol (import or collection error)"
-            failures.append(Outcome(outcome.file, outcome.test, False, why))
+            failures.append(Outcome(outcome.file, outcome.test, "failed", _on_smol(on_smol)))
     width = max([len(name) for name in per_file] + [len(INTERPRETER_TESTS) + 8])
     print(f"\n{'test file':<{width}}  {'smolagents':>10}  {'smol':>5}  {'share':>6}")
     for name in sorted(per_file):
@@ -201,6 +273,41 @@ def table(smolagents: dict[str, Outcome], smol: dict[str, Outcome]) -> tuple[int
     label = f"all but {INTERPRETER_TESTS}"
     print(f"{label:<{width}}  {rest_total:>10}  {rest:>5}  {rest / max(rest_total, 1):>6.0%}")
     return total, ours, failures
+
+
+def _on_smol(outcome: Outcome | None) -> str:
+    if outcome is None:
+        return "not run on smol (its file did not import there)"
+    if outcome.status == "skipped":
+        return f"skipped on smol: {outcome.message}"
+    return outcome.message
+
+
+def not_counted(smolagents: dict[str, Outcome], smol: dict[str, Outcome]) -> None:
+    """Every test outside the count, with its reason, so that none leaves it silently: the files and
+    tests left out on both sides, the tests each side skips, and the tests that fail on smolagents'
+    side (with what smol does with each)."""
+    print(f"\nLeft out on both sides ({len(EXCLUDED)}, EXCLUDED in scripts/conformance/run.py):")
+    for test, why in EXCLUDED.items():
+        print(f"  {test.removeprefix('tests/')}: {why}")
+    for side, outcomes in (("smolagents", smolagents), ("smol", smol)):
+        skipped: dict[str, list[str]] = {}
+        for outcome in outcomes.values():
+            if outcome.status == "skipped":
+                skipped.setdefault(outcome.message, []).append(outcome.test)
+        total = sum(len(tests) for tests in skipped.values())
+        print(f"\nSkipped on {side} ({total}), by reason:")
+        for why, tests in sorted(skipped.items(), key=lambda item: (-len(item[1]), item[0])):
+            print(f"  {why} ({len(tests)}):")
+            for test in tests:
+                print(f"    {test}")
+    failing = [outcome for outcome in smolagents.values() if outcome.status == "failed"]
+    print(f"\nFailing on smolagents, so not counted ({len(failing)}), with smol's outcome:")
+    keys = {outcome.test: key for key, outcome in smolagents.items()}
+    for outcome in sorted(failing, key=lambda outcome: outcome.test):
+        ours = smol.get(keys[outcome.test])
+        on_smol = "passes on smol" if ours is not None and ours.passed else f"smol: {_on_smol(ours)}"
+        print(f"  {outcome.test}: {outcome.message}\n      {on_smol}")
 
 
 def explained_tests() -> list[str]:
@@ -231,9 +338,17 @@ def main() -> int:
     arguments = parser.parse_args()
     tests = fetch_tests()
     reports = {}
-    for side, env in (("smolagents", "conformance-smolagents"), ("smol", "conformance")):
-        reports[side] = run_side(hatch_python(env), lay_out(tests, side), side, arguments.selection)
-    total, ours, failures = table(read_report(reports["smolagents"]), read_report(reports["smol"]))
+    started = time.monotonic()
+    pythons = {
+        "smolagents": with_smolagents_mcp_client(hatch_python("conformance-smolagents")),
+        "smol": hatch_python("conformance"),
+    }
+    for side, python in pythons.items():
+        reports[side] = run_side(python, lay_out(tests, side), side, arguments.selection)
+    outcomes = {side: read_report(report) for side, report in reports.items()}
+    not_counted(outcomes["smolagents"], outcomes["smol"])
+    total, ours, failures = table(outcomes["smolagents"], outcomes["smol"])
+    print(f"(both sides in {time.monotonic() - started:.0f} s)")
     if arguments.failures:
         print("\nFailing on smol, passing on smolagents:")
         for failure in sorted(failures, key=lambda outcome: outcome.test):

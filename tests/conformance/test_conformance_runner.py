@@ -50,7 +50,7 @@ SMOL = """
 def test_only_tests_passing_on_smolagents_count_and_missing_ones_fail(tmp_path: Path) -> None:
     smolagents = run.read_report(_report(tmp_path, "smolagents", SMOLAGENTS))
     smol = run.read_report(_report(tmp_path, "smol", SMOL))
-    assert "test_tools.py::test_skipped#0" not in smolagents  # skipped on both sides: not counted
+    assert smolagents["test_tools.py::test_skipped#0"].status == "skipped"  # kept, to be listed: not counted
     total, passing, failures = run.table(smolagents, smol)
     assert (total, passing) == (4, 2)
     assert sorted(f.test for f in failures) == [
@@ -85,9 +85,9 @@ def test_a_failure_is_explained_by_its_test_id_or_a_prefix_of_it(
     document = tmp_path / "compatibility.md"
     monkeypatch.setattr(run, "EXPLAINED", document)
     failures = [
-        run.Outcome("test_agents.py", "test_agents.py::TestCodeAgent::test_broken[a]", False, ""),
-        run.Outcome("test_tools.py", "test_tools.py::test_missing_on_smol", False, ""),
-        run.Outcome("test_tools.py", "test_tools.py::test_missing_on_smol_too", False, ""),
+        run.Outcome("test_agents.py", "test_agents.py::TestCodeAgent::test_broken[a]", "failed", ""),
+        run.Outcome("test_tools.py", "test_tools.py::test_missing_on_smol", "failed", ""),
+        run.Outcome("test_tools.py", "test_tools.py::test_missing_on_smol_too", "failed", ""),
     ]
     document.write_text(
         "- `test_agents.py::TestCodeAgent::test_broken`: a reason\n- `test_tools.py::test_missing_on_smol`\n"
@@ -103,3 +103,53 @@ def test_a_failure_is_explained_by_its_test_id_or_a_prefix_of_it(
 def test_every_exclusion_says_why() -> None:
     assert all(reason.strip() for reason in run.EXCLUDED.values())
     assert "require_run_all" in run.MARKERS and "require_torch" in run.MARKERS
+
+
+COLLECTION_ERROR = """
+<testcase classname="" name="tests.test_yield_support"><error message="collection failure">ImportError while \
+importing test module.
+E   ImportError: cannot import name 'YieldException' from 'smolagents.local_python_executor'</error></testcase>
+<testcase classname="" name="tests.test_telemetry"><skipped message="collection skipped">('tests/test_telemetry.py', \
+27, 'Skipped: requires openinference.instrumentation.smolagents')</skipped></testcase>
+"""
+
+
+def test_nothing_leaves_the_count_silently(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A file that fails to import on both sides, a skipped file, a skipped test and a test smolagents
+    fails are each printed with their reason, and with what smol does."""
+    smolagents = run.read_report(_report(tmp_path, "smolagents", SMOLAGENTS + COLLECTION_ERROR))
+    smol = run.read_report(_report(tmp_path, "smol", SMOL + COLLECTION_ERROR))
+    assert smolagents["test_yield_support.py#0"] == run.Outcome(
+        "test_yield_support.py",
+        "test_yield_support.py",
+        "failed",
+        "ImportError: cannot import name 'YieldException' from 'smolagents.local_python_executor'",
+    )
+    run.not_counted(smolagents, smol)
+    printed = capsys.readouterr().out
+    for excluded, why in run.EXCLUDED.items():
+        assert f"{excluded.removeprefix('tests/')}: {why}" in printed
+    assert "requires openinference.instrumentation.smolagents (1):\n    test_telemetry.py" in printed
+    assert "torch (1):\n    test_tools.py::test_skipped" in printed
+    assert "test_yield_support.py: ImportError: cannot import name 'YieldException'" in printed
+    assert "smol: ImportError: cannot import name 'YieldException'" in printed
+    assert "test_agents.py::test_smolagents_fails_too: boom\n      passes on smol" in printed
+
+
+def test_the_suite_is_laid_out_with_smolagents_test_helpers_on_each_side(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """smolagents' conftest fixtures, fixtures/ and data/ (which its sdist does not ship) are copied
+    into the suite before it runs, so that its tests that use them count."""
+    monkeypatch.setattr(run, "CACHE", tmp_path / "cache")
+    published = tmp_path / "sdist" / "tests"
+    published.mkdir(parents=True)
+    (published / "test_agents.py").write_text("")
+    for side in ("smolagents", "smol"):
+        tests = run.lay_out(published, side) / "tests"
+        assert "def get_agent_dict" in (tests / "fixtures" / "agents.py").read_text()
+        assert "def test_tool" in (tests / "fixtures" / "tools.py").read_text()
+        assert "agents_log_nothing_by_default" in (tests / "conftest.py").read_text()
+        assert (tests / "data" / "000000039769.png").read_bytes().startswith(b"\x89PNG")
+        assert (tests / "utils" / "markers.py").exists()
+        assert not (tests / "make_image.py").exists()
