@@ -49,3 +49,19 @@ def test_a_folder_without_class_needs_a_concrete_loader(tmp_path: Path) -> None:
     folder = _saved_without_class(tmp_path)
     with pytest.raises(AgentLoadError, match=r"no 'class'.*CodeAgent\.from_folder"):
         MultiStepAgent.from_folder(str(folder), model=ScriptedModel([]))
+
+
+def test_a_saved_hfapimodel_loads_as_inferenceclientmodel_as_smolagents_reads_it() -> None:
+    """smolagents up to 1.10 saved `HfApiModel`, which it renamed `InferenceClientModel`."""
+    import pytest as _pytest
+
+    plugin = _pytest.importorskip("smol_model_hf")
+    from smol_core.agents.serialization import LoadRecord, _model_from_dict
+
+    with _pytest.warns(FutureWarning, match="renamed to InferenceClientModel"):
+        model = _model_from_dict(
+            {"class": "HfApiModel", "data": {"model_id": "Qwen/Qwen2.5-Coder-32B-Instruct"}},
+            LoadRecord("agent.json", "from_folder()"),
+            None,
+        )
+    assert isinstance(model, plugin.InferenceClientModel)

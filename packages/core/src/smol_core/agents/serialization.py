@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -255,6 +256,13 @@ def _model_from_dict(model_info: Any, record: LoadRecord, model_kwargs: dict[str
     if not isinstance(model_info, dict) or "class" not in model_info:
         raise AgentLoadError("agent.json: 'model' must be an object with 'class' and 'data'.")
     class_name, raw = model_info["class"], model_info.get("data") or {}
+    if class_name == "HfApiModel":  # as smolagents reads agents saved before its rename
+        warnings.warn(
+            "HfApiModel was renamed to InferenceClientModel: the saved agent is loaded with InferenceClientModel",
+            FutureWarning,
+            stacklevel=3,
+        )
+        class_name = "InferenceClientModel"
     if not isinstance(raw, dict):
         raise AgentLoadError("agent.json: the model's 'data' must be an object.")
     granted = model_kwargs or {}
