@@ -9,7 +9,12 @@ Each run gets its own task queue and worker (`python -m smol_durable_temporal`),
 Printed as `durable_kills.py` prints for SQLite, from a real `temporal server start-dev` started and
 stopped here (smol_durable_temporal.testing).
 
-    hatch run plugin-temporal:python bench/durable_kills_temporal.py [RUNS] [PARALLEL]   # 200, 4
+Scenarios (`--scenario`, as `durable_kills.py`'s): `code`, `tool-calling` (without additional_args:
+a workflow input carries none), `members` (a team member makes the side effect, in a durable sub-run
+the worker resumes) and `approval` (each run pauses on Temporal; this script, as the person, reads
+the waiting call and approves it by its key while the workers are being killed).
+
+    hatch run plugin-temporal:python bench/durable_kills_temporal.py [RUNS] [PARALLEL] [--scenario NAME]
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from durable_kills import make_agent  # noqa: E402
+from durable_kills import SCENARIOS, make_agent  # noqa: E402
 
 TASK = "Compute and report the total."
 HEARTBEAT_SECONDS = 1.5
@@ -44,14 +49,15 @@ def _lines(path: Path) -> list[str]:
 def kills_agent() -> object:
     """The agent each run's worker serves as `kills` (`--agent kills=durable_kills_temporal:kills_agent`),
     logging to the run's folder (SMOL_KILLS_FOLDER, set by `_worker`)."""
-    return make_agent(os.environ["SMOL_KILLS_FOLDER"])
+    return make_agent(os.environ["SMOL_KILLS_FOLDER"], None, os.environ.get("SMOL_KILLS_SCENARIO", "code"))
 
 
-def _worker(address: str, queue: str, folder: Path) -> subprocess.Popen[bytes]:
+def _worker(address: str, queue: str, folder: Path, scenario: str) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")])),
         "SMOL_KILLS_FOLDER": str(folder),
+        "SMOL_KILLS_SCENARIO": scenario,
     }
     command = [sys.executable, "-m", "smol_durable_temporal", "--address", address, "--task-queue", queue]
     command += ["--agent", "kills=durable_kills_temporal:kills_agent"]
@@ -74,14 +80,16 @@ def _view(answer: Any, namespace: dict[str, Any]) -> dict[str, Any]:
     return {"answer": str(answer), "namespace": {k: repr(v) for k, v in sorted(namespace.items())}}
 
 
-def plain_run(folder: Path) -> dict[str, Any]:
+def plain_run(folder: Path, scenario: str) -> dict[str, Any]:
     """The uninterrupted run, in this process, its end read back from a SQLite checkpoint (the same
-    decoding as a Temporal run's end)."""
+    decoding as a Temporal run's end); it asks nobody for approval."""
     from smol_core.durable import SQLiteStore
     from smol_core.durable.runner import read_checkpoint
 
     store = str(folder / "runs.sqlite3")
-    agent: Any = make_agent(str(folder), store)
+    agent: Any = make_agent(str(folder), store, scenario)
+    if "send_report" in agent.tools:
+        agent.tools["send_report"].requires_approval = False
     with agent:
         agent.run(TASK, run_id="plain")
     end = read_checkpoint(SQLiteStore(store), "plain")
@@ -89,15 +97,30 @@ def plain_run(folder: Path) -> dict[str, Any]:
     return _view(end.final_answer, end.namespace)
 
 
-async def one_run(client: Any, address: str, seed: int, root: Path) -> dict[str, Any]:
+async def _approve_each_pause(client: Any, run_id: str) -> None:
+    """The person: each call the run waits on, read and approved by its key."""
+    from smol_durable_temporal import approve_on_temporal, pending_on_temporal
+
+    while True:
+        waiting = await pending_on_temporal(client, run_id)
+        if waiting is not None:
+            try:
+                await approve_on_temporal(client, run_id, waiting["approval_key"], note="ok")
+            except Exception:  # noqa: BLE001 - decided meanwhile, or the run moved on: read it again
+                pass
+        await asyncio.sleep(0.05)
+
+
+async def one_run(client: Any, address: str, seed: int, root: Path, scenario: str) -> dict[str, Any]:
     from smol_durable_temporal import run_result, start_on_temporal
 
     folder = root / f"run-{seed}"
     folder.mkdir()
     chance = random.Random(seed)
     queue = f"kills-{seed}-{uuid.uuid4().hex[:8]}"
-    worker = _worker(address, queue, folder)
+    worker = _worker(address, queue, folder, scenario)
     kills = 0
+    person = None
     try:
         handle = await start_on_temporal(
             "kills",
@@ -108,6 +131,8 @@ async def one_run(client: Any, address: str, seed: int, root: Path) -> dict[str,
             heartbeat_timeout_s=HEARTBEAT_SECONDS,
         )
         ended = asyncio.ensure_future(run_result(handle))
+        if scenario == "approval":
+            person = asyncio.ensure_future(_approve_each_pause(client, queue))
         calls = folder / "calls.log"
         while kills < MAX_KILLS and not ended.done():
             before = len(_lines(calls))
@@ -118,12 +143,14 @@ async def one_run(client: Any, address: str, seed: int, root: Path) -> dict[str,
                 break
             _stop(worker)
             kills += 1
-            worker = _worker(address, queue, folder)
+            worker = _worker(address, queue, folder, scenario)
         end = await asyncio.wait_for(ended, RUN_SECONDS)
     except Exception as error:  # noqa: BLE001 - a benchmark reports every failure and goes on
         return {"error": f"{type(error).__name__}: {error}"[:300], "kills": kills}
     finally:
         _stop(worker)
+        if person is not None:
+            person.cancel()
     made = Counter(_lines(folder / "calls.log"))
     errors = [str(getattr(step, "error", "") or "") for step in end.steps]
     return {
@@ -135,7 +162,7 @@ async def one_run(client: Any, address: str, seed: int, root: Path) -> dict[str,
     }
 
 
-async def run_all(address: str, root: Path, runs: int, parallel: int) -> list[dict[str, Any]]:
+async def run_all(address: str, root: Path, runs: int, parallel: int, scenario: str) -> list[dict[str, Any]]:
     from smol_durable_temporal import connect
 
     client = await connect(address)  # SMOL_TEMPORAL_KEY / SMOL_TEMPORAL_BLOBS, as the workers read them
@@ -143,28 +170,28 @@ async def run_all(address: str, root: Path, runs: int, parallel: int) -> list[di
 
     async def gated(seed: int) -> dict[str, Any]:
         async with gate:
-            return await one_run(client, address, seed, root)
+            return await one_run(client, address, seed, root, scenario)
 
     return list(await asyncio.gather(*(gated(seed) for seed in range(runs))))
 
 
-def main(runs: int, parallel: int) -> None:
+def main(runs: int, parallel: int, scenario: str) -> None:
     from smol_durable_temporal.testing import dev_server
 
     with tempfile.TemporaryDirectory(prefix="smol-kills-temporal-") as tmp:
         root = Path(tmp)
         (root / "plain").mkdir()
-        expected = plain_run(root / "plain")
+        expected = plain_run(root / "plain", scenario)
         with dev_server(root / "server.log") as address:
             started = time.perf_counter()
-            outcomes = asyncio.run(run_all(address, root, runs, parallel))
+            outcomes = asyncio.run(run_all(address, root, runs, parallel, scenario))
             elapsed = time.perf_counter() - started
     errors = [o for o in outcomes if "error" in o]
     done = [o for o in outcomes if "error" not in o]
     same = [o for o in done if o["result"] == expected]
     interrupted = [o for o in done if o["result"] != expected and o["report_interrupted"]]
     print(
-        f"runs on Temporal: {runs} ({parallel} at a time, {elapsed:.0f} s), worker kills: {sum(o['kills'] for o in outcomes)}"
+        f"scenario: {scenario}; runs on Temporal: {runs} ({parallel} at a time, {elapsed:.0f} s), worker kills: {sum(o['kills'] for o in outcomes)}"
     )
     print(f"finished with the uninterrupted answer and namespace: {len(same)} of {runs}")
     print(f"a kill inside the side-effecting call (reported, not re-run): {len(interrupted)}")
@@ -182,4 +209,12 @@ def main(runs: int, parallel: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200, int(sys.argv[2]) if len(sys.argv) > 2 else 4)
+    arguments = sys.argv[1:]
+    chosen = "code"
+    if "--scenario" in arguments:
+        at = arguments.index("--scenario")
+        chosen = arguments[at + 1]
+        del arguments[at : at + 2]
+    if chosen not in SCENARIOS:
+        raise SystemExit(f"--scenario {chosen!r}: choose one of {', '.join(SCENARIOS)}")
+    main(int(arguments[0]) if arguments else 200, int(arguments[1]) if len(arguments) > 1 else 4, chosen)

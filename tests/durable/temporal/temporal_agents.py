@@ -175,3 +175,45 @@ def two_approvals_agent(records: str) -> CodeAgent:
 
     record.requires_approval = True
     return CodeAgent(tools=[record], model=FunctionModel(reply), verbosity_level=0)
+
+
+def manager_with_member(records: str, member_asks: bool = False) -> CodeAgent:
+    """A manager whose team member records an order: the member's own run is a durable sub-run of
+    the manager's, saved in the step's store beside the manager's checkpoint."""
+
+    def script(replies: list[str]) -> FunctionModel:
+        def reply(messages: list[Any], **_: Any) -> str:
+            return replies[sum(1 for m in messages if str(getattr(m.role, "value", m.role)) == "assistant")]
+
+        return FunctionModel(reply)
+
+    @tool
+    def record(item: str) -> str:
+        """Records an order.
+
+        Args:
+            item: what to record.
+        """
+        with open(records, "a") as log:
+            log.write(f"{item} {os.getpid()}\n")
+        return f"recorded {item}"
+
+    record.requires_approval = member_asks
+    clerk = CodeAgent(
+        tools=[record],
+        model=script(["<code>\nr = record('order-7')\n</code>", "<code>\nfinal_answer(r)\n</code>"]),
+        name="clerk",
+        description="Records orders.",
+        verbosity_level=0,
+    )
+    return CodeAgent(
+        tools=[],
+        managed_agents=[clerk],
+        model=script(
+            [
+                "<code>\nreport = clerk(task='record order-7')\n</code>",
+                "<code>\nfinal_answer(report)\n</code>",
+            ]
+        ),
+        verbosity_level=0,
+    )

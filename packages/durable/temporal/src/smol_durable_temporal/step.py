@@ -54,6 +54,11 @@ class CheckpointTooLargeError(SmolError):
     """A checkpoint over Temporal's payload limit, on a worker with no blob folder (one line)."""
 
 
+class MemberApprovalError(SmolError):
+    """A team member's call waits for a person's approval: its sub-run lives only in its manager's
+    step on Temporal, so the run cannot wait for the decision (one line)."""
+
+
 def encode_checkpoint(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
@@ -70,6 +75,7 @@ def stored(run_id: str, text: str) -> StoredCheckpoint:
 
 
 UNFIXABLE = (
+    MemberApprovalError,
     UnknownAgentError,
     AgentFactoryError,
     CheckpointTooLargeError,
@@ -141,9 +147,16 @@ class StepActivity:
                 agent.resume(request.run_id, max_steps=request.max_steps)
         except StepDone:
             pass  # the step is saved: the run stops before the next one
-        except ApprovalPendingError:
+        except ApprovalPendingError as paused:
             # saved with the call waiting: the workflow holds the run until a person decides
             pending = pending_approval(store, request.run_id)
+            if pending is None:  # the call that waits is a team member's, in its sub-run
+                raise MemberApprovalError(
+                    f"run {request.run_id!r}: a team member's call waits for a person's approval, which a run on "
+                    "Temporal cannot wait for yet (the member's run lives within its manager's step): ask "
+                    "for approval of the call to the member itself, or run the team in one process "
+                    f"({' '.join(str(paused).split())[:300]})"
+                ) from None
         finally:
             agent.cleanup()
         latest = store.latest

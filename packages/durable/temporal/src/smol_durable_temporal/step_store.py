@@ -9,6 +9,11 @@ starting or ending), which it hands to `on_save` to send as heartbeat details, s
 whose start was recorded made again unless the tool is idempotent (smol_core.durable.tool_ledger).
 
 The lease is the activity's: Temporal already runs one attempt of a step at a time.
+
+A team member the run calls runs as a durable sub-run of its own (its id under the run's), saved
+here too, apart from the run's: its saves are not the run's step boundary. Such a sub-run lives as
+long as the manager's step attempt: a worker that dies in the middle of a member's work makes the
+member's call again on the next attempt, from the member's start (docs/durable.md, On Temporal).
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ class StepStore:
         self.latest = seed
         self.first_step = seed.step if seed is not None else 0
         self._on_save = on_save
+        self.sub_runs: dict[str, StoredCheckpoint] = {}
+        """The team members' sub-runs of this step, by run id."""
 
     def acquire(self, run_id: str) -> Lease:
         return Lease(run_id, "temporal-activity")
@@ -51,6 +58,9 @@ class StepStore:
         agent: str = "",
         task: str = "",
     ) -> None:
+        if lease.run_id != self.run_id:
+            self.sub_runs[lease.run_id] = StoredCheckpoint(lease.run_id, step, status, data)
+            return
         self.latest = StoredCheckpoint(self.run_id, step, status, data)
         self._on_save(self.latest)
         if step > self.first_step and status != "finished":
@@ -59,7 +69,7 @@ class StepStore:
             raise StepDone(step)
 
     def load(self, run_id: str) -> StoredCheckpoint | None:
-        return self.latest if run_id == self.run_id else None
+        return self.latest if run_id == self.run_id else self.sub_runs.get(run_id)
 
     def list(self) -> list[RunRecord]:
         latest = self.latest
@@ -68,7 +78,9 @@ class StepStore:
         return [RunRecord(self.run_id, latest.step, latest.status, time.time(), len(latest.data))]
 
     def delete(self, run_id: str) -> bool:
-        existed = run_id == self.run_id and self.latest is not None
+        if run_id != self.run_id:
+            return self.sub_runs.pop(run_id, None) is not None
+        existed = self.latest is not None
         if existed:
             self.latest = None
         return existed
