@@ -68,20 +68,26 @@ def _private_folder(folder: Path, tighten: bool) -> None:
 
 def _private_file(path: Path, create: bool = True) -> None:
     """Create `path` readable and writable by its owner only (0600, whatever the umask), or narrow an
-    existing one of ours to that: a store holds every run's prompts, variables and tool results."""
-    flags = os.O_RDWR | (os.O_CREAT if create else 0) | getattr(os, "O_CLOEXEC", 0)
+    existing one of ours to that: a store holds every run's prompts, variables and tool results.
+
+    An existing file is never opened here, only changed by its path: on POSIX, closing any
+    descriptor of a file drops every lock this process holds on it, and SQLite's connections to the
+    store in this process (another store object on the same file) rely on theirs (SQLite's "how to
+    corrupt a database file", 2.2). A new file has no connection yet."""
     try:
-        fd = os.open(path, flags, 0o600)
+        info = os.stat(path)
     except FileNotFoundError:
-        if create:
-            raise
-        return
-    try:
-        info = os.fstat(fd)
-        if stat.S_IMODE(info.st_mode) & 0o077 and info.st_uid == os.getuid():
-            os.fchmod(fd, 0o600)
-    finally:
-        os.close(fd)
+        if not create:
+            return
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+        except FileExistsError:  # made meanwhile, by another process
+            info = os.stat(path)
+        else:
+            os.close(fd)
+            return
+    if stat.S_IMODE(info.st_mode) & 0o077 and info.st_uid == os.getuid():
+        os.chmod(path, 0o600)
 
 
 class SQLiteStore:
