@@ -38,6 +38,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from .host_objects import HostObject, host_object
+
 TAG = "__smol__"
 MAX_FRAME_BYTES = 512 * 1024 * 1024
 """Host → worker frames (the worker trusts its host: big `additional_args` may cross)."""
@@ -169,6 +171,8 @@ def _encode_container(value: Any, allow_pickle: bool, depth: int, seen: set[int]
 
 def _encode_special(value: Any, allow_pickle: bool, depth: int, seen: set[int]) -> Any:
     """Known non-JSON types; None when `value` is none of them."""
+    if type(value) is HostObject:  # the host's object: its handle, never its contents
+        return _tagged("host_object", id=value._smol_handle, type=value._smol_type)
     if type(value) is type and value.__name__ in BUILTIN_TYPES and getattr(builtins, value.__name__) is value:
         return _tagged("type", name=value.__name__)
     if isinstance(value, bool | int | float | str) and not allow_pickle:
@@ -333,6 +337,8 @@ def _decode_tagged(tag: str, data: dict[str, Any], allow_pickle: bool) -> Any:
         return getattr(builtins, data["name"])
     if tag == "repr":
         return UnserializableValue(str(data.get("type", "?")), str(data.get("repr", "")))
+    if tag == "host_object":  # only the host sends these to a worker (its decoder refuses unknown ones)
+        return host_object(int(data["id"]), str(data.get("type", "?")))
     if tag == "pickle":
         if not allow_pickle:
             raise ProtocolError("refusing to unpickle a value that came from the sandbox")
