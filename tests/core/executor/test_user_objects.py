@@ -84,6 +84,7 @@ def test_a_script_gets_smolagents_answers_from_objects_it_was_handed() -> None:
         "    'customer': invoice.customer.upper(), 'total': invoice.total(), 'first': invoice.amounts[0],\n"
         "    'described': ledger.describe(prefix='ledger: '), 'count': len(ledger), 'second': ledger[1],\n"
         "    'rate': audio.samplerate, 'seconds': len(audio.to_raw()) / audio.samplerate,\n"
+        "    'peak': float(abs(audio.to_raw()).max()),\n"
         "    'sum': int(samples.sum()), 'mean_rows': samples.mean(axis=1).tolist(), 'shape': samples.shape,\n"
         "    'n_plus_one': n + 1,\n"
         "})"
@@ -98,6 +99,7 @@ def test_a_script_gets_smolagents_answers_from_objects_it_was_handed() -> None:
         "second": 7,
         "rate": 16000,
         "seconds": 1.0,
+        "peak": 0.0,
         "sum": 15,
         "mean_rows": [1.0, 4.0],
         "shape": (2, 3),
@@ -180,3 +182,20 @@ def test_a_class_in_state_is_usable() -> None:
     assert result == 2
     instance, _ = evaluate_python_code("A()", {}, state={"A": A})
     assert isinstance(instance, A)
+
+
+def test_an_agent_image_is_usable() -> None:
+    from PIL import Image
+
+    from smol_core.agent_types import AgentImage
+
+    image = AgentImage(Image.new("RGB", (4, 3), "red"))
+    assert run_agent("final_answer((image.to_raw().size, image.to_raw().getpixel((0, 0))))", image=image) == (
+        (4, 3),
+        (255, 0, 0),
+    )
+
+
+def test_an_array_a_method_returns_has_its_methods_without_numpy_authorized() -> None:
+    audio = AgentAudio(np.array([0.0, -0.5, 0.25], dtype=np.float32), samplerate=8000)
+    assert run_agent("final_answer(float(abs(audio.to_raw()).max()))", audio=audio) == 0.5

@@ -130,6 +130,8 @@ def hand_over(value: Any, held: HeldObjects, by_user: bool = False, depth: int =
     a class among them is held too (`A.attr`, `A()`), as the user chose; a class a method returns
     is not (it would open the class graph of whatever module it came from)."""
     cls = type(value)
+    if cls is str or cls is int or cls is float or cls is bool or value is None:
+        return value
     if cls in _CONTAINERS and depth <= MAX_DEPTH:
         if cls is dict:
             return {k: hand_over(v, held, by_user, depth + 1) for k, v in value.items()}

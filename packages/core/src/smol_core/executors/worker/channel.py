@@ -141,7 +141,7 @@ class Channel:
             raise signal
         if not message.get("ok"):
             raise ToolError(f"tool '{name}' failed: {message.get('error')}")
-        return decode(message.get("value"), allow_pickle=True)
+        return decode(message.get("value"))
 
     def call_object(
         self, handle: int, action: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]

@@ -404,9 +404,11 @@ class Worker:
         """An operation on an object the host kept (host_objects.py); its time there is not the code's."""
         self.clock.pause()
         try:
-            return self.channel.call_object(handle, action, name, args, kwargs)
+            value = self.channel.call_object(handle, action, name, args, kwargs)
         finally:
             self.clock.resume()
+        self.auth.handed.update(_library_packages((value,)))  # `audio.to_raw().sum()` works too
+        return value
 
 
 _LIBRARIES = frozenset({"numpy", "pandas", "PIL"})
