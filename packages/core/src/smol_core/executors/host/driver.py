@@ -43,7 +43,7 @@ from smol_core.executors.base import (
 )
 from smol_core.executors.host.exchange import Exchange
 from smol_core.executors.host.frames import ProtocolLimits, check_frame, check_protections
-from smol_core.executors.host.held import HeldObjects, hand_over
+from smol_core.executors.host.held import HeldObjects, holder
 from smol_core.executors.host.link import WorkerLink
 from smol_core.executors.worker.protocol import ProtocolError, encode
 
@@ -437,7 +437,7 @@ class WorkerExecutor(PythonExecutor):
                 self._send_control({"op": "vars", "values": self._encoded_variables(variables)})
 
     def _encoded_variables(self, variables: dict[str, Any]) -> Any:
-        return encode(hand_over(variables, self._held, by_user=True))
+        return encode(variables, hold=holder(self._held, by_user=True))
 
     def reset(self) -> None:
         with self._lock:

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from smol_core.executors.base import STATE_LOST, CodeOutput, ExecutionTimeoutError, InterpreterError
 from smol_core.executors.host.frames import check_frame
-from smol_core.executors.host.held import Refused, hand_over, serve
+from smol_core.executors.host.held import Refused, holder, serve
 from smol_core.executors.host.untrusted import decode_untrusted
-from smol_core.executors.worker.protocol import ProtocolError, encode
+from smol_core.executors.worker.protocol import Hold, ProtocolError, encode
 from smol_core.instrumentation import capture, traced_call, traced_coroutine
 
 if TYPE_CHECKING:
@@ -194,7 +194,6 @@ class Exchange:
             kind, value = serve(
                 self.ex._held, message["object"], message["action"], message["name"], args, kwargs
             )
-            value = hand_over(value, self.ex._held)
         except Refused as exc:
             self.proc.send(_failed(call_id, "SandboxViolation", str(exc)))
             return
@@ -206,8 +205,8 @@ class Exchange:
                 self.deadline += time.monotonic() - started
         if kind == "method":
             self.proc.send({"op": "tool_result", "id": call_id, "ok": True, "method": True})
-        else:
-            self._reply(call_id, ok=True, value=value)
+        else:  # an object the result holds becomes another handle
+            self._reply(call_id, ok=True, value=value, hold=holder(self.ex._held))
 
     def _tool_call(self, message: dict[str, Any]) -> None:
         call_id, args, kwargs = self._call_arguments(message)
@@ -238,8 +237,11 @@ class Exchange:
         else:
             self._reply(call_id, ok=True, value=result)
 
-    def _reply(self, call_id: int, ok: bool, value: Any = None, error: str | None = None) -> None:
-        """A tool's result crosses as data, or as its repr: never as a pickle.
+    def _reply(
+        self, call_id: int, ok: bool, value: Any = None, error: str | None = None, hold: Hold | None = None
+    ) -> None:
+        """A tool's result crosses as data, or as its repr: never as a pickle (an object call's, with
+        `hold`, also as handles to the objects it holds, which stay here).
 
         A pickle of a host object carries its whole state (clients, keys, tokens in attributes) to
         code that can read its raw channel; the codec carries the value and nothing else.
@@ -250,9 +252,9 @@ class Exchange:
             self.proc.send(payload)
             return
         try:  # a frame is built whole before a byte is written: a refusal leaves the channel in step
-            payload["value"] = encode(value)
+            payload["value"] = encode(value, hold=hold)
             self.proc.send(payload)
-        except (ValueError, TypeError, RecursionError, ProtocolError) as exc:
+        except (ValueError, TypeError, RecursionError, ProtocolError, Refused) as exc:
             # an int past Python's 4,300-digit limit, a result over the frame limit: the code gets an
             # error it can handle, the executor stays usable
             reason = f"the tool's result could not be handed to the code ({_describe(exc)[:300]})"

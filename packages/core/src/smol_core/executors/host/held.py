@@ -19,42 +19,22 @@ public methods do when called is the user's choice, as a tool's body is.
 
 from __future__ import annotations
 
-import datetime as _dt
 import inspect
 import itertools
 import sys
 import types
-from decimal import Decimal
-from fractions import Fraction
+from collections.abc import Callable
 from typing import Any
 
 from smol_core.executors.worker.guards import attribute_refusal
 from smol_core.executors.worker.host_objects import HostObject
 from smol_core.executors.worker.module_policy import DANGEROUS_MODULES
-from smol_core.executors.worker.protocol import MAX_DEPTH
 
-__all__ = ["HeldObjects", "Refused", "hand_over"]
+__all__ = ["HeldObjects", "Refused", "holder", "serve"]
 
 MAX_HELD = 100_000
 """Objects one executor keeps for its code; past it, a call's object result is refused."""
 
-_SCALARS = (
-    bool,
-    int,
-    float,
-    str,
-    bytes,
-    bytearray,
-    memoryview,
-    complex,
-    _dt.date,
-    _dt.time,
-    _dt.timedelta,
-    Decimal,
-    Fraction,
-    type(None),
-)
-_CONTAINERS = (list, tuple, set, frozenset, dict)
 ACTIONS = frozenset(
     {"get", "set", "call", "getitem", "setitem", "len", "contains", "iter", "bool", "str", "repr", "dir"}
 )
@@ -100,55 +80,24 @@ class HeldObjects:
         self._by_id.clear()
 
 
-def crosses_as_data(value: Any) -> bool:
-    """Whether the typed codec carries `value` as itself (so the code gets a copy, not a handle)."""
-    if isinstance(value, _SCALARS):
-        return True  # an AgentText too: it is a str
-    if isinstance(value, type) and value.__module__ == "builtins":
-        return True  # a builtin class crosses by name, and is the sandbox's own
-    if _is_agent_type(value):
-        return False
-    np = sys.modules.get("numpy")
-    if np is not None and isinstance(value, np.ndarray | np.generic):
-        return True
-    pd = sys.modules.get("pandas")
-    if pd is not None and isinstance(value, pd.DataFrame | pd.Series | pd.Timestamp | pd.Timedelta):
-        return True
-    pil = sys.modules.get("PIL.Image")
-    return pil is not None and isinstance(value, pil.Image)
-
-
-def _is_agent_type(value: Any) -> bool:
-    agent_types = sys.modules.get("smol_core.agent_types")
-    return agent_types is not None and isinstance(value, agent_types.AgentType)
-
-
-def hand_over(value: Any, held: HeldObjects, by_user: bool = False, depth: int = 0) -> Any:
-    """`value` with every part that is not plain data replaced by a handle to it (containers rebuilt).
+def holder(held: HeldObjects, by_user: bool = False) -> Callable[[Any], HostObject | None]:
+    """The `hold` of `protocol.encode`: a handle (kept in `held`) to each value the codec cannot
+    carry as data, or None where that value may not reach the code even as a handle (its repr
+    crosses instead: a module, a function of a refused module).
 
     `by_user`: the user handed these values to the run (`additional_args`, smolagents' `state`), so
     a class among them is held too (`A.attr`, `A()`), as the user chose; a class a method returns
     is not (it would open the class graph of whatever module it came from)."""
-    cls = type(value)
-    if cls is str or cls is int or cls is float or cls is bool or value is None:
-        return value
-    if cls in _CONTAINERS and depth <= MAX_DEPTH:
-        if cls is dict:
-            return {k: hand_over(v, held, by_user, depth + 1) for k, v in value.items()}
-        return cls(hand_over(v, held, by_user, depth + 1) for v in value)
-    if isinstance(value, _CONTAINERS) and not _is_record(value):
-        return value  # OrderedDict, Counter, defaultdict: their data, as the codec carries them
-    if crosses_as_data(value):
-        return value
-    refusal = refusal_of_result(value)
-    if refusal is not None and not (by_user and refusal == _CLASS):
-        return value  # a module, a class, a function of a refused module: its repr, never a handle
-    name = value.__qualname__ if isinstance(value, type) else f"{cls.__module__}.{cls.__qualname__}"
-    return HostObject(held.hold(value), name[:200])
 
+    def hold(value: Any) -> HostObject | None:
+        refusal = refusal_of_result(value)
+        if refusal is not None and not (by_user and refusal == _CLASS):
+            return None
+        cls = type(value)
+        name = value.__qualname__ if isinstance(value, type) else f"{cls.__module__}.{cls.__qualname__}"
+        return HostObject(held.hold(value), name[:200])
 
-def _is_record(value: Any) -> bool:
-    return isinstance(value, tuple) and hasattr(type(value), "_fields")  # a namedtuple keeps `.x`
+    return hold
 
 
 def refusal_of_name(name: Any) -> str | None:

@@ -35,6 +35,8 @@ import builtins
 import contextlib
 import datetime as _dt
 import sys
+from collections.abc import Callable
+from contextvars import ContextVar
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -126,8 +128,21 @@ def _tagged(tag: str, **fields: Any) -> dict[str, Any]:
     return fields
 
 
-def encode(value: Any, *, _depth: int = 0, _seen: set[int] | None = None) -> Any:
-    """Turn `value` into JSON-ready data: a value the codec does not know crosses as its repr."""
+Hold = Callable[[Any], HostObject | None]
+_HOLD: ContextVar[Hold | None] = ContextVar("smol_hold", default=None)
+
+
+def encode(value: Any, *, hold: Hold | None = None, _depth: int = 0, _seen: set[int] | None = None) -> Any:
+    """Turn `value` into JSON-ready data: a value the codec does not know crosses as its repr.
+
+    `hold` (host side): for each such value, and each namedtuple, a handle to it (host/held.py)
+    or None for its repr; the host keeps the value and the worker gets the handle."""
+    if hold is not None:
+        token = _HOLD.set(hold)
+        try:
+            return encode(value, _depth=_depth, _seen=_seen)
+        finally:
+            _HOLD.reset(token)
     cls = type(value)
     if value is None or cls is bool or cls is int or cls is float or cls is str:
         return value
@@ -146,6 +161,20 @@ def encode(value: Any, *, _depth: int = 0, _seen: set[int] | None = None) -> Any
     special = _encode_special(value, _depth, _seen)
     if special is not None:
         return special
+    return _held_or_repr(value)
+
+
+def _held_subclass(value: Any) -> bool:
+    """An image of a class of the host's own (`AgentImage`) where the host holds objects: it keeps
+    its methods as a handle, while PIL's own images cross as PNG."""
+    return _HOLD.get() is not None and not type(value).__module__.startswith("PIL.")
+
+
+def _held_or_repr(value: Any) -> dict[str, Any]:
+    hold = _HOLD.get()
+    handle = hold(value) if hold is not None else None
+    if handle is not None:
+        return _tagged("host_object", id=handle._smol_handle, type=handle._smol_type)
     return _tagged("repr", type=_type_name(value), repr=_safe_repr(value))
 
 
@@ -176,6 +205,8 @@ def _encode_special(value: Any, depth: int, seen: set[int]) -> Any:
         for scalar in (bool, int, float, str):
             if isinstance(value, scalar):
                 return scalar(value)
+    if isinstance(value, tuple) and hasattr(type(value), "_fields") and _HOLD.get() is not None:
+        return _held_or_repr(value)  # a namedtuple the host holds keeps `.x` (a copy would not)
     for container in (tuple, list, dict, set, frozenset):
         if isinstance(value, container):  # namedtuples, OrderedDict, Counter, defaultdict: their data
             return encode(container(value), _depth=depth + 1, _seen=seen)
@@ -216,7 +247,7 @@ def _encode_special(value: Any, depth: int, seen: set[int]) -> Any:
     if pd is not None and isinstance(value, pd.DataFrame | pd.Series | pd.Timestamp | pd.Timedelta):
         return _encode_pandas(value, depth, seen)
     pil = sys.modules.get("PIL.Image")
-    if pil is not None and isinstance(value, pil.Image):
+    if pil is not None and isinstance(value, pil.Image) and not _held_subclass(value):
         import io
 
         if value.width * value.height > UNTRUSTED_IMAGE_PIXELS:
