@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from smol_core.executors.host.exchange import RUN_OPS
 from smol_core.executors.host.frames import ProtocolLimits, check_frame
+from smol_core.executors.host.held import ACTIONS, HeldObjects, Refused, serve
 from smol_core.executors.host.untrusted import decode_untrusted
 from smol_core.executors.worker.framing import FrameReader, encode_message
 from smol_core.executors.worker.protocol import TAG, ProtocolError, encode
@@ -32,7 +33,7 @@ LIMITS = ProtocolLimits()
 TAGS = [
     "tuple", "set", "frozenset", "dict", "bytes", "bytearray", "complex", "datetime", "date", "time",
     "timedelta", "decimal", "fraction", "repr", "pickle", "ndarray", "ndarray_obj", "dataframe",
-    "series", "image", "bogus",
+    "series", "image", "host_object", "bogus",
 ]  # fmt: skip
 FIELD_VALUES = {
     "b64": st.binary(max_size=64).map(lambda b: base64.b64encode(b).decode()) | st.text(max_size=8),
@@ -49,6 +50,7 @@ FIELD_VALUES = {
     "seconds": st.integers(),
     "us": st.integers(),
     "by_column": st.booleans(),
+    "id": st.integers(min_value=-2, max_value=3) | st.booleans() | st.text(max_size=2) | st.floats(),
 }
 
 
@@ -91,8 +93,20 @@ messages = st.fixed_dictionaries(
         "host_value": st.booleans() | st.integers(),
         "message": st.text(max_size=10) | st.none(),
         "kind": st.text(max_size=5),
+        "object": st.integers(min_value=-2, max_value=3) | st.text(max_size=2),
+        "action": st.sampled_from([*sorted(ACTIONS), "bogus"]),
     },
 )
+
+
+class _Held:
+    """The one object the fuzzed frames' handles may name (handle 1)."""
+
+    title = "held"
+
+
+HELD = HeldObjects()
+HELD.hold(_Held())
 
 
 def read_like_the_host(data: bytes, chunk: int) -> None:
@@ -103,7 +117,7 @@ def read_like_the_host(data: bytes, chunk: int) -> None:
             op = check_frame(message, XID, RUN_OPS)
             for field in ("output", "value", "args", "kwargs"):
                 if field in message and op != "print":
-                    decode_untrusted(message[field], LIMITS, time.monotonic() + 5)
+                    decode_untrusted(message[field], LIMITS, time.monotonic() + 5, HELD)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -200,3 +214,24 @@ def test_strings_full_of_commas_are_counted_exactly() -> None:
     body = encode_message({"op": "done", "xid": XID, "logs": "", "output": encode(text)})
     (message,) = FrameReader.untrusted().feed(body)
     assert message["output"] == text
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(min_value=-2, max_value=3),
+    st.sampled_from([*sorted(ACTIONS), "bogus"]),
+    st.sampled_from(["title", "_x", "__class__", "__dict__", "mro", "gi_frame", "", "a b", "x" * 300])
+    | st.text(max_size=8),
+    st.lists(values, max_size=3),
+)
+def test_object_calls_only_refuse_or_raise_what_the_host_catches(
+    handle: int, action: str, name: str, args: list[Any]
+) -> None:
+    """Whatever a worker asks of a held object, the host gets a result, a refusal or an ordinary
+    exception (the model reads it), and the object's private side is never set."""
+    try:
+        serve(HELD, handle, action, name, list(args), {})
+    except (Refused, Exception):
+        pass
+    held = HELD.get(1)
+    assert not any(key.startswith("_") for key in vars(held))

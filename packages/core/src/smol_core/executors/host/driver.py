@@ -43,6 +43,7 @@ from smol_core.executors.base import (
 )
 from smol_core.executors.host.exchange import Exchange
 from smol_core.executors.host.frames import ProtocolLimits, check_frame, check_protections
+from smol_core.executors.host.held import HeldObjects, holder
 from smol_core.executors.host.link import WorkerLink
 from smol_core.executors.worker.protocol import ProtocolError, encode
 
@@ -108,6 +109,7 @@ class WorkerExecutor(PythonExecutor):
         self._sandbox_callables: dict[str, Any] = {}  # what each of them stands for, by name
         self._rebindable: frozenset[str] = frozenset()
         self._variables: dict[str, Any] = {}
+        self._held = HeldObjects()  # what the code holds handles to (host/held.py)
         self._proc: WorkerLink | None = None
         self._awaiting: list[str] = []  # replies owed by the worker ("ready", "done"), oldest first
         self._awaiting_xids: list[str] = []  # the exchange id of each
@@ -167,7 +169,7 @@ class WorkerExecutor(PythonExecutor):
         if self._tools or self._sandbox_tools:
             self._send_control({"op": "tools", "tools": self._all_tool_specs(self._tools)})
         if self._variables:
-            self._send_control({"op": "vars", "values": encode(self._variables, allow_pickle=True)})
+            self._send_control({"op": "vars", "values": self._encoded_variables(self._variables)})
 
     def _worker(self) -> WorkerLink:
         if self._closed:
@@ -422,22 +424,25 @@ class WorkerExecutor(PythonExecutor):
         return specs
 
     def send_variables(self, variables: dict[str, Any]) -> None:
-        """Values the user passed explicitly (`additional_args`) may cross as pickles, unlike tool results.
-
-        Why the difference: these are the user's own choice to hand to the code, so the code may read
-        all of them anyway (and a DataFrame or a custom object is more useful whole than as a repr).
-        Tool results are different: a tool is the host's, and a pickle of what it returns would carry
-        the state of host objects (clients, keys) to the code, so those cross as data or repr only.
+        """Values the user passed explicitly (`additional_args`): plain data crosses as itself (a
+        copy), anything else (an instance of the user's class, a dataclass, an `AgentAudio`) stays
+        here and the code gets a handle whose attribute reads and method calls are done here, under
+        the guard of host/held.py. Nothing is pickled: a pickle would run the class's code in the
+        worker and carry the object's whole state (keys, sessions) into the sandbox.
         """
         with self._lock:
             self._variables.update(variables)
             self._worker()
             if variables:  # acknowledged before the next action, as tools are
-                self._send_control({"op": "vars", "values": encode(variables, allow_pickle=True)})
+                self._send_control({"op": "vars", "values": self._encoded_variables(variables)})
+
+    def _encoded_variables(self, variables: dict[str, Any]) -> Any:
+        return encode(variables, hold=holder(self._held, by_user=True))
 
     def reset(self) -> None:
         with self._lock:
             self._variables.clear()
+            self._held.clear()
             self._worker()
             self._send_control({"op": "reset"})
             self._drain()

@@ -19,15 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 from smol_core.executors.base import STATE_LOST, CodeOutput, ExecutionTimeoutError, InterpreterError
 from smol_core.executors.host.frames import check_frame
+from smol_core.executors.host.held import Refused, holder, serve
 from smol_core.executors.host.untrusted import decode_untrusted
-from smol_core.executors.worker.protocol import ProtocolError, encode
+from smol_core.executors.worker.protocol import Hold, ProtocolError, encode
 from smol_core.instrumentation import capture, traced_call, traced_coroutine
 
 if TYPE_CHECKING:
     from smol_core.executors.host.driver import WorkerExecutor
     from smol_core.executors.host.link import WorkerLink
 
-RUN_OPS = frozenset({"print", "tool_call", "done", "final_answer", "error"})
+RUN_OPS = frozenset({"print", "tool_call", "object_call", "done", "final_answer", "error"})
 
 
 class Exchange:
@@ -106,6 +107,8 @@ class Exchange:
             self._log(message["text"])
         elif op == "tool_call":
             self._tool_call(message)
+        elif op == "object_call":
+            self._object_call(message)
         elif op == "done":
             self._log(message["logs"])
             output = self._decode(message["output"])
@@ -130,7 +133,7 @@ class Exchange:
         return None
 
     def _decode(self, data: Any) -> Any:
-        return decode_untrusted(data, self.limits, self.deadline)
+        return decode_untrusted(data, self.limits, self.deadline, self.ex._held)
 
     def _log(self, text: str) -> None:
         self.log_chars += len(text)
@@ -171,16 +174,43 @@ class Exchange:
             raise self._with_logs(self._crash_error()) from None
 
     # --- tools -----------------------------------------------------------------------------
-    def _tool_call(self, message: dict[str, Any]) -> None:
+    def _call_arguments(self, message: dict[str, Any]) -> tuple[int, list[Any], dict[str, Any]]:
+        """A call's fresh id and its decoded arguments; ProtocolError for a reused id or bad arguments."""
         call_id: int = message["id"]
         if not 0 < call_id <= self.limits.max_call_id or call_id in self.call_ids:
             raise ProtocolError("the worker sent a tool call with a reused or out-of-range id")
         self.call_ids.add(call_id)
-        name: str = message["name"]
         args = self._decode(message["args"])
         kwargs = self._decode(message["kwargs"])
         if type(args) is not list or type(kwargs) is not dict or any(type(k) is not str for k in kwargs):
             raise ProtocolError("the worker sent a tool call whose arguments are not a list and a dict")
+        return call_id, args, kwargs
+
+    def _object_call(self, message: dict[str, Any]) -> None:
+        """An operation on an object the user handed to the code, done here under held.py's guard."""
+        call_id, args, kwargs = self._call_arguments(message)
+        started = time.monotonic()
+        try:
+            kind, value = serve(
+                self.ex._held, message["object"], message["action"], message["name"], args, kwargs
+            )
+        except Refused as exc:
+            self.proc.send(_failed(call_id, "SandboxViolation", str(exc)))
+            return
+        except Exception as exc:
+            self.proc.send(_failed(call_id, type(exc).__name__, f"{exc}"))
+            return
+        finally:
+            if self.deadline is not None:
+                self.deadline += time.monotonic() - started
+        if kind == "method":
+            self.proc.send({"op": "tool_result", "id": call_id, "ok": True, "method": True})
+        else:  # an object the result holds becomes another handle
+            self._reply(call_id, ok=True, value=value, hold=holder(self.ex._held))
+
+    def _tool_call(self, message: dict[str, Any]) -> None:
+        call_id, args, kwargs = self._call_arguments(message)
+        name: str = message["name"]
         fn = self.ex._tools.get(name)
         if fn is None:
             self._reply(call_id, ok=False, error=f"no tool named {name[:200]!r}")
@@ -207,8 +237,11 @@ class Exchange:
         else:
             self._reply(call_id, ok=True, value=result)
 
-    def _reply(self, call_id: int, ok: bool, value: Any = None, error: str | None = None) -> None:
-        """A tool's result crosses as data, or as its repr: never as a pickle.
+    def _reply(
+        self, call_id: int, ok: bool, value: Any = None, error: str | None = None, hold: Hold | None = None
+    ) -> None:
+        """A tool's result crosses as data, or as its repr: never as a pickle (an object call's, with
+        `hold`, also as handles to the objects it holds, which stay here).
 
         A pickle of a host object carries its whole state (clients, keys, tokens in attributes) to
         code that can read its raw channel; the codec carries the value and nothing else.
@@ -219,9 +252,9 @@ class Exchange:
             self.proc.send(payload)
             return
         try:  # a frame is built whole before a byte is written: a refusal leaves the channel in step
-            payload["value"] = encode(value)
+            payload["value"] = encode(value, hold=hold)
             self.proc.send(payload)
-        except (ValueError, TypeError, RecursionError, ProtocolError) as exc:
+        except (ValueError, TypeError, RecursionError, ProtocolError, Refused) as exc:
             # an int past Python's 4,300-digit limit, a result over the frame limit: the code gets an
             # error it can handle, the executor stays usable
             reason = f"the tool's result could not be handed to the code ({_describe(exc)[:300]})"
@@ -257,6 +290,10 @@ class Exchange:
                 self._reply(call_id, ok=False, error=f"{type(exc).__name__}: {exc}")
             else:
                 self._reply(call_id, ok=True, value=future.result())
+
+
+def _failed(call_id: int, exc_type: str, text: str) -> dict[str, Any]:
+    return {"op": "tool_result", "id": call_id, "ok": False, "error": text[:2000], "exc_type": exc_type[:100]}
 
 
 def _describe(exc: BaseException) -> str:

@@ -77,6 +77,7 @@ _SCHEMAS: dict[str, dict[str, tuple[type, ...] | None]] = {
     "ready": {"pid": _INT, "protections": _LIST},
     "print": {"text": _STR},
     "tool_call": {"id": _INT, "name": _STR, "args": ANY, "kwargs": ANY},
+    "object_call": {"id": _INT, "object": _INT, "action": _STR, "name": _STR, "args": ANY, "kwargs": ANY},
     "final_answer": {"host_value": _BOOL, "value": ANY, "logs": _STR},
     "error": {"kind": _STR, "message": _STR, "logs": _STR},
     "done": {"output": ANY, "logs": _STR},

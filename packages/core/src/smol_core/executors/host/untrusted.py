@@ -27,6 +27,7 @@ from fractions import Fraction
 from typing import Any
 
 from smol_core.executors.host.frames import ProtocolLimits
+from smol_core.executors.host.held import HeldObjects
 from smol_core.executors.worker.protocol import BUILTIN_TYPES, TAG, ProtocolError, UnserializableValue
 
 __all__ = ["UntrustedDecoder", "decode_untrusted", "png_checked"]
@@ -54,9 +55,14 @@ _LIBRARIES = {
 _OPTIONAL = frozenset(_LIBRARIES)
 
 
-def decode_untrusted(data: Any, limits: ProtocolLimits, deadline: float | None) -> Any:
-    """The value `data` (parsed JSON from a worker) stands for; ProtocolError if it breaks a rule."""
-    return UntrustedDecoder(limits, deadline).decode(data)
+def decode_untrusted(
+    data: Any, limits: ProtocolLimits, deadline: float | None, held: HeldObjects | None = None
+) -> Any:
+    """The value `data` (parsed JSON from a worker) stands for; ProtocolError if it breaks a rule.
+
+    `held`: the objects the host handed to this worker's code; a handle to one of them decodes to
+    the object itself. Without it (a file, another worker), any handle is a ProtocolError."""
+    return UntrustedDecoder(limits, deadline, held).decode(data)
 
 
 class UntrustedDecoder:
@@ -68,8 +74,11 @@ class UntrustedDecoder:
     at most `max_decoded_bytes` together, not each.
     """
 
-    def __init__(self, limits: ProtocolLimits, deadline: float | None = None) -> None:
+    def __init__(
+        self, limits: ProtocolLimits, deadline: float | None = None, held: HeldObjects | None = None
+    ) -> None:
         self.limits = limits
+        self.held = held
         self.deadline = deadline
         self.elements = 0
         self.next_check = _CHECK_EVERY
@@ -174,6 +183,11 @@ class UntrustedDecoder:
             )
         if tag == "pickle":
             raise ProtocolError("the worker sent a pickle; the host never unpickles")
+        if tag == "host_object":  # only a handle this host gave out: never an object made from the frame
+            handle = data.get("id")
+            if self.held is None or type(handle) is not int or handle not in self.held:
+                raise ProtocolError("the worker sent a handle to a host object it was never given")
+            return self.held.get(handle)
         if tag in _OPTIONAL:
             return self.optional(tag, data, depth)
         raise ProtocolError(f"unknown value tag {str(tag)[:40]!r} from the worker")

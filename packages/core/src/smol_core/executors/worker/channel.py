@@ -13,16 +13,35 @@ and refuses to send what the host would refuse (its frame limits, told in `confi
 
 from __future__ import annotations
 
+import builtins
 import itertools
 import os
 from typing import Any
 
 from .framing import FrameReader, read_message, write_message
+from .host_objects import HostMethod
 from .protocol import UNTRUSTED_ELEMENTS, UNTRUSTED_FRAME_BYTES, ProtocolError, decode, encode
+from .views import SandboxViolation
 
 
 class ToolError(Exception):
     """A tool raised on the host; the code may catch this."""
+
+
+def _host_error(message: dict[str, Any]) -> Exception:
+    """The exception an operation on a host object raised there, as the same builtin exception here
+    (`obj[2]` on an object that is not subscriptable is a TypeError, a missing attribute an
+    AttributeError); a refusal by the host's guard as a SandboxViolation; another as a RuntimeError."""
+    text = str(message.get("error"))
+    if message.get("exc_type") == "SandboxViolation":
+        return SandboxViolation(text)
+    kind = getattr(builtins, str(message.get("exc_type")), None)
+    if isinstance(kind, type) and issubclass(kind, Exception) and kind.__module__ == "builtins":
+        try:
+            return kind(text)
+        except Exception:
+            pass
+    return RuntimeError(text)
 
 
 class FinalAnswerSignal(BaseException):
@@ -122,7 +141,32 @@ class Channel:
             raise signal
         if not message.get("ok"):
             raise ToolError(f"tool '{name}' failed: {message.get('error')}")
-        return decode(message.get("value"), allow_pickle=True)
+        return decode(message.get("value"))
+
+    def call_object(
+        self, handle: int, action: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        """One operation on an object kept on the host (host_objects.py), done there; blocks until done."""
+        call_id = next(self._ids)
+        self.send(
+            {
+                "op": "object_call",
+                "id": call_id,
+                "object": handle,
+                "action": action,
+                "name": name,
+                "args": encode(list(args)),
+                "kwargs": encode(kwargs),
+            }
+        )
+        while call_id not in self._results:
+            self._dispatch(self.recv())
+        message = self._results.pop(call_id)
+        if not message.get("ok"):
+            raise _host_error(message)
+        if message.get("method"):
+            return HostMethod(handle, name)
+        return decode(message.get("value"))
 
     def call_sync(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         call_id = self._request(name, args, kwargs)

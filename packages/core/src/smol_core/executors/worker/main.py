@@ -69,7 +69,7 @@ def serve(channel: Channel) -> None:
             if op == "tools":
                 worker.set_tools(message["tools"], bool(message.get("replace")))
             elif op == "vars":
-                worker.set_variables(decode(message["values"], allow_pickle=True))
+                worker.set_variables(decode(message["values"]))
             elif op == "reset":
                 worker._new_namespace()
             elif op == "exit":

@@ -4,10 +4,12 @@ Why a protocol of its own: the host must never unpickle anything the sandbox pro
 code). Every frame is a 4-byte big-endian length followed by a UTF-8 JSON object; values that JSON
 cannot hold travel through a small tagged codec (`{"__smol__": tag, ...}`): bytes, tuples, sets,
 complex numbers, dates and times, Decimal and Fraction, builtin classes (`int`, by name), numpy
-arrays (raw bytes of non-object dtypes), pandas frames and series, PIL images (PNG bytes). Anything else crosses as a labelled repr
-(`UnserializableValue`). The host → worker direction may fall back to pickle for values the user
-passed (the worker trusts its host); `decode` refuses pickle unless asked, and the host decodes
-worker values with executors/host/untrusted.py instead (exact types, budgets, deadline).
+arrays (raw bytes of non-object dtypes), pandas frames and series, PIL images (PNG bytes), and
+handles to objects the host keeps (`host_object`: the user's instances, see host_objects.py).
+Anything else crosses as a labelled repr (`UnserializableValue`). No pickle crosses in either
+direction: a pickle runs code where it is loaded, and would carry a host object's whole state into
+the sandbox. The host decodes worker values with executors/host/untrusted.py instead of `decode`
+(exact types, budgets, deadline, handles only from its own table).
 
 Frames themselves (length prefix, JSON, size and value limits) are framing.py's.
 
@@ -32,11 +34,14 @@ import base64
 import builtins
 import contextlib
 import datetime as _dt
-import pickle
 import sys
+from collections.abc import Callable
+from contextvars import ContextVar
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
+
+from .host_objects import HostObject, host_object
 
 TAG = "__smol__"
 MAX_FRAME_BYTES = 512 * 1024 * 1024
@@ -123,8 +128,21 @@ def _tagged(tag: str, **fields: Any) -> dict[str, Any]:
     return fields
 
 
-def encode(value: Any, *, allow_pickle: bool = False, _depth: int = 0, _seen: set[int] | None = None) -> Any:
-    """Turn `value` into JSON-ready data. `allow_pickle` lets opaque values travel as pickles (host → worker)."""
+Hold = Callable[[Any], HostObject | None]
+_HOLD: ContextVar[Hold | None] = ContextVar("smol_hold", default=None)
+
+
+def encode(value: Any, *, hold: Hold | None = None, _depth: int = 0, _seen: set[int] | None = None) -> Any:
+    """Turn `value` into JSON-ready data: a value the codec does not know crosses as its repr.
+
+    `hold` (host side): for each such value, and each namedtuple, a handle to it (host/held.py)
+    or None for its repr; the host keeps the value and the worker gets the handle."""
+    if hold is not None:
+        token = _HOLD.set(hold)
+        try:
+            return encode(value, _depth=_depth, _seen=_seen)
+        finally:
+            _HOLD.reset(token)
     cls = type(value)
     if value is None or cls is bool or cls is int or cls is float or cls is str:
         return value
@@ -137,23 +155,32 @@ def encode(value: Any, *, allow_pickle: bool = False, _depth: int = 0, _seen: se
             return _tagged("repr", type=_type_name(value), repr="<recursive reference>")
         _seen.add(id(value))
         try:
-            return _encode_container(value, allow_pickle, _depth, _seen)
+            return _encode_container(value, _depth, _seen)
         finally:
             _seen.discard(id(value))
-    special = _encode_special(value, allow_pickle, _depth, _seen)
+    special = _encode_special(value, _depth, _seen)
     if special is not None:
         return special
-    if allow_pickle:
-        try:
-            return _tagged("pickle", b64=base64.b64encode(pickle.dumps(value)).decode("ascii"))
-        except Exception:
-            pass
+    return _held_or_repr(value)
+
+
+def _held_subclass(value: Any) -> bool:
+    """An image of a class of the host's own (`AgentImage`) where the host holds objects: it keeps
+    its methods as a handle, while PIL's own images cross as PNG."""
+    return _HOLD.get() is not None and not type(value).__module__.startswith("PIL.")
+
+
+def _held_or_repr(value: Any) -> dict[str, Any]:
+    hold = _HOLD.get()
+    handle = hold(value) if hold is not None else None
+    if handle is not None:
+        return _tagged("host_object", id=handle._smol_handle, type=handle._smol_type)
     return _tagged("repr", type=_type_name(value), repr=_safe_repr(value))
 
 
-def _encode_container(value: Any, allow_pickle: bool, depth: int, seen: set[int]) -> Any:
+def _encode_container(value: Any, depth: int, seen: set[int]) -> Any:
     def enc(v: Any) -> Any:
-        return encode(v, allow_pickle=allow_pickle, _depth=depth + 1, _seen=seen)
+        return encode(v, _depth=depth + 1, _seen=seen)
 
     cls = type(value)
     if cls is list:
@@ -167,18 +194,22 @@ def _encode_container(value: Any, allow_pickle: bool, depth: int, seen: set[int]
     return _tagged("dict", items=[[enc(k), enc(v)] for k, v in value.items()])
 
 
-def _encode_special(value: Any, allow_pickle: bool, depth: int, seen: set[int]) -> Any:
+def _encode_special(value: Any, depth: int, seen: set[int]) -> Any:
     """Known non-JSON types; None when `value` is none of them."""
+    if type(value) is HostObject:  # the host's object: its handle, never its contents
+        return _tagged("host_object", id=value._smol_handle, type=value._smol_type)
     if type(value) is type and value.__name__ in BUILTIN_TYPES and getattr(builtins, value.__name__) is value:
         return _tagged("type", name=value.__name__)
-    if isinstance(value, bool | int | float | str) and not allow_pickle:
+    if isinstance(value, bool | int | float | str):
         # subclasses (IntEnum, str enums, numpy.float64 is a float subclass) cross as their base value
         for scalar in (bool, int, float, str):
             if isinstance(value, scalar):
                 return scalar(value)
+    if isinstance(value, tuple) and hasattr(type(value), "_fields") and _HOLD.get() is not None:
+        return _held_or_repr(value)  # a namedtuple the host holds keeps `.x` (a copy would not)
     for container in (tuple, list, dict, set, frozenset):
         if isinstance(value, container):  # namedtuples, OrderedDict, Counter, defaultdict: their data
-            return encode(container(value), allow_pickle=allow_pickle, _depth=depth + 1, _seen=seen)
+            return encode(container(value), _depth=depth + 1, _seen=seen)
     if isinstance(value, bytes | bytearray | memoryview):
         return _tagged(
             type(value).__name__ if not isinstance(value, memoryview) else "bytes",
@@ -211,12 +242,12 @@ def _encode_special(value: Any, allow_pickle: bool, depth: int, seen: set[int]) 
     # a class that says it is numpy's must not get numpy's treatment (nor have its `save` called).
     np = sys.modules.get("numpy")
     if np is not None and isinstance(value, np.ndarray | np.generic):
-        return _encode_numpy(value, allow_pickle, depth, seen)
+        return _encode_numpy(value, depth, seen)
     pd = sys.modules.get("pandas")
     if pd is not None and isinstance(value, pd.DataFrame | pd.Series | pd.Timestamp | pd.Timedelta):
-        return _encode_pandas(value, allow_pickle, depth, seen)
+        return _encode_pandas(value, depth, seen)
     pil = sys.modules.get("PIL.Image")
-    if pil is not None and isinstance(value, pil.Image):
+    if pil is not None and isinstance(value, pil.Image) and not _held_subclass(value):
         import io
 
         if value.width * value.height > UNTRUSTED_IMAGE_PIXELS:
@@ -231,7 +262,7 @@ def _encode_special(value: Any, allow_pickle: bool, depth: int, seen: set[int]) 
     return None
 
 
-def _encode_numpy(value: Any, allow_pickle: bool, depth: int, seen: set[int]) -> Any:
+def _encode_numpy(value: Any, depth: int, seen: set[int]) -> Any:
     np = sys.modules["numpy"]
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "biufcmMSU?" and not value.dtype.fields:
@@ -245,18 +276,18 @@ def _encode_numpy(value: Any, allow_pickle: bool, depth: int, seen: set[int]) ->
         return _tagged(
             "ndarray_obj",
             shape=list(value.shape),
-            items=encode(value.tolist(), allow_pickle=allow_pickle, _depth=depth + 1, _seen=seen),
+            items=encode(value.tolist(), _depth=depth + 1, _seen=seen),
         )
     if isinstance(value, np.generic):
-        return encode(value.item(), allow_pickle=allow_pickle, _depth=depth + 1, _seen=seen)
+        return encode(value.item(), _depth=depth + 1, _seen=seen)
     return None
 
 
-def _encode_pandas(value: Any, allow_pickle: bool, depth: int, seen: set[int]) -> Any:
+def _encode_pandas(value: Any, depth: int, seen: set[int]) -> Any:
     pd = sys.modules["pandas"]
 
     def enc(v: Any) -> Any:
-        return encode(v, allow_pickle=allow_pickle, _depth=depth + 1, _seen=seen)
+        return encode(v, _depth=depth + 1, _seen=seen)
 
     if isinstance(value, pd.DataFrame):
         return _tagged(
@@ -285,22 +316,22 @@ def _encode_pandas(value: Any, allow_pickle: bool, depth: int, seen: set[int]) -
     return None
 
 
-def decode(data: Any, *, allow_pickle: bool = False) -> Any:
-    """Inverse of `encode`. Pickle payloads are refused unless `allow_pickle` (worker side only)."""
+def decode(data: Any) -> Any:
+    """Inverse of `encode`, for the worker (which trusts its host). A pickle is refused: none crosses."""
     cls = type(data)
     if cls is list:
-        return [decode(v, allow_pickle=allow_pickle) for v in data]
+        return [decode(v) for v in data]
     if cls is not dict:
         return data
     tag = data.get(TAG)
     if tag is None:
-        return {k: decode(v, allow_pickle=allow_pickle) for k, v in data.items()}
-    return _decode_tagged(tag, data, allow_pickle)
+        return {k: decode(v) for k, v in data.items()}
+    return _decode_tagged(tag, data)
 
 
-def _decode_tagged(tag: str, data: dict[str, Any], allow_pickle: bool) -> Any:
+def _decode_tagged(tag: str, data: dict[str, Any]) -> Any:
     def dec(v: Any) -> Any:
-        return decode(v, allow_pickle=allow_pickle)
+        return decode(v)
 
     if tag == "tuple":
         return tuple(dec(v) for v in data["items"])
@@ -333,10 +364,10 @@ def _decode_tagged(tag: str, data: dict[str, Any], allow_pickle: bool) -> Any:
         return getattr(builtins, data["name"])
     if tag == "repr":
         return UnserializableValue(str(data.get("type", "?")), str(data.get("repr", "")))
+    if tag == "host_object":  # only the host sends these to a worker (its decoder refuses unknown ones)
+        return host_object(int(data["id"]), str(data.get("type", "?")))
     if tag == "pickle":
-        if not allow_pickle:
-            raise ProtocolError("refusing to unpickle a value that came from the sandbox")
-        return pickle.loads(base64.b64decode(data["b64"]))
+        raise ProtocolError("refusing to unpickle: no pickle crosses between host and worker")
     if tag in ("ndarray", "ndarray_obj", "dataframe", "series", "image"):
         return _decode_optional(tag, data, dec)
     raise ProtocolError(f"unknown value tag {tag!r}")

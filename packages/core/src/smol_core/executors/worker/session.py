@@ -20,7 +20,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from . import audit, guards, last_value, lifetime, memory_reserve, sandbox
+from . import audit, guards, host_objects, last_value, lifetime, memory_reserve, sandbox
 from .channel import Channel, FinalAnswerSignal
 from .error_text import format_runtime, format_static, format_syntax_error
 from .framing import count_elements
@@ -96,6 +96,7 @@ class Worker:
         self.run_count = 0
         self.auto_import_failures: dict[str, str] = {}
         self.policy: audit.AuditPolicy | None = None
+        host_objects.connect(self._call_host_object)
         self._new_namespace()
 
     # --- namespace -------------------------------------------------------------------------
@@ -394,7 +395,37 @@ class Worker:
         for key in values:
             if not key.isidentifier() or key.startswith("__"):
                 raise ValueError(f"invalid variable name {key!r}")
+        self.auth.handed.update(_library_packages(values.values()))
         self.ns.update(values)
+
+    def _call_host_object(
+        self, handle: int, action: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        """An operation on an object the host kept (host_objects.py); its time there is not the code's."""
+        self.clock.pause()
+        try:
+            value = self.channel.call_object(handle, action, name, args, kwargs)
+        finally:
+            self.clock.resume()
+        self.auth.handed.update(_library_packages((value,)))  # `audio.to_raw().sum()` works too
+        return value
+
+
+_LIBRARIES = frozenset({"numpy", "pandas", "PIL"})
+
+
+def _library_packages(values: Any, depth: int = 0) -> set[str]:
+    """The libraries (numpy, pandas, PIL) of the values the host handed over, in containers too."""
+    found: set[str] = set()
+    for value in values:
+        top = type(value).__module__.split(".")[0]
+        if top in _LIBRARIES:
+            found.add(top)
+        elif depth < 8 and type(value) in (list, tuple, set, frozenset):
+            found |= _library_packages(value, depth + 1)
+        elif depth < 8 and type(value) is dict:
+            found |= _library_packages(value.values(), depth + 1)
+    return found
 
 
 def _resolve(module: str, qualname: str) -> Any:

@@ -58,6 +58,9 @@ class Authorizer:
         self._special = special
         self._views: dict[str, ModuleView] = {}
         self._paths: dict[str, ModuleView] = {}  # unauthorized packages bound only as a path
+        self.handed: set[str] = set()
+        """Packages whose values the host handed to the code (numpy for an array): their methods may
+        load the package's own private modules, though the code may not import the package."""
 
     # --- the decision ----------------------------------------------------------------------
     def refusal(self, name: str) -> str | None:
@@ -102,13 +105,18 @@ class Authorizer:
     def owns_internal(self, name: str) -> bool:
         """Whether `name` is a module the code may not import but an authorized package may load for
         itself: refused only as private, inside a package the code was given (`numpy._core._methods`
-        where `numpy`, `numpy.*` or `numpy.random` is authorized). Never a dangerous module."""
+        where `numpy`, `numpy.*` or `numpy.random` is authorized, or where the host handed the code a
+        numpy array: `arr.sum()` loads it). Never a dangerous module."""
         top = name.split(".")[0]
         if "." not in name or self.refusal(name) is None or top in DANGEROUS_MODULES:
             return False
         if not any(_is_private(part) for part in name.split(".")[1:]):
             return False
-        return self.refusal(top) is None or any(a.startswith(top + ".") for a in self._exact)
+        return (
+            self.refusal(top) is None
+            or top in self.handed
+            or any(a.startswith(top + ".") for a in self._exact)
+        )
 
     def import_internal(self, name: str) -> None:
         """Load an authorized package's own module (see `owns_internal`); nothing is returned to the code."""
