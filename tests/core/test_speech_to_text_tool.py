@@ -21,5 +21,5 @@ def test_the_class_validates_and_saves_on_its_own() -> None:
 
 @pytest.mark.skipif(importlib.util.find_spec("transformers") is not None, reason="transformers is installed")
 def test_first_call_without_transformers_names_the_package_to_install() -> None:
-    with pytest.raises(MissingPluginError, match=r"smol-core\[transformers\]"):
+    with pytest.raises(MissingPluginError, match=r"smol-model-transformers brings them: install it: `"):
         SpeechToTextTool()(b"")

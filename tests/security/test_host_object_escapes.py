@@ -18,7 +18,7 @@ from security_helpers import CANARY, WRITE_TARGET, assert_host_untouched
 
 from smol_core.executors.base import InterpreterError
 from smol_core.executors.host.frames import ProtocolLimits
-from smol_core.executors.host.held import HeldObjects, Refused, serve
+from smol_core.executors.host.held import HeldObjects, HostObjectRefusedError, serve
 from smol_core.executors.host.untrusted import decode_untrusted
 from smol_core.executors.local import LocalPythonExecutor
 from smol_core.executors.worker.protocol import ProtocolError
@@ -149,7 +149,7 @@ def test_the_host_guard_refuses_what_a_hostile_worker_asks(
 ) -> None:
     client = Client()
     handle = held.hold(client)
-    with pytest.raises(Refused):
+    with pytest.raises(HostObjectRefusedError):
         serve(held, handle, action, name, args, {})
     assert client._api_key == CANARY and client.os is os
 
@@ -160,14 +160,14 @@ def test_a_method_handle_has_no_private_side(held: HeldObjects) -> None:
     kind, method = serve(held, held.hold(client), "call", "attribute", ["fetch"], {})
     assert kind == "value" and callable(method)
     for name in ("__globals__", "__func__", "__self__", "__code__"):
-        with pytest.raises(Refused):
+        with pytest.raises(HostObjectRefusedError):
             serve(held, held.hold(method), "get", name, [], {})
 
 
 @pytest.mark.parametrize("handle", [0, -1, 2, 10**18, True, "1", 1.0, None])
 def test_handles_the_host_never_gave_are_refused(held: HeldObjects, handle: object) -> None:
     held.hold(Client())
-    with pytest.raises(Refused):
+    with pytest.raises(HostObjectRefusedError):
         serve(held, handle, "get", "name", [], {})  # type: ignore[arg-type]
     with pytest.raises(ProtocolError):
         decode_untrusted({"__smol__": "host_object", "id": handle}, ProtocolLimits(), None, held)

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from smol_core.executors.host.exchange import RUN_OPS
 from smol_core.executors.host.frames import ProtocolLimits, check_frame
-from smol_core.executors.host.held import ACTIONS, HeldObjects, Refused, serve
+from smol_core.executors.host.held import ACTIONS, HeldObjects, HostObjectRefusedError, serve
 from smol_core.executors.host.untrusted import decode_untrusted
 from smol_core.executors.worker.framing import FrameReader, encode_message
 from smol_core.executors.worker.protocol import TAG, ProtocolError, encode
@@ -231,7 +231,7 @@ def test_object_calls_only_refuse_or_raise_what_the_host_catches(
     exception (the model reads it), and the object's private side is never set."""
     try:
         serve(HELD, handle, action, name, list(args), {})
-    except (Refused, Exception):
+    except (HostObjectRefusedError, Exception):
         pass
     held = HELD.get(1)
     assert not any(key.startswith("_") for key in vars(held))

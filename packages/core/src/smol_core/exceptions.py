@@ -57,6 +57,7 @@ Exception
 |   |-- AgentMaxStepsError                             the run reached max_steps without a final answer
 |   `-- AgentGenerationError                           the model gave no reply after retries: the run stops
 |-- RecordedToolError                                  a tool's error from before a crash, given back on resume
+|-- HostObjectRefusedError                             the code asked a host object for what it may not have
 |-- BlockedAddressError                                a guarded client's connection was refused
 `-- SerializationError                                 a value cannot be written safely, or pickle refused
 ValueError
@@ -122,6 +123,7 @@ from smol_core.executors.base import (
     InterpreterError,
     ProtocolViolationError,
 )
+from smol_core.executors.host.held import HostObjectRefusedError
 from smol_core.executors.worker.protocol import ProtocolError
 from smol_core.json_limits import JSONLimitError
 from smol_core.network.address_policy import AddressRefusedError
@@ -165,6 +167,7 @@ __all__ = [
     "ExecutionTimeoutError",
     "ExecutorUnavailableError",
     "FieldError",
+    "HostObjectRefusedError",
     "InboxGoneError",
     "InterpreterError",
     "JSONLimitError",

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from smol_core.executors.base import STATE_LOST, CodeOutput, ExecutionTimeoutError, InterpreterError
 from smol_core.executors.host.frames import check_frame
-from smol_core.executors.host.held import Refused, holder, serve
+from smol_core.executors.host.held import HostObjectRefusedError, holder, serve
 from smol_core.executors.host.untrusted import decode_untrusted
 from smol_core.executors.worker.protocol import Hold, ProtocolError, encode
 from smol_core.instrumentation import capture, traced_call, traced_coroutine
@@ -194,7 +194,7 @@ class Exchange:
             kind, value = serve(
                 self.ex._held, message["object"], message["action"], message["name"], args, kwargs
             )
-        except Refused as exc:
+        except HostObjectRefusedError as exc:
             self.proc.send(_failed(call_id, "SandboxViolation", str(exc)))
             return
         except Exception as exc:
@@ -254,7 +254,7 @@ class Exchange:
         try:  # a frame is built whole before a byte is written: a refusal leaves the channel in step
             payload["value"] = encode(value, hold=hold)
             self.proc.send(payload)
-        except (ValueError, TypeError, RecursionError, ProtocolError, Refused) as exc:
+        except (ValueError, TypeError, RecursionError, ProtocolError, HostObjectRefusedError) as exc:
             # an int past Python's 4,300-digit limit, a result over the frame limit: the code gets an
             # error it can handle, the executor stays usable
             reason = f"the tool's result could not be handed to the code ({_describe(exc)[:300]})"

@@ -30,7 +30,7 @@ from smol_core.executors.worker.guards import attribute_refusal
 from smol_core.executors.worker.host_objects import HostObject
 from smol_core.executors.worker.module_policy import DANGEROUS_MODULES
 
-__all__ = ["HeldObjects", "Refused", "holder", "serve"]
+__all__ = ["HeldObjects", "HostObjectRefusedError", "holder", "serve"]
 
 MAX_HELD = 100_000
 """Objects one executor keeps for its code; past it, a call's object result is refused."""
@@ -43,7 +43,7 @@ ACTIONS = frozenset(
 _CLASS = "it is a class"
 
 
-class Refused(Exception):
+class HostObjectRefusedError(Exception):
     """The host's guard refused an operation on a held object; the code reads why."""
 
 
@@ -62,7 +62,7 @@ class HeldObjects:
         if handle is not None:
             return handle
         if len(self._by_handle) >= MAX_HELD:
-            raise Refused(f"the code holds more than {MAX_HELD} host objects already")
+            raise HostObjectRefusedError(f"the code holds more than {MAX_HELD} host objects already")
         handle = next(self._next)
         self._by_handle[handle] = value
         self._by_id[id(value)] = handle
@@ -143,16 +143,18 @@ def serve(
     held: HeldObjects, handle: int, action: str, name: str, args: list[Any], kwargs: dict[str, Any]
 ) -> tuple[str, Any]:
     """Do `action` on held object `handle`: ("value", result) or ("method", None) for a method read
-    without calling it. Raises `Refused`, or what the object itself raised."""
+    without calling it. Raises `HostObjectRefusedError`, or what the object itself raised."""
     if handle not in held:
-        raise Refused("no such object: the sandbox was never given it")
+        raise HostObjectRefusedError("no such object: the sandbox was never given it")
     if action not in ACTIONS:
-        raise Refused(f"unknown operation {action[:40]!r} on a host object")
+        raise HostObjectRefusedError(f"unknown operation {action[:40]!r} on a host object")
     obj = held.get(handle)
     if action in ("get", "set") or (action == "call" and name):
         refusal = refusal_of_name(name)
         if refusal is not None:
-            raise Refused(f"'{type(obj).__name__}.{name[:100]}' is not available in the sandbox: {refusal}")
+            raise HostObjectRefusedError(
+                f"'{type(obj).__name__}.{name[:100]}' is not available in the sandbox: {refusal}"
+            )
     if action == "get":
         value = getattr(obj, name)
         if inspect.ismethod(value) and value.__self__ is obj:
@@ -196,7 +198,7 @@ def _checked(obj: Any, name: str, value: Any) -> Any:
     if type(value) is dict and value is getattr(obj, "__dict__", None):
         refusal = "it is the object's private state (its __dict__)"
     if refusal is not None:
-        raise Refused(
+        raise HostObjectRefusedError(
             f"'{type(obj).__name__}.{name[:100]}' is not available in the sandbox: {refusal}, and "
             "modules, classes and system functions of the host stay there"
         )
