@@ -281,8 +281,16 @@ class RunDoor:
             extension.run_finished(self.run, output)
 
     def run_ended(self) -> None:
+        """Every extension's `run_ended`, even where one before it raises (a user's audit hook that
+        fails must not keep a durable run's lease from going back); then the first error, if any."""
+        failure: BaseException | None = None
         for extension in self.extensions:
-            extension.run_ended(self.run)
+            try:
+                extension.run_ended(self.run)
+            except BaseException as error:
+                failure = failure or error
+        if failure is not None:
+            raise failure
 
 
 @dataclass

@@ -46,6 +46,7 @@ from smol_core.durable.store import CheckpointStore, Lease
 from smol_core.durable.tool_ledger import ToolLedger, idempotency_key
 from smol_core.durable.tool_state import capture_tool_states, restore_tool_states
 from smol_core.effects import ModelCall, RunExtension, RunSpending, ToolEffect
+from smol_core.errors import BudgetExceededError
 from smol_core.executors.worker.protocol import UnserializableValue, encode
 from smol_core.memory import ActionStep, MemoryStep
 from smol_core.messages import ChatMessage
@@ -283,6 +284,11 @@ class DurableRun(RunExtension):
         return self.state.step_number
 
     def step_ended(self, run: Any) -> None:
+        if isinstance(self.tools.halted, BudgetExceededError):
+            # a team member spent the budget mid-call: the run stops here, saved as it was when the
+            # step began, and the step (its call to the member, resumed where it was) runs again
+            self._save(at_boundary=False)
+            raise self.tools.halted
         if self.tools.pending is not None or self.paused_member is not None:
             # the step stopped at a call that waits for a person: the run pauses here, saved as it
             # was when the step began (with the step's model reply and calls), and the step runs
