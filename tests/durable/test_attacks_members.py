@@ -13,6 +13,7 @@ from smol_core import CodeAgent, tool
 from smol_core.agents.budget import RunBudget
 from smol_core.durable import SQLiteStore, approve, deny, pending_approval
 from smol_core.durable.errors import ApprovalKeyError, ApprovalPendingError
+from smol_core.durable.retention import RetentionPolicy, prune_runs
 from smol_core.effects import RunExtension
 from smol_core.errors import BudgetExceededError
 from smol_core.testing import FunctionModel, ResumableScript
@@ -222,3 +223,34 @@ def test_a_budget_spent_in_a_member_resumes_the_member_where_it_was(tmp_path: Pa
         answer = boss.resume("spent", budget=RunBudget(tokens=10**9))
     assert "dropped t3" in str(answer)
     assert EFFECTS == ["drop t1", "drop t2", "drop t3"]  # each once: the member went on where it was
+
+
+# --- prune: a member's sub-run goes with its manager's run, never alone -----------------------------
+def test_prune_never_takes_a_members_sub_run_from_under_its_manager(tmp_path: Path) -> None:
+    """The member emailed, then paused on a drop; `prune --keep 1` (the sub-run was saved just before
+    its manager) used to delete the sub-run alone: resumed, the manager called the member from the
+    start, and the email went twice."""
+    EFFECTS.clear()
+    store = SQLiteStore(tmp_path / "runs.sqlite3")
+    member = [
+        "<code>\nsend_email(to='team@example.com')\n</code>",
+        "<code>\nfinal_answer(drop_table(name='users'))\n</code>",
+    ]
+    manager = ["<code>\nout = dba(task='drop users')\n</code>", "<code>\nfinal_answer(out)\n</code>"]
+
+    def team() -> CodeAgent:
+        return _manager(store, [_member(member, tools=[send_email, drop_table])], manager, _asks_for_drops)
+
+    with team() as boss, pytest.raises(ApprovalPendingError):
+        boss.run("Clean up.", run_id="ops")
+    sub_run = _sub_run(store, "ops.dba.")
+    report = prune_runs(store, RetentionPolicy(keep=1))
+    assert report.removed == [] and {r.run_id for r in store.list()} == {"ops", sub_run}
+    waiting = pending_approval(store, sub_run)
+    assert waiting is not None
+    approve(sub_run, waiting["approval_key"], store=store)
+    with team() as boss:
+        boss.resume("ops")
+    assert EFFECTS == ["email team@example.com", "drop users"]
+    assert [r.run_id for r in prune_runs(store, RetentionPolicy(keep=0)).removed] == ["ops", sub_run]
+    assert store.list() == []  # the manager's run took its sub-run with it

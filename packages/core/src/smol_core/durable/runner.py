@@ -25,7 +25,6 @@ where it was instead of starting it again.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -43,6 +42,7 @@ from smol_core.durable.errors import (
 from smol_core.durable.sqlite_store import SQLiteStore
 from smol_core.durable.steps import step_to_data
 from smol_core.durable.store import CheckpointStore, Lease
+from smol_core.durable.sub_runs import sub_run_id
 from smol_core.durable.tool_ledger import ToolLedger, idempotency_key
 from smol_core.durable.tool_state import capture_tool_states, restore_tool_states
 from smol_core.effects import ModelCall, RunExtension, RunSpending, ToolEffect
@@ -179,10 +179,7 @@ class DurableRun(RunExtension):
         key = idempotency_key()
         if key is None:
             return None
-        sub_run = f"{self.run_id}.{member}.{key[:12]}"
-        if len(sub_run) > 128:
-            sub_run = f"{hashlib.sha256(self.run_id.encode()).hexdigest()[:40]}.{member[:60]}.{key[:12]}"
-        return DurableRun(self.store, sub_run, "sub-run", self.approval_policy)
+        return DurableRun(self.store, sub_run_id(self.run_id, member, key), "sub-run", self.approval_policy)
 
     # --- the journal --------------------------------------------------------------------------
     def answer_model_call(self, call: ModelCall) -> ChatMessage | None:
