@@ -11,6 +11,7 @@ import pytest
 
 from smol_core import CodeAgent, tool
 from smol_core.agents.budget import RunBudget
+from smol_core.cli import smol
 from smol_core.durable import SQLiteStore, approve, deny, pending_approval
 from smol_core.durable.errors import ApprovalKeyError, ApprovalPendingError
 from smol_core.durable.retention import RetentionPolicy, prune_runs
@@ -254,3 +255,30 @@ def test_prune_never_takes_a_members_sub_run_from_under_its_manager(tmp_path: Pa
     assert EFFECTS == ["email team@example.com", "drop users"]
     assert [r.run_id for r in prune_runs(store, RetentionPolicy(keep=0)).removed] == ["ops", sub_run]
     assert store.list() == []  # the manager's run took its sub-run with it
+
+
+# --- every view of a manager paused on its member shows the call waiting, and decides it ----------
+def test_a_manager_paused_on_its_member_shows_and_takes_the_members_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`pending_approval`, `smol runs show` and `approve` on the manager's run (what a person has, and
+    what the chat page asks) used to say it waited for nothing while its status was awaiting_approval."""
+    EFFECTS.clear()
+    store = SQLiteStore(tmp_path / "runs.sqlite3")
+    member = ["<code>\nfinal_answer(drop_table(name='users'))\n</code>"]
+    manager = ["<code>\nout = dba(task='drop users')\n</code>", "<code>\nfinal_answer(out)\n</code>"]
+    with _manager(store, [_member(member)], manager, _asks_for_drops) as boss:
+        with pytest.raises(ApprovalPendingError):
+            boss.run("Clean up.", run_id="ops")
+    sub_run = _sub_run(store, "ops.dba.")
+    waiting = pending_approval(store, "ops")
+    assert waiting is not None and waiting["tool"] == "drop_table" and waiting["run_id"] == sub_run
+    assert waiting["approval_key"] == pending_approval(store, sub_run)["approval_key"]  # type: ignore[index]
+    assert smol.main(["runs", "--store", str(store.path), "show", "ops"]) == 0
+    shown = capsys.readouterr().out
+    assert f"the call of key {waiting['approval_key']}" in shown and "name='users'" in shown
+    assert f"smol runs approve ops {waiting['approval_key']}" in shown
+    assert smol.main(["runs", "--store", str(store.path), "approve", "ops", waiting["approval_key"]]) == 0
+    with _manager(store, [_member(member)], manager, _asks_for_drops) as boss:
+        assert "dropped users" in str(boss.resume("ops"))
+    assert EFFECTS == ["drop users"]
