@@ -15,6 +15,7 @@ from smol_core.cli import smol
 from smol_core.durable import SQLiteStore, approve, deny, pending_approval
 from smol_core.durable.errors import ApprovalKeyError, ApprovalPendingError
 from smol_core.durable.retention import RetentionPolicy, prune_runs
+from smol_core.durable.runner import read_checkpoint
 from smol_core.effects import RunExtension
 from smol_core.errors import BudgetExceededError
 from smol_core.testing import FunctionModel, ResumableScript
@@ -282,3 +283,49 @@ def test_a_manager_paused_on_its_member_shows_and_takes_the_members_call(
     with _manager(store, [_member(member)], manager, _asks_for_drops) as boss:
         assert "dropped users" in str(boss.resume("ops"))
     assert EFFECTS == ["drop users"]
+
+
+# --- what a member spent counts again when its manager is resumed -------------------------------------
+class CountsTokens(RunExtension):
+    """Every reply's tokens, of the run and of the members it calls."""
+
+    def __init__(self) -> None:
+        self.total = 0
+
+    def child(self, member: str) -> RunExtension:
+        return self
+
+    def after_model_call(self, call: Any, reply: Any, answered_by: Any) -> None:
+        self.total += reply.token_usage.total_tokens
+
+
+def test_what_a_finished_member_spent_counts_when_its_manager_is_resumed(tmp_path: Path) -> None:
+    """The member's steps cost most of the run; the manager then pauses for a person. Resumed with a
+    tokens budget of what the team had spent, it must stop at once: it used to count only the
+    manager's own calls (its checkpoint held nothing of the member's), and went on."""
+    EFFECTS.clear()
+    store = SQLiteStore(tmp_path / "runs.sqlite3")
+    member = ["<code>\nr = 1\n</code>"] * 3 + ["<code>\nfinal_answer(r)\n</code>"]
+    manager = [
+        "<code>\nout = dba(task='work')\n</code>",
+        "<code>\nsend_email(to='boss@example.com')\n</code>",
+        "<code>\nfinal_answer(out)\n</code>",
+    ]
+    calls = tmp_path / "manager-calls.log"
+
+    def team() -> CodeAgent:
+        boss = _manager(store, [_member(member, tools=[])], manager, lambda name, _: name == "send_email")
+        boss.model = FunctionModel(ResumableScript(manager, log=calls))
+        return boss
+
+    tokens = CountsTokens()
+    with team() as boss, pytest.raises(ApprovalPendingError):
+        boss.run_extensions.append(tokens)
+        boss.run("Work.", run_id="paid")
+    team_spent = tokens.total
+    manager_saved = read_checkpoint(store, "paid").spending  # type: ignore[union-attr]
+    assert manager_saved is not None and manager_saved[0] == team_spent  # the member's part is in it
+    approve("paid", pending_approval(store, "paid")["approval_key"], store=store)  # type: ignore[index]
+    with team() as boss, pytest.raises(BudgetExceededError, match="tokens budget"):
+        boss.resume("paid", budget=RunBudget(tokens=team_spent))
+    assert EFFECTS == [] and calls.read_text().split() == ["0", "1"]  # all was spent: nothing more

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import math
+import threading
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -304,14 +305,28 @@ class RunSpending:
     """Replies whose usage was missing or negative: what they cost is not known."""
 
     def count(self, reply: ChatMessage, model: Any) -> None:
-        self.model_calls += 1
         usage = reply.token_usage
         if usage is None or usage.input_tokens < 0 or usage.output_tokens < 0:
-            self.uncounted += 1
+            with _SPENDING_LOCK:
+                self.model_calls += 1
+                self.uncounted += 1
             return
-        self.tokens += usage.total_tokens
         price = _price(model, usage) if self.cost is not None else None
-        self.cost = None if self.cost is None or price is None else self.cost + price
+        with _SPENDING_LOCK:
+            self.model_calls += 1
+            self.tokens += usage.total_tokens
+            self.cost = None if self.cost is None or price is None else self.cost + price
+
+    def hand_over(self, to: RunSpending) -> None:
+        """Add what this run spent to `to` (its manager's run, which a team member's finished run
+        answers to) and count nothing here any more: the manager's checkpoint then holds it, and a
+        budget that counts both runs counts it once."""
+        with _SPENDING_LOCK:
+            to.tokens += self.tokens
+            to.cost = None if to.cost is None or self.cost is None else to.cost + self.cost
+            to.model_calls += self.model_calls
+            to.uncounted += self.uncounted
+            self.tokens, self.cost, self.model_calls, self.uncounted = 0, 0.0, 0, 0
 
     def to_data(self) -> list[Any]:
         return [self.tokens, self.cost, self.model_calls, self.uncounted]
@@ -328,6 +343,10 @@ class RunSpending:
         if cost is not None and not (type(cost) in (int, float) and 0 <= cost < math.inf):
             raise ValueError("the run's spent cost is not a number")
         return cls(tokens, None if cost is None else float(cost), calls, uncounted)
+
+
+_SPENDING_LOCK = threading.Lock()
+"""Spending is counted from the threads of parallel tool calls (team members called at once)."""
 
 
 def _price(model: Any, usage: Any) -> float | None:

@@ -90,8 +90,11 @@ class DurableRun(RunExtension):
         run_id: str,
         mode: str,
         approval_policy: ApprovalPolicy | None = None,
+        manager: DurableRun | None = None,
     ) -> None:
         self.store = store
+        self.manager = manager
+        """The durable run that called this one, for a team member's sub-run."""
         self.run_id = check_run_id(run_id)
         self.mode = mode
         """"new" (refused if the id is taken), "resume" (refused if it is not), or "sub-run" (a team
@@ -179,7 +182,9 @@ class DurableRun(RunExtension):
         key = idempotency_key()
         if key is None:
             return None
-        return DurableRun(self.store, sub_run_id(self.run_id, member, key), "sub-run", self.approval_policy)
+        return DurableRun(
+            self.store, sub_run_id(self.run_id, member, key), "sub-run", self.approval_policy, self
+        )
 
     # --- the journal --------------------------------------------------------------------------
     def answer_model_call(self, call: ModelCall) -> ChatMessage | None:
@@ -312,7 +317,16 @@ class DurableRun(RunExtension):
     def run_ended(self, run: Any) -> None:
         if not self.released and self.lease is not None:
             self.released = True
+            self._hand_spending_to_manager()
             self.store.release(self.lease)
+
+    def _hand_spending_to_manager(self) -> None:
+        """A member's run that finished is its manager's call done: what it spent goes into the
+        manager's run, saved with the manager's next checkpoint (the call's result), so a resumed
+        manager, which does not open a finished member's run again, still counts it."""
+        manager = self.manager.run if self.manager is not None else None
+        if manager is not None and self.run is not None and self.state.status == "finished":
+            self.run.spending.hand_over(manager.spending)
 
 
 def capture_namespace(agent: Any) -> tuple[dict[str, Any], dict[str, str], list[tuple[str, str]]]:
