@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from smol_core import CodeAgent, tool
+from smol_core import CodeAgent, ToolCallingAgent, tool
 from smol_core.agents.budget import RunBudget
 from smol_core.cli import smol
 from smol_core.durable import SQLiteStore, approve, deny, pending_approval
@@ -18,7 +18,14 @@ from smol_core.durable.retention import RetentionPolicy, prune_runs
 from smol_core.durable.runner import read_checkpoint
 from smol_core.effects import RunExtension
 from smol_core.errors import BudgetExceededError
-from smol_core.testing import FunctionModel, ResumableScript
+from smol_core.messages import (
+    ChatMessage,
+    ChatMessageToolCall,
+    ChatMessageToolCallFunction,
+    MessageRole,
+    TokenUsage,
+)
+from smol_core.testing import FunctionModel, ResumableScript, ScriptedModel
 
 EFFECTS: list[str] = []
 
@@ -329,3 +336,47 @@ def test_what_a_finished_member_spent_counts_when_its_manager_is_resumed(tmp_pat
     with team() as boss, pytest.raises(BudgetExceededError, match="tokens budget"):
         boss.resume("paid", budget=RunBudget(tokens=team_spent))
     assert EFFECTS == [] and calls.read_text().split() == ["0", "1"]  # all was spent: nothing more
+
+
+# --- two members called at once (a ToolCallingAgent's parallel calls) ---------------------------------
+def _calls(*calls: tuple[str, dict[str, Any]]) -> ChatMessage:
+    return ChatMessage(
+        MessageRole.ASSISTANT,
+        "",
+        tool_calls=[
+            ChatMessageToolCall(ChatMessageToolCallFunction(name, arguments), f"c{i}")
+            for i, (name, arguments) in enumerate(calls)
+        ],
+        token_usage=TokenUsage(10, 5),
+    )
+
+
+def test_two_members_called_at_once_each_run_once_and_one_pause_stops_the_manager(tmp_path: Path) -> None:
+    EFFECTS.clear()
+    store = SQLiteStore(tmp_path / "runs.sqlite3")
+    dba = ["<code>\nfinal_answer(drop_table(name='users'))\n</code>"]
+    mailer = ["<code>\nfinal_answer(send_email(to='ops@example.com'))\n</code>"]
+
+    def team(replies: list[ChatMessage]) -> ToolCallingAgent:
+        boss = ToolCallingAgent(
+            tools=[],
+            managed_agents=[_member(dba), _member(mailer, name="mailer", tools=[send_email])],
+            model=ScriptedModel(replies),
+            verbosity_level=0,
+            checkpoint_store=store,
+        )
+        boss.approval_policy = _asks_for_drops
+        return boss
+
+    both = _calls(("dba", {"task": "drop users"}), ("mailer", {"task": "mail ops"}))
+    with team([both]) as boss, pytest.raises(ApprovalPendingError, match="drop_table"):
+        boss.run("Clean up and tell ops.", run_id="par")
+    assert EFFECTS == ["email ops@example.com"]  # the mailer went on; the drop waits
+    sub_runs = sorted(r.run_id for r in store.list() if r.run_id != "par")
+    assert [run_id.split(".")[1] for run_id in sub_runs] == ["dba", "mailer"]
+    waiting = pending_approval(store, "par")
+    assert waiting is not None and waiting["run_id"].startswith("par.dba.")
+    approve("par", waiting["approval_key"], store=store)
+    with team([_calls(("final_answer", {"answer": "done"}))]) as boss:
+        assert boss.resume("par") == "done"
+    assert EFFECTS == ["email ops@example.com", "drop users"]  # each once

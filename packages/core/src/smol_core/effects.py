@@ -192,8 +192,7 @@ class RunDoor:
     def _replied(self, call: ModelCall, reply: ChatMessage, answered_by: RunExtension | None) -> None:
         if answered_by is None and self.run is not None:
             self.run.spending.count(reply, call.model)  # counted where it is made, before anyone saves
-        for extension in self.extensions:
-            extension.after_model_call(call, reply, answered_by)
+        _every(self.extensions, lambda extension: extension.after_model_call(call, reply, answered_by))
 
     def generate(self, model: Any, call: ModelCall) -> ChatMessage:
         reply, answered_by = self._answer(call)
@@ -282,16 +281,21 @@ class RunDoor:
             extension.run_finished(self.run, output)
 
     def run_ended(self) -> None:
-        """Every extension's `run_ended`, even where one before it raises (a user's audit hook that
-        fails must not keep a durable run's lease from going back); then the first error, if any."""
-        failure: BaseException | None = None
-        for extension in self.extensions:
-            try:
-                extension.run_ended(self.run)
-            except BaseException as error:
-                failure = failure or error
-        if failure is not None:
-            raise failure
+        _every(self.extensions, lambda extension: extension.run_ended(self.run))
+
+
+def _every(extensions: Sequence[RunExtension], notify: Callable[[RunExtension], None]) -> None:
+    """`notify` each extension, even where one before it raises, then raise the first error: a
+    user's audit hook that fails must not keep the journal from saving a reply already paid for, or
+    a durable run's lease from going back."""
+    failure: BaseException | None = None
+    for extension in extensions:
+        try:
+            notify(extension)
+        except BaseException as error:
+            failure = failure or error
+    if failure is not None:
+        raise failure
 
 
 @dataclass
