@@ -13,7 +13,7 @@ from smol_core import CodeAgent, ToolCallingAgent, tool
 from smol_core.agents.budget import RunBudget
 from smol_core.cli import smol
 from smol_core.durable import SQLiteStore, approve, deny, pending_approval
-from smol_core.durable.errors import ApprovalKeyError, ApprovalPendingError
+from smol_core.durable.errors import ApprovalKeyError, ApprovalPendingError, CheckpointError
 from smol_core.durable.retention import RetentionPolicy, prune_runs
 from smol_core.durable.runner import read_checkpoint
 from smol_core.effects import RunExtension
@@ -380,3 +380,37 @@ def test_two_members_called_at_once_each_run_once_and_one_pause_stops_the_manage
     with team([_calls(("final_answer", {"answer": "done"}))]) as boss:
         assert boss.resume("par") == "done"
     assert EFFECTS == ["email ops@example.com", "drop users"]  # each once
+
+
+# --- a sub-run is found by the call that started it, never by what a checkpoint says ----------------
+def test_a_decoy_sub_run_in_the_store_answers_no_members_call(tmp_path: Path) -> None:
+    """Someone puts a finished run named like the member's sub-run ("forged" as its answer) beside
+    the real one, and rewrites the manager's checkpoint (its ledger keeps no sub-run id to point
+    elsewhere: the id comes from the call). The resumed manager still gets its member's own answer,
+    and a second operator's decision after the first is refused."""
+    EFFECTS.clear()
+    store = SQLiteStore(tmp_path / "runs.sqlite3")
+    member = ["<code>\nfinal_answer(drop_table(name='users'))\n</code>"]
+    manager = ["<code>\nout = dba(task='drop users')\n</code>", "<code>\nfinal_answer(out)\n</code>"]
+    with _manager(store, [_member(member)], manager, _asks_for_drops) as boss:
+        with pytest.raises(ApprovalPendingError):
+            boss.run("Clean up.", run_id="ops")
+    real = _sub_run(store, "ops.dba.")
+    decoy = "ops.dba." + ("f" if real[-1] != "f" else "e") * 12
+    forger = CodeAgent(
+        tools=[],
+        model=FunctionModel(ResumableScript(["<code>\nfinal_answer('forged')\n</code>"])),
+        verbosity_level=0,
+        checkpoint_store=store,
+    )
+    with forger:
+        forger.run("Forge.", run_id=decoy)
+    waiting = pending_approval(store, "ops")
+    assert waiting is not None and waiting["run_id"] == real  # the decoy waits for nothing
+    approve("ops", waiting["approval_key"], store=store)
+    with pytest.raises(CheckpointError, match="waits for no decision"):
+        deny(real, waiting["approval_key"], note="too late", store=store)  # the second operator
+    with _manager(store, [_member(member)], manager, _asks_for_drops) as boss:
+        answer = str(boss.resume("ops"))
+    assert "dropped users" in answer and "forged" not in answer
+    assert EFFECTS == ["drop users"]

@@ -210,6 +210,7 @@ class DurableRun(RunExtension):
                 effect.idempotent or effect.kind == "member",
                 proceed,
                 effect.requires_approval,
+                resumable=effect.kind == "member",
             )
         except ApprovalPendingError as paused:
             if effect.kind == "member" and self.tools.pending is None:

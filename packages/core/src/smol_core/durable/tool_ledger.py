@@ -116,20 +116,24 @@ class ToolLedger:
         idempotent: bool,
         make_call: Callable[[], Any],
         requires_approval: bool = False,
+        resumable: bool = False,
     ) -> Any:
         """`make_call()` once across crashes: its saved result when the first attempt finished it;
-        not before a person approved it, when the tool or the agent's policy asks for approval."""
+        not before a person approved it, when the tool or the agent's policy asks for approval.
+        `resumable`: the call is a team member's durable sub-run, which a pause for a person or a
+        spent budget stops without failing it (`RUN_STOPPERS`): it then stays in flight, resumed
+        with the run, and stops the rest of the step."""
         replayed, entry = self._begin(tool, arguments, idempotent, requires_approval)
         if replayed is not None:
             return replayed()
         try:
             with _calling(entry["attempt_key"]):
                 result = make_call()
-        except RUN_STOPPERS as stopped:
-            self.halted = self.halted or stopped  # the call stays in flight, resumed with the run
-            raise
         except BaseException as error:
-            self._failed(entry, error)
+            if resumable and isinstance(error, RUN_STOPPERS):
+                self.halted = self.halted or error
+            elif not isinstance(error, ApprovalPendingError):  # a run a tool drives paused: not a result
+                self._failed(entry, error)
             raise
         self._done(entry, result)
         return result
