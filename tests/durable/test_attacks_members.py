@@ -414,3 +414,18 @@ def test_a_decoy_sub_run_in_the_store_answers_no_members_call(tmp_path: Path) ->
         answer = str(boss.resume("ops"))
     assert "dropped users" in answer and "forged" not in answer
     assert EFFECTS == ["drop users"]
+
+
+# --- the member's own approval policy holds beside its manager's ---------------------------------------
+def test_a_members_own_approval_policy_holds_when_its_manager_has_another(tmp_path: Path) -> None:
+    """The manager's policy asks about emails, the member's own about drops: a member's sub-run used
+    to take the manager's policy in place of its own, and dropped the table unasked."""
+    EFFECTS.clear()
+    store = SQLiteStore(tmp_path / "runs.sqlite3")
+    dba = _member(["<code>\nfinal_answer(drop_table(name='users'))\n</code>"])
+    dba.approval_policy = _asks_for_drops
+    manager = ["<code>\nout = dba(task='drop users')\n</code>", "<code>\nfinal_answer(out)\n</code>"]
+    with _manager(store, [dba], manager, lambda name, _: name == "send_email") as boss:
+        with pytest.raises(ApprovalPendingError, match="drop_table"):
+            boss.run("Clean up.", run_id="own-policy")
+    assert EFFECTS == []

@@ -140,8 +140,7 @@ class DurableRun(RunExtension):
         first step, `first_step`)."""
         agent = run.agent
         self.agent, self.run = agent, run
-        if self.approval_policy is None:
-            self.approval_policy = getattr(agent, "approval_policy", None)
+        self.approval_policy = either_asks(self.approval_policy, getattr(agent, "approval_policy", None))
         with _leased(self.store, self.run_id) as lease:
             existing = read_checkpoint(self.store, self.run_id)
             if self.mode == "new":
@@ -328,6 +327,18 @@ class DurableRun(RunExtension):
         manager = self.manager.run if self.manager is not None else None
         if manager is not None and self.run is not None and self.state.status == "finished":
             self.run.spending.hand_over(manager.spending)
+
+
+def either_asks(first: ApprovalPolicy | None, second: ApprovalPolicy | None) -> ApprovalPolicy | None:
+    """A policy that asks where either asks: a team member's run keeps its own policy beside the
+    one its manager hands down (neither replaces the other)."""
+    if first is None or second is None or first == second:
+        return first or second
+
+    def asks(tool_name: str, arguments: Any) -> bool:
+        return bool(first(tool_name, arguments)) or bool(second(tool_name, arguments))
+
+    return asks
 
 
 def capture_namespace(agent: Any) -> tuple[dict[str, Any], dict[str, str], list[tuple[str, str]]]:
