@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import math
+import threading
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -191,8 +192,7 @@ class RunDoor:
     def _replied(self, call: ModelCall, reply: ChatMessage, answered_by: RunExtension | None) -> None:
         if answered_by is None and self.run is not None:
             self.run.spending.count(reply, call.model)  # counted where it is made, before anyone saves
-        for extension in self.extensions:
-            extension.after_model_call(call, reply, answered_by)
+        _every(self.extensions, lambda extension: extension.after_model_call(call, reply, answered_by))
 
     def generate(self, model: Any, call: ModelCall) -> ChatMessage:
         reply, answered_by = self._answer(call)
@@ -281,8 +281,21 @@ class RunDoor:
             extension.run_finished(self.run, output)
 
     def run_ended(self) -> None:
-        for extension in self.extensions:
-            extension.run_ended(self.run)
+        _every(self.extensions, lambda extension: extension.run_ended(self.run))
+
+
+def _every(extensions: Sequence[RunExtension], notify: Callable[[RunExtension], None]) -> None:
+    """`notify` each extension, even where one before it raises, then raise the first error: a
+    user's audit hook that fails must not keep the journal from saving a reply already paid for, or
+    a durable run's lease from going back."""
+    failure: BaseException | None = None
+    for extension in extensions:
+        try:
+            notify(extension)
+        except BaseException as error:
+            failure = failure or error
+    if failure is not None:
+        raise failure
 
 
 @dataclass
@@ -296,14 +309,28 @@ class RunSpending:
     """Replies whose usage was missing or negative: what they cost is not known."""
 
     def count(self, reply: ChatMessage, model: Any) -> None:
-        self.model_calls += 1
         usage = reply.token_usage
         if usage is None or usage.input_tokens < 0 or usage.output_tokens < 0:
-            self.uncounted += 1
+            with _SPENDING_LOCK:
+                self.model_calls += 1
+                self.uncounted += 1
             return
-        self.tokens += usage.total_tokens
         price = _price(model, usage) if self.cost is not None else None
-        self.cost = None if self.cost is None or price is None else self.cost + price
+        with _SPENDING_LOCK:
+            self.model_calls += 1
+            self.tokens += usage.total_tokens
+            self.cost = None if self.cost is None or price is None else self.cost + price
+
+    def hand_over(self, to: RunSpending) -> None:
+        """Add what this run spent to `to` (its manager's run, which a team member's finished run
+        answers to) and count nothing here any more: the manager's checkpoint then holds it, and a
+        budget that counts both runs counts it once."""
+        with _SPENDING_LOCK:
+            to.tokens += self.tokens
+            to.cost = None if to.cost is None or self.cost is None else to.cost + self.cost
+            to.model_calls += self.model_calls
+            to.uncounted += self.uncounted
+            self.tokens, self.cost, self.model_calls, self.uncounted = 0, 0.0, 0, 0
 
     def to_data(self) -> list[Any]:
         return [self.tokens, self.cost, self.model_calls, self.uncounted]
@@ -320,6 +347,10 @@ class RunSpending:
         if cost is not None and not (type(cost) in (int, float) and 0 <= cost < math.inf):
             raise ValueError("the run's spent cost is not a number")
         return cls(tokens, None if cost is None else float(cost), calls, uncounted)
+
+
+_SPENDING_LOCK = threading.Lock()
+"""Spending is counted from the threads of parallel tool calls (team members called at once)."""
 
 
 def _price(model: Any, usage: Any) -> float | None:

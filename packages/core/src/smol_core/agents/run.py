@@ -242,14 +242,16 @@ class AgentRun(RunState):
     def end(self) -> None:
         """The run is over (idempotent): its extensions close (a durable lease goes back), and the
         agent's hook runs once."""
-        self.door.run_ended()
-        agent = self.agent
-        with agent._runs_lock:
-            if self.ended:
-                return
-            self.ended = True
-            agent._active_runs -= 1
-        agent._end_run(self)
+        try:
+            self.door.run_ended()
+        finally:
+            agent = self.agent
+            with agent._runs_lock:
+                already_ended, self.ended = self.ended, True
+                if not already_ended:
+                    agent._active_runs -= 1
+            if not already_ended:
+                agent._end_run(self)
 
     def full_result(self, output: Any, start: float, state: RunEnd | None = None) -> RunResult:
         """Everything about the run: answer, state, steps, token usage, timing, team messages."""

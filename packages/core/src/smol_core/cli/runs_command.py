@@ -136,12 +136,13 @@ def _list_row(record: RunRecord) -> list[str]:
 
 
 def _show(store: SQLiteStore, args: argparse.Namespace) -> int:
+    from smol_core.durable.approvals import pending_approval
     from smol_core.durable.runner import read_checkpoint
 
     state = read_checkpoint(store, args.run_id)
     if state is None:
         raise RunNotFoundError(f"no run {args.run_id!r} in {store.path}")
-    waiting = next((e for e in state.tool_ledger if e.get("status") == "awaiting_approval"), None)
+    waiting = pending_approval(store, args.run_id)  # its own call, or its team member's
     summary: dict[str, Any] = {
         "run_id": state.run_id,
         "status": state.status,
@@ -180,6 +181,7 @@ def _waiting(entry: dict[str, Any]) -> dict[str, Any]:
     tool = str(entry.get("tool", "a tool"))
     return {
         "tool": tool,
+        "run_id": str(entry.get("run_id", "")),
         "approval_key": str(entry.get("approval_key", "")),
         "call": describe_call(tool, entry.get("arguments")),
         "arguments": encode(entry.get("arguments")),
@@ -189,7 +191,12 @@ def _waiting(entry: dict[str, Any]) -> dict[str, Any]:
 def _print_waiting(run_id: str, waiting: dict[str, Any]) -> None:
     """The whole call (never cut: it is what a person approves), then the commands that decide it."""
     run, key = escape_line(run_id), escape_line(waiting["approval_key"])
-    print(f"waiting_for_approval: the call of key {key}:")
+    whose = (
+        ""
+        if waiting["run_id"] in ("", run_id)
+        else f" (in its team member's run {escape_line(waiting['run_id'])})"
+    )
+    print(f"waiting_for_approval: the call of key {key}{whose}:")
     for line in waiting["call"].splitlines():
         print(f"  {line}")
     print(f"  approve: smol runs approve {run} {key}")

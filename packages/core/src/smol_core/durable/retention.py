@@ -19,7 +19,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from smol_core.durable.errors import RunLockedError
-from smol_core.durable.store import CheckpointStore, RunRecord
+from smol_core.durable.store import CheckpointStore, Lease, RunRecord
+from smol_core.durable.sub_runs import top_runs
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
 _SECONDS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
@@ -73,20 +74,44 @@ class RetentionPolicy:
 
     def doomed(self, records: list[RunRecord], now: float) -> list[RunRecord]:
         """The runs of `records` (newest first, as `CheckpointStore.list` gives them) the rules name."""
-        runs = sorted((r for r in records if self.considers(r)), key=lambda r: r.updated_at, reverse=True)
+        return [record for team in self.doomed_teams(records, now) for record in team]
+
+    def doomed_teams(self, records: list[RunRecord], now: float) -> list[list[RunRecord]]:
+        """The runs the rules name, each with the sub-runs of the team members it called (first the
+        run, then its sub-runs): the rules judge a run and its sub-runs as one, by the run's status,
+        their latest save and their total size, so a sub-run never goes without its manager's run."""
+        teams = _teams(records)
+        heads = sorted((team for team in teams if self.considers(team[0])), key=_last_saved, reverse=True)
         doomed: set[str] = set()
         if self.older_than is not None:
-            doomed.update(r.run_id for r in runs if now - r.updated_at > self.older_than)
+            doomed.update(team[0].run_id for team in heads if now - _last_saved(team) > self.older_than)
         if self.keep is not None:
-            doomed.update(r.run_id for r in runs[self.keep :])
+            doomed.update(team[0].run_id for team in heads[self.keep :])
         if self.max_bytes is not None:
-            total = sum(r.size for r in runs)
-            for oldest in reversed(runs):
+            total = sum(_size(team) for team in heads)
+            for oldest in reversed(heads):
                 if total <= self.max_bytes:
                     break
-                doomed.add(oldest.run_id)
-                total -= oldest.size
-        return [r for r in runs if r.run_id in doomed]
+                doomed.add(oldest[0].run_id)
+                total -= _size(oldest)
+        return [team for team in heads if team[0].run_id in doomed]
+
+
+def _teams(records: list[RunRecord]) -> list[list[RunRecord]]:
+    """`records` grouped by the run at the top of each team, that run first."""
+    tops = top_runs(record.run_id for record in records)
+    teams: dict[str, list[RunRecord]] = {}
+    for record in sorted(records, key=lambda record: record.run_id != tops[record.run_id]):
+        teams.setdefault(tops[record.run_id], []).append(record)
+    return list(teams.values())
+
+
+def _last_saved(team: list[RunRecord]) -> float:
+    return max(record.updated_at for record in team)
+
+
+def _size(team: list[RunRecord]) -> int:
+    return sum(record.size for record in team)
 
 
 @dataclass
@@ -105,19 +130,33 @@ class PruneReport:
 def prune_runs(
     store: CheckpointStore, policy: RetentionPolicy, dry_run: bool = False, now: float | None = None
 ) -> PruneReport:
-    """Delete the runs `policy` names, each under its lease (a live one is kept and reported);
-    `dry_run`: delete nothing, report what would go."""
+    """Delete the runs `policy` names, each under its lease (a live one is kept and reported, with
+    the rest of its team); `dry_run`: delete nothing, report what would go."""
     report = PruneReport(dry_run=dry_run)
-    for record in policy.doomed(store.list(), time.time() if now is None else now):
-        try:
-            lease = store.acquire(record.run_id)
-        except RunLockedError:
-            report.live.append(record)
+    for team in policy.doomed_teams(store.list(), time.time() if now is None else now):
+        leases = _leased(store, team)
+        if leases is None:
+            report.live.extend(team)
             continue
         try:
             if not dry_run:
-                store.delete(record.run_id)
+                for record in team:
+                    store.delete(record.run_id)
         finally:
-            store.release(lease)
-        report.removed.append(record)
+            for lease in leases:
+                store.release(lease)
+        report.removed.extend(team)
     return report
+
+
+def _leased(store: CheckpointStore, team: list[RunRecord]) -> list[Lease] | None:
+    """The leases of every run of `team`; None (and none held) where one of them is driven now."""
+    leases: list[Lease] = []
+    try:
+        for record in team:
+            leases.append(store.acquire(record.run_id))
+    except RunLockedError:
+        for lease in leases:
+            store.release(lease)
+        return None
+    return leases

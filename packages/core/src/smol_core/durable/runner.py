@@ -25,7 +25,6 @@ where it was instead of starting it again.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -43,9 +42,11 @@ from smol_core.durable.errors import (
 from smol_core.durable.sqlite_store import SQLiteStore
 from smol_core.durable.steps import step_to_data
 from smol_core.durable.store import CheckpointStore, Lease
+from smol_core.durable.sub_runs import sub_run_id
 from smol_core.durable.tool_ledger import ToolLedger, idempotency_key
 from smol_core.durable.tool_state import capture_tool_states, restore_tool_states
 from smol_core.effects import ModelCall, RunExtension, RunSpending, ToolEffect
+from smol_core.errors import BudgetExceededError
 from smol_core.executors.worker.protocol import UnserializableValue, encode
 from smol_core.memory import ActionStep, MemoryStep
 from smol_core.messages import ChatMessage
@@ -89,8 +90,11 @@ class DurableRun(RunExtension):
         run_id: str,
         mode: str,
         approval_policy: ApprovalPolicy | None = None,
+        manager: DurableRun | None = None,
     ) -> None:
         self.store = store
+        self.manager = manager
+        """The durable run that called this one, for a team member's sub-run."""
         self.run_id = check_run_id(run_id)
         self.mode = mode
         """"new" (refused if the id is taken), "resume" (refused if it is not), or "sub-run" (a team
@@ -136,8 +140,7 @@ class DurableRun(RunExtension):
         first step, `first_step`)."""
         agent = run.agent
         self.agent, self.run = agent, run
-        if self.approval_policy is None:
-            self.approval_policy = getattr(agent, "approval_policy", None)
+        self.approval_policy = either_asks(self.approval_policy, getattr(agent, "approval_policy", None))
         with _leased(self.store, self.run_id) as lease:
             existing = read_checkpoint(self.store, self.run_id)
             if self.mode == "new":
@@ -178,10 +181,9 @@ class DurableRun(RunExtension):
         key = idempotency_key()
         if key is None:
             return None
-        sub_run = f"{self.run_id}.{member}.{key[:12]}"
-        if len(sub_run) > 128:
-            sub_run = f"{hashlib.sha256(self.run_id.encode()).hexdigest()[:40]}.{member[:60]}.{key[:12]}"
-        return DurableRun(self.store, sub_run, "sub-run", self.approval_policy)
+        return DurableRun(
+            self.store, sub_run_id(self.run_id, member, key), "sub-run", self.approval_policy, self
+        )
 
     # --- the journal --------------------------------------------------------------------------
     def answer_model_call(self, call: ModelCall) -> ChatMessage | None:
@@ -207,6 +209,7 @@ class DurableRun(RunExtension):
                 effect.idempotent or effect.kind == "member",
                 proceed,
                 effect.requires_approval,
+                resumable=effect.kind == "member",
             )
         except ApprovalPendingError as paused:
             if effect.kind == "member" and self.tools.pending is None:
@@ -283,6 +286,11 @@ class DurableRun(RunExtension):
         return self.state.step_number
 
     def step_ended(self, run: Any) -> None:
+        if isinstance(self.tools.halted, BudgetExceededError):
+            # a team member spent the budget mid-call: the run stops here, saved as it was when the
+            # step began, and the step (its call to the member, resumed where it was) runs again
+            self._save(at_boundary=False)
+            raise self.tools.halted
         if self.tools.pending is not None or self.paused_member is not None:
             # the step stopped at a call that waits for a person: the run pauses here, saved as it
             # was when the step began (with the step's model reply and calls), and the step runs
@@ -309,7 +317,28 @@ class DurableRun(RunExtension):
     def run_ended(self, run: Any) -> None:
         if not self.released and self.lease is not None:
             self.released = True
+            self._hand_spending_to_manager()
             self.store.release(self.lease)
+
+    def _hand_spending_to_manager(self) -> None:
+        """A member's run that finished is its manager's call done: what it spent goes into the
+        manager's run, saved with the manager's next checkpoint (the call's result), so a resumed
+        manager, which does not open a finished member's run again, still counts it."""
+        manager = self.manager.run if self.manager is not None else None
+        if manager is not None and self.run is not None and self.state.status == "finished":
+            self.run.spending.hand_over(manager.spending)
+
+
+def either_asks(first: ApprovalPolicy | None, second: ApprovalPolicy | None) -> ApprovalPolicy | None:
+    """A policy that asks where either asks: a team member's run keeps its own policy beside the
+    one its manager hands down (neither replaces the other)."""
+    if first is None or second is None or first == second:
+        return first or second
+
+    def asks(tool_name: str, arguments: Any) -> bool:
+        return bool(first(tool_name, arguments)) or bool(second(tool_name, arguments))
+
+    return asks
 
 
 def capture_namespace(agent: Any) -> tuple[dict[str, Any], dict[str, str], list[tuple[str, str]]]:

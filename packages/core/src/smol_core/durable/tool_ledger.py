@@ -34,7 +34,7 @@ from typing import Any, NoReturn
 
 from smol_core.durable.call_view import approval_key, short_call
 from smol_core.durable.errors import ApprovalPendingError, ToolCallDeniedError
-from smol_core.errors import SmolError
+from smol_core.errors import BudgetExceededError, SmolError
 from smol_core.executors.worker.protocol import UnserializableValue, decode, encode
 
 Save = Callable[[], None]
@@ -94,6 +94,10 @@ class ToolLedger:
         self._begun: Counter[str] = Counter()  # calls begun this step, by call key
         self.pending: dict[str, Any] | None = None
         """The call this step waits on a person's decision for: the run pauses when the step ends."""
+        self.halted: BaseException | None = None
+        """What stopped a call of this step that stops the whole run (a team member's run paused
+        for a person, or its budget spent): the call stays in flight, to be resumed with the run,
+        and nothing more runs in the step, even where the code caught the error."""
 
     def step_done(self) -> list[dict[str, Any]]:
         """A new step begins: nothing recorded any longer applies. Returns the new (empty) entries."""
@@ -102,6 +106,7 @@ class ToolLedger:
             self.recorded.clear()
             self._begun.clear()
             self.pending = None
+            self.halted = None
             return self.entries
 
     def call(
@@ -111,19 +116,24 @@ class ToolLedger:
         idempotent: bool,
         make_call: Callable[[], Any],
         requires_approval: bool = False,
+        resumable: bool = False,
     ) -> Any:
         """`make_call()` once across crashes: its saved result when the first attempt finished it;
-        not before a person approved it, when the tool or the agent's policy asks for approval."""
+        not before a person approved it, when the tool or the agent's policy asks for approval.
+        `resumable`: the call is a team member's durable sub-run, which a pause for a person or a
+        spent budget stops without failing it (`RUN_STOPPERS`): it then stays in flight, resumed
+        with the run, and stops the rest of the step."""
         replayed, entry = self._begin(tool, arguments, idempotent, requires_approval)
         if replayed is not None:
             return replayed()
         try:
             with _calling(entry["attempt_key"]):
                 result = make_call()
-        except ApprovalPendingError:
-            raise  # a team member's run paused for a person: the call stays in flight, resumed with the run
         except BaseException as error:
-            self._failed(entry, error)
+            if resumable and isinstance(error, RUN_STOPPERS):
+                self.halted = self.halted or error
+            elif not isinstance(error, ApprovalPendingError):  # a run a tool drives paused: not a result
+                self._failed(entry, error)
             raise
         self._done(entry, result)
         return result
@@ -157,6 +167,8 @@ class ToolLedger:
         each call once, those a resumed step has not reached yet included."""
         if self.pending is not None:  # nothing more runs in a step that waits for a decision
             raise ApprovalPendingError(self.pending_message())
+        if self.halted is not None:  # nor in one a team member's pause or spent budget stopped
+            raise self.halted
         key = call_key(tool, arguments)
         with self._lock:
             occurrence = self._begun[key]
@@ -261,6 +273,11 @@ class ToolLedger:
                 f"whether it did before calling {tool} again."
             )
         )
+
+
+RUN_STOPPERS = (ApprovalPendingError, BudgetExceededError)
+"""What a call raises when it stops the run rather than failing: a team member's run that paused for
+a person, or that spent the budget it shares with its manager. Not a result: the call is resumed."""
 
 
 def _kept_arguments(arguments: Any) -> Any:
