@@ -5,8 +5,9 @@ run's checkpoint holds its whole memory and sandbox variables. Kept forever, six
 took 78 MB of the store, and anyone who reaches the page can type tasks. So after each task the page
 forgets its runs beyond the session's newest `keep_per_session`, and every run of the page (an id that
 starts with `ui-`) last saved more than `max_age_seconds` ago, whichever session started it. A run
-being driven is never removed (`prune_runs` takes each run's lease first). `RunRetention(None, None)`
-keeps every run, as before.
+being driven is never removed (`prune_runs` takes each run's lease first), nor one whose waiting call
+an approval panel shows (a person may be deciding on it; once no panel shows it, the rules apply).
+`RunRetention(None, None)` keeps every run.
 """
 
 from __future__ import annotations
@@ -43,13 +44,19 @@ def _store_of(agent: Any) -> Iterator[Any]:
         yield default
 
 
-def prune_page_runs(agent: Any, session_runs: list[str], retention: RunRetention) -> None:
-    """Forget what `retention` says of the runs of `agent`'s store that the page started;
-    `session_runs` (the session's run ids, oldest first) loses those that went. A store that fails
-    leaves everything as it was: pruning is never a reason for a task to fail."""
+def prune_page_runs(
+    agent: Any,
+    session_runs: list[str],
+    retention: RunRetention,
+    shown: frozenset[str] | set[str] = frozenset(),
+) -> None:
+    """Forget what `retention` says of the runs of `agent`'s store that the page started, except the
+    runs in `shown` (those whose waiting call an approval panel shows: a person may be deciding on it
+    now); `session_runs` (the session's run ids, oldest first) loses those that went. A store that
+    fails leaves everything as it was: pruning is never a reason for a task to fail."""
     with contextlib.suppress(CheckpointError), _store_of(agent) as store:
         if retention.keep_per_session is not None and len(session_runs) > retention.keep_per_session:
-            mine = set(session_runs)
+            mine = set(session_runs) - set(shown)
             prune_runs(
                 store,
                 RetentionPolicy(keep=retention.keep_per_session, select=lambda record: record.run_id in mine),
@@ -59,7 +66,9 @@ def prune_page_runs(agent: Any, session_runs: list[str], retention: RunRetention
                 store,
                 RetentionPolicy(
                     older_than=retention.max_age_seconds,
-                    select=lambda record: record.run_id.startswith(PAGE_RUN_PREFIX),
+                    select=lambda record: (
+                        record.run_id.startswith(PAGE_RUN_PREFIX) and record.run_id not in shown
+                    ),
                 ),
             )
         kept = {record.run_id for record in store.list()}

@@ -139,6 +139,11 @@ class Sessions:
     def __getitem__(self, key: str) -> Session:
         return self._live[key]
 
+    def pending_runs(self) -> set[str]:
+        """The runs whose call a live session's approval panel shows (kept by the page's retention)."""
+        with self._lock:
+            return {s.pending.run_id for s in self._live.values() if s.pending is not None}
+
     def keys(self) -> list[str]:
         with self._lock:
             return list(self._live)

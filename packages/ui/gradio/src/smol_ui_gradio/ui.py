@@ -22,7 +22,7 @@ from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
-from smol_core.plugin_api import ApprovalKeyError, ApprovalPendingError
+from smol_core.plugin_api import ApprovalKeyError, ApprovalPendingError, CheckpointError
 from smol_ui_gradio.approvals import PendingCall, decide, needs_approvals, new_run_id, pending_call
 from smol_ui_gradio.chat_stream import ChatStream
 from smol_ui_gradio.rendering import UIMessage
@@ -190,10 +190,18 @@ class GradioUI:
             if run_id is not None:  # the page's runs are kept as `run_retention` says
                 runs = session.runs if session is not None else self._runs
                 runs.append(run_id)
-                prune_page_runs(agent, runs, self.run_retention)
+                prune_page_runs(agent, runs, self.run_retention, shown=self.shown_runs())
             lock.release()
             if session is not None:
                 session.last_used = time.monotonic()  # idle from the end of its task, not the start
+
+    def shown_runs(self) -> set[str]:
+        """The runs whose waiting call a panel shows now (a live session's, or this UI's own): the
+        page's retention keeps them, so a person never decides on a call whose run was pruned."""
+        shown = self.sessions.pending_runs()
+        if self.pending is not None:
+            shown.add(self.pending.run_id)
+        return shown
 
     def stream_decision(
         self,
@@ -228,6 +236,15 @@ class GradioUI:
             holder.pending = pending_call(agent, pending.run_id)
             again = holder.pending.describe() if holder.pending is not None else "No call waits any more."
             stream.pause(f"The call waiting changed, so nothing was decided. {again}")
+            yield stream.messages
+        except CheckpointError as error:
+            if not isinstance(error, LookupError):  # a store that is down: said, the run stays paused
+                holder.pending = pending
+                stream.fail(error)
+            else:  # deleted meanwhile (`smol runs prune`, `delete`): nothing left to decide on
+                stream.pause(
+                    f"Run {pending.run_id} no longer exists (deleted or pruned): nothing was decided."
+                )
             yield stream.messages
         except Exception as error:  # a store that is down: said on the page, the run stays paused
             holder.pending = pending
