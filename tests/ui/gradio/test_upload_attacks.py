@@ -11,6 +11,7 @@ import http.client
 import json
 import socket
 import urllib.parse
+import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -257,3 +258,109 @@ def test_slow_uploads_from_one_address_leave_room_for_others(
     finally:
         for sock in held:
             sock.close()
+
+
+# --- the page's own events, called without the page ------------------------------------------------
+
+
+def call_event(server: tuple[str, int], handler: str, data: list[object], session_hash: str) -> str:
+    """Call the page's event whose handler is named `handler` as any HTTP client can (Gradio's queue),
+    under a session id of the caller's choosing; the event's stream, as text."""
+    base = f"http://{server[0]}:{server[1]}"
+    with urllib.request.urlopen(base + "/config", timeout=30) as answer:  # noqa: S310 (127.0.0.1 only)
+        config = json.load(answer)
+    (index,) = [i for i, d in enumerate(config["dependencies"]) if d.get("api_name") == handler]
+    trigger = config["dependencies"][index]["targets"][0][0]
+    join = json.dumps(
+        {
+            "data": data,
+            "fn_index": index,
+            "session_hash": session_hash,
+            "event_data": None,
+            "trigger_id": trigger,
+        }
+    ).encode()
+    request = urllib.request.Request(
+        base + "/gradio_api/queue/join", data=join, headers={"Content-Type": "application/json"}
+    )
+    urllib.request.urlopen(request, timeout=30).close()  # noqa: S310 (127.0.0.1 only)
+    lines = []
+    with urllib.request.urlopen(  # noqa: S310 (127.0.0.1 only)
+        f"{base}/gradio_api/queue/data?session_hash={session_hash}", timeout=30
+    ) as stream:
+        for raw in stream:
+            lines.append(raw.decode())
+            if "process_completed" in lines[-1]:
+                break
+    return "".join(lines)
+
+
+def test_the_upload_event_takes_no_file_gradio_did_not_receive(
+    launch: Callable[..., tuple[str, int]], tmp_path: Path
+) -> None:
+    """Held: the page's upload handler copies the file it is given into the caller's session and
+    deletes Gradio's copy; a caller naming another session's kept file, or any file of the host, gets
+    Gradio's refusal (it was not uploaded), so nothing is copied to the caller or deleted."""
+    server = launch()
+    victim_folder = tmp_path / "uploads" / "session-victim"
+    victim_folder.mkdir(parents=True)
+    secret = victim_folder / "secret.txt"
+    secret.write_text("the victim's\n")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("the host's\n")
+    for target in (secret, outside):
+        said = call_event(
+            server, "on_upload", [{"path": str(target), "meta": {"_type": "gradio.FileData"}}, []], "attacker"
+        )
+        assert '"success":false' in said.replace(" ", "")
+        assert target.exists()
+    copied = [p for p in (tmp_path / "uploads").rglob("*") if p.is_file() and p.parent != victim_folder]
+    assert copied == []
+
+
+def test_a_made_up_session_decides_nothing(launch: Callable[..., tuple[str, int]], tmp_path: Path) -> None:
+    """Held: Approve from a session id the page never gave a call to decides nothing (the key alone
+    is not enough: a decision is the session's own)."""
+    server = launch()
+    said = call_event(server, "on_approve", ["", "0123456789ab", []], "made-up")
+    assert '"success":true' in said.replace(" ", "")
+    assert "Approved" not in said
+
+
+def test_a_body_that_stops_arriving_gives_its_slot_back(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Broke: a body that stopped arriving held its slot for as long as the connection stayed open,
+    so slow clients at four addresses refused every upload. Now it is answered 408 once it has paused
+    `body_idle_seconds` (30 by default; 1 here), and the slot is free again."""
+    from smol_ui_gradio.upload_gate import UploadGate
+    from starlette.middleware import Middleware
+
+    monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp_path / "gradio-cache"))
+    agent = CodeAgent(tools=[], model=ScriptedModel([]), verbosity_level=-1)
+    ui = GradioUI(agent, file_upload_folder=tmp_path / "uploads")
+    gate = Middleware(UploadGate, policy=ui.upload_policy, concurrent_uploads=1, body_idle_seconds=1.0)
+    demo = ui.create_app()
+    port = free_port()
+    demo.launch(
+        server_name="127.0.0.1",
+        server_port=port,
+        prevent_thread_lock=True,
+        quiet=True,
+        app_kwargs={"middleware": [gate]},
+    )
+    server = ("127.0.0.1", port)
+    boundary = uuid.uuid4().hex
+    try:
+        with socket.create_connection(server, timeout=30) as slow:
+            slow.sendall(
+                b"POST /gradio_api/upload HTTP/1.1\r\nHost: x\r\n"
+                + f"Content-Type: multipart/form-data; boundary={boundary}\r\n".encode()
+                + b"Content-Length: 100000\r\n\r\n"
+                + part("slow.txt", b"x", boundary)[:40]
+            )
+            assert slow.recv(200).startswith(b"HTTP/1.1 408")  # it never sent the rest
+            assert upload(server, "n.txt", b"x\n", source="127.0.0.2")[0] == 200  # while it stays connected
+    finally:
+        demo.close()
+        ui.sessions.close_all()

@@ -9,7 +9,8 @@ accepted type, by its name and by its bytes (`content_types.py`), read as Gradio
 that names its file twice, which two readers may read differently, is refused). It also bounds how
 many files one client address may upload in a window of time (each file of a request counts), how
 many requests it holds in memory at once (each one at most the size limit), and how many of those
-one address may hold (so one client sending bodies slowly cannot take every slot): flooding the
+one address may hold, and how long a body may take to arrive (so clients sending bodies slowly
+cannot keep every slot): flooding the
 endpoint fills neither the disk nor the memory. The address is the connection's, as uvicorn gives it:
 an `X-Forwarded-For` header counts only from a proxy uvicorn trusts (127.0.0.1 by default,
 `FORWARDED_ALLOW_IPS`), so a client cannot make itself many addresses.
@@ -41,6 +42,11 @@ DEFAULT_UPLOADS_PER_CLIENT = 30
 DEFAULT_WINDOW_SECONDS = 600.0
 DEFAULT_CONCURRENT_UPLOADS = 4
 DEFAULT_CONCURRENT_PER_CLIENT = 2
+DEFAULT_BODY_IDLE_SECONDS = 30.0
+DEFAULT_BODY_SECONDS = 600.0
+"""How long an upload's body may pause between two chunks, and take in all: a client that stops
+sending (or sends a byte now and then) gives its slot back instead of holding it while it stays
+connected."""
 """Uploads one client address may have in flight at once: a client that sends bodies slowly, or never
 finishes them, holds at most this many of the `concurrent_uploads` slots, never all of them."""
 
@@ -63,12 +69,16 @@ class UploadGate:
         window_seconds: float = DEFAULT_WINDOW_SECONDS,
         concurrent_uploads: int = DEFAULT_CONCURRENT_UPLOADS,
         concurrent_per_client: int = DEFAULT_CONCURRENT_PER_CLIENT,
+        body_idle_seconds: float = DEFAULT_BODY_IDLE_SECONDS,
+        body_seconds: float = DEFAULT_BODY_SECONDS,
     ) -> None:
         self.app = app
         self.policy = policy
         self.uploads_per_client = uploads_per_client
         self.window_seconds = window_seconds
         self.concurrent_per_client = concurrent_per_client
+        self.body_idle_seconds = body_idle_seconds
+        self.body_seconds = body_seconds
         self._slots = asyncio.Semaphore(concurrent_uploads)
         self._in_flight: collections.Counter[str] = collections.Counter()
         self._recent: dict[str, collections.deque[float]] = {}
@@ -108,7 +118,10 @@ class UploadGate:
         bound, not every request (one request may carry up to 1,000 files); a refused request counts
         as one, so a flood of refused files is bounded too."""
         self._charge(address, 0)  # an address over its bound is refused before its body is read
-        body = await self._body(scope, receive)
+        try:
+            body = await asyncio.wait_for(self._body(scope, receive), self.body_seconds)
+        except TimeoutError:
+            raise _Refused(408, "The upload took too long to arrive: try again.") from None
         try:
             files = _files(_header(scope, b"content-type") or "", body)
             self._charge(address, len(files))
@@ -158,7 +171,10 @@ class UploadGate:
             raise _Refused(413, "The file is over the maximum allowed size.")
         chunks, size = [], 0
         while True:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), self.body_idle_seconds)
+            except TimeoutError:
+                raise _Refused(408, "The upload stopped arriving: try again.") from None
             if message["type"] == "http.disconnect":
                 raise _Refused(400, "The upload was cut off.")
             chunk = message.get("body", b"")
