@@ -364,3 +364,30 @@ def test_a_body_that_stops_arriving_gives_its_slot_back(
     finally:
         demo.close()
         ui.sessions.close_all()
+
+
+@pytest.mark.parametrize("path", ["/gradio_api/process_recording", "/gradio_api/component_server"])
+def test_files_sent_to_gradios_other_multipart_endpoints_are_refused_at_the_door(
+    launch: Callable[..., tuple[str, int]], path: str
+) -> None:
+    """Broke: Gradio takes multipart files at two more endpoints, with no session (a screen
+    recording, which it writes to its temporary folder and sends back; a component's files, up to
+    1,000 of them, each up to the size limit, read into memory), which the door did not cover. The
+    page uses neither: the door refuses a multipart body anywhere but at the upload endpoint."""
+    server = launch()
+    boundary = uuid.uuid4().hex
+    body = form(
+        [part("video.exe", b"MZ" + b"\x00" * 64, boundary).replace(b'name="files"', b'name="video"')],
+        boundary,
+    )
+    connection = http.client.HTTPConnection(*server, timeout=30)
+    try:
+        connection.request(
+            "POST", path, body=body, headers={"Content-Type": f"multipart/form-data; boundary={boundary}"}
+        )
+        answer = connection.getresponse()
+        returned = answer.read()
+    finally:
+        connection.close()
+    assert answer.status == 415, returned
+    assert b"MZ" not in returned

@@ -1,6 +1,7 @@
 """The door in front of Gradio's upload endpoint: a file is refused before Gradio stores anything.
 
-Why: Gradio's `/gradio_api/upload` takes a file from anyone who reaches the port, with no session,
+Why: Gradio's `/gradio_api/upload` (and, for features this page does not use, two more endpoints,
+which the door closes to files) takes a file from anyone who reaches the port, with no session,
 and writes it into its cache before any handler of the page runs. `file_types` only filters the
 browser's file picker, so a file of a type the page refuses, up to the size limit, was kept (for an
 hour, until Gradio's cache clean-up) as often as someone sent one. This ASGI middleware reads the
@@ -85,11 +86,15 @@ class UploadGate:
         self._swept = time.monotonic()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope.get("type") != "http"
-            or scope.get("method") != "POST"
-            or not str(scope.get("path")).endswith("/upload")
-        ):
+        if scope.get("type") != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        if not str(scope.get("path")).endswith("/upload"):
+            if "multipart/" in (_header(scope, b"content-type") or "").lower():
+                # Gradio reads files at other endpoints too (a screen recording, a component's
+                # files), with no session and no bound; the page uses none of them
+                await _answer(send, 415, "This page takes files at its upload endpoint only.")
+                return
             await self.app(scope, receive, send)
             return
         address = _address(scope)
