@@ -244,3 +244,29 @@ def test_hostile_arguments_are_shown_as_text_in_the_browser(
         assert chat.find_elements(By.XPATH, ".//strong[contains(., 'Approved by the operator')]") == []
         assert session.pending.key in chat.text
         assert browser.title == title and sent == []
+
+
+def test_a_visitor_who_reloads_the_tab_keeps_no_more_runs(tmp_path: Path) -> None:
+    """Broke: the count rule held per session, and a reload (or Reset) starts a new session, so a
+    visitor who reloaded every 5 tasks kept every run for a day (the age rule) without bound. Now
+    a session's runs go when it ends, but for one still waiting on a decision (a terminal may
+    decide it: `smol runs approve`), which the age rule bounds."""
+    store = SQLiteStore(tmp_path / "runs.sqlite3")
+    finals = [code("final_answer('ok')")] * 15
+    with _agent(store, [*finals, code("result = page(to='ops')")]) as agent:
+        ui = GradioUI(agent)
+        try:
+            for visit in range(3):
+                session = ui.sessions.get(f"visit-{visit}")
+                for n in range(5):
+                    _last(ui.stream_run(f"Task {n}.", session=session))
+                ui.sessions.close(f"visit-{visit}")  # the tab reloads
+            assert [r.run_id for r in store.list() if r.run_id.startswith("ui-")] == []
+            session = ui.sessions.get("last")
+            _last(ui.stream_run("Page ops.", session=session))
+            paused = session.pending
+            assert paused is not None
+            ui.sessions.close("last")
+            assert [r.run_id for r in store.list() if r.run_id.startswith("ui-")] == [paused.run_id]
+        finally:
+            ui.sessions.close_all()

@@ -4,7 +4,8 @@ Why: a page whose agent can pause for approval runs every task durably (`approva
 run's checkpoint holds its whole memory and sandbox variables. Kept forever, six tasks of one visitor
 took 78 MB of the store, and anyone who reaches the page can type tasks. So after each task the page
 forgets its runs beyond the session's newest `keep_per_session`, and every run of the page (an id that
-starts with `ui-`) last saved more than `max_age_seconds` ago, whichever session started it. A run
+starts with `ui-`) last saved more than `max_age_seconds` ago, whichever session started it; when a
+session ends, its runs go but for one waiting on a decision (`forget_ended_session_runs`). A run
 being driven is never removed (`prune_runs` takes each run's lease first), nor one whose waiting call
 an approval panel shows (a person may be deciding on it; once no panel shows it, the rules apply).
 `RunRetention(None, None)` keeps every run.
@@ -21,6 +22,7 @@ from smol_core.plugin_api import CheckpointError, RetentionPolicy, SQLiteStore, 
 
 DEFAULT_KEEP_PER_SESSION = 5
 DEFAULT_MAX_AGE_SECONDS = 86400.0
+AWAITING_APPROVAL = "awaiting_approval"
 PAGE_RUN_PREFIX = "ui-"
 """The page's run ids start with this (`approvals.new_run_id`): the age rule touches no other run."""
 
@@ -73,3 +75,20 @@ def prune_page_runs(
             )
         kept = {record.run_id for record in store.list()}
         session_runs[:] = [run_id for run_id in session_runs if run_id in kept]
+
+
+def forget_ended_session_runs(agent: Any, session_runs: list[str]) -> None:
+    """Forget the runs of a session that ended (its tab closed or reloaded, or Reset): no page can
+    resume them, and a visitor who reloads every few tasks would otherwise keep every run for a day.
+    A run waiting on a decision stays (a terminal may decide it: `smol runs approve`), as does one
+    still being driven (its lease); the age rule bounds them."""
+    if not session_runs:
+        return
+    mine = set(session_runs)
+    with contextlib.suppress(CheckpointError), _store_of(agent) as store:
+        prune_runs(
+            store,
+            RetentionPolicy(
+                keep=0, select=lambda record: record.run_id in mine and record.status != AWAITING_APPROVAL
+            ),
+        )

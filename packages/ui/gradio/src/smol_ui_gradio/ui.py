@@ -26,7 +26,7 @@ from smol_core.plugin_api import ApprovalKeyError, ApprovalPendingError, Checkpo
 from smol_ui_gradio.approvals import PendingCall, decide, needs_approvals, new_run_id, pending_call
 from smol_ui_gradio.chat_stream import ChatStream
 from smol_ui_gradio.rendering import UIMessage
-from smol_ui_gradio.run_retention import RunRetention, prune_page_runs
+from smol_ui_gradio.run_retention import RunRetention, forget_ended_session_runs, prune_page_runs
 from smol_ui_gradio.sessions import DEFAULT_SESSION_LIMIT, Session, Sessions
 from smol_ui_gradio.uploads import (
     DEFAULT_ALLOWED_TYPES,
@@ -94,7 +94,12 @@ class GradioUI:
         if not isinstance(self.name, str):
             self.name = "Agent interface"
         self.description = getattr(self.agent, "description", None)
-        self.sessions = Sessions(self._new_agent, self.file_upload_folder, max_sessions)
+        self.sessions = Sessions(
+            self._new_agent,
+            self.file_upload_folder,
+            max_sessions,
+            on_close=lambda ended: forget_ended_session_runs(ended.agent, ended.runs),
+        )
         self._run_lock = threading.Lock()
         self.pending: PendingCall | None = None  # the call `self.agent`'s last run paused for
         self.demo: Any = None
