@@ -270,3 +270,26 @@ def test_a_visitor_who_reloads_the_tab_keeps_no_more_runs(tmp_path: Path) -> Non
             assert [r.run_id for r in store.list() if r.run_id.startswith("ui-")] == [paused.run_id]
         finally:
             ui.sessions.close_all()
+
+
+def test_another_session_cannot_decide_a_call_with_its_key(
+    serve: Callable[[GradioUI], str], tmp_path: Path
+) -> None:
+    """Held: a visitor who learned the key of another session's waiting call (it is shown, not
+    secret) and sends Approve with it, over HTTP under their own or a made-up session id, decides
+    nothing: a decision is about the call the sender's own session waits on."""
+    from page_api import call_event
+
+    store = SQLiteStore(tmp_path / "runs.sqlite3")
+    with _agent(store, [code("result = page(to='ops')"), code("final_answer(result)")]) as agent:
+        ui = GradioUI(agent)
+        url = serve(ui)
+        victim = ui.sessions.get("victim-tab")
+        _last(ui.stream_run("Page ops.", session=victim))
+        assert victim.pending is not None
+        server = ("127.0.0.1", int(url.rstrip("/").rsplit(":", 1)[1]))
+        for session_hash in ("made-up", "attacker"):
+            said = call_event(server, "on_approve", ["", victim.pending.key, []], session_hash)
+            assert "sent to ops" not in said
+        assert sent == [] and victim.pending is not None
+        assert "sent to ops" in _text(_last(ui.stream_decision(True, session=victim, key=victim.pending.key)))
