@@ -124,7 +124,8 @@ class UploadGate:
         as one, so a flood of refused files is bounded too."""
         self._charge(address, 0)  # an address over its bound is refused before its body is read
         try:
-            body = await asyncio.wait_for(self._body(scope, receive), self.body_seconds)
+            async with asyncio.timeout(self.body_seconds):
+                body = await self._body(scope, receive)
         except TimeoutError:
             raise _Refused(408, "The upload took too long to arrive: try again.") from None
         try:
@@ -175,20 +176,23 @@ class UploadGate:
         if declared is not None and (not declared.isdigit() or int(declared) > limit):
             raise _Refused(413, "The file is over the maximum allowed size.")
         chunks, size = [], 0
-        while True:
-            try:
-                message = await asyncio.wait_for(receive(), self.body_idle_seconds)
-            except TimeoutError:
-                raise _Refused(408, "The upload stopped arriving: try again.") from None
-            if message["type"] == "http.disconnect":
-                raise _Refused(400, "The upload was cut off.")
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                raise _Refused(413, "The file is over the maximum allowed size.")
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                return b"".join(chunks)
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(self.body_idle_seconds) as idle:  # moved on with each chunk
+                while True:
+                    message = await receive()
+                    idle.reschedule(loop.time() + self.body_idle_seconds)
+                    if message["type"] == "http.disconnect":
+                        raise _Refused(400, "The upload was cut off.")
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > limit:
+                        raise _Refused(413, "The file is over the maximum allowed size.")
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        return b"".join(chunks)
+        except TimeoutError:
+            raise _Refused(408, "The upload stopped arriving: try again.") from None
 
     def _check(self, files: list[tuple[str, bytes]]) -> None:
         if not files:
