@@ -293,3 +293,30 @@ def test_another_session_cannot_decide_a_call_with_its_key(
             assert "sent to ops" not in said
         assert sent == [] and victim.pending is not None
         assert "sent to ops" in _text(_last(ui.stream_decision(True, session=victim, key=victim.pending.key)))
+
+
+def test_approving_on_the_page_a_run_a_terminal_already_finished_makes_nothing_again(tmp_path: Path) -> None:
+    """Held: a second operator approved and resumed the run to its end in a terminal; the page's
+    Approve with the key it still shows makes no call again (at most the run's answer is shown)."""
+    from smol_core.durable import approve
+
+    store = SQLiteStore(tmp_path / "runs.sqlite3")
+    with _agent(store, [code("result = page(to='ops')")]) as agent:
+        ui = GradioUI(agent)
+        session = ui.sessions.get("visitor")
+        try:
+            _last(ui.stream_run("Page ops.", session=session))
+            shown = session.pending
+            assert shown is not None
+            approve(shown.run_id, shown.key, store=store)
+            with CodeAgent(
+                tools=[page, hold],
+                model=ScriptedModel([code("final_answer(result)")]),
+                checkpoint_store=store,
+            ) as terminal:
+                assert terminal.resume(shown.run_id) == "sent to ops"
+            said = _text(_last(ui.stream_decision(True, session=session, key=shown.key)))
+            assert sent == ["ops"] and "Traceback" not in said
+            assert session.pending is None
+        finally:
+            ui.sessions.close_all()

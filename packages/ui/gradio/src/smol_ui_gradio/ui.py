@@ -238,18 +238,19 @@ class GradioUI:
             events = agent.resume(pending.run_id, stream=True)
             yield from self._follow(agent, events, stream, pending.run_id, session)
         except ApprovalKeyError:  # the person decided on a call that no longer waits: show the one that does
-            holder.pending = pending_call(agent, pending.run_id)
+            holder.pending = _waiting_now(agent, pending)
             again = holder.pending.describe() if holder.pending is not None else "No call waits any more."
             stream.pause(f"The call waiting changed, so nothing was decided. {again}")
             yield stream.messages
-        except CheckpointError as error:
-            if not isinstance(error, LookupError):  # a store that is down: said, the run stays paused
-                holder.pending = pending
-                stream.fail(error)
-            else:  # deleted meanwhile (`smol runs prune`, `delete`): nothing left to decide on
+        except CheckpointError as error:  # the panel shows what the store says waits now
+            holder.pending = _waiting_now(agent, pending)
+            if holder.pending is None:  # finished, deleted or pruned elsewhere meanwhile
                 stream.pause(
-                    f"Run {pending.run_id} no longer exists (deleted or pruned): nothing was decided."
+                    f"Run {pending.run_id} no longer waits on a call (it finished, or was deleted, "
+                    "elsewhere): nothing was decided."
                 )
+            else:  # a store that is down: said, the run stays paused
+                stream.fail(error)
             yield stream.messages
         except Exception as error:  # a store that is down: said on the page, the run stays paused
             holder.pending = pending
@@ -327,3 +328,14 @@ class GradioUI:
         finally:
             if not kwargs.get("prevent_thread_lock"):
                 self.sessions.close_all()
+
+
+def _waiting_now(agent: Any, shown: PendingCall) -> PendingCall | None:
+    """The call `shown`'s run waits on now, read from the store (None: it waits on none, or is gone);
+    `shown` itself when the store cannot be read, so the panel keeps it until the store answers."""
+    try:
+        return pending_call(agent, shown.run_id)
+    except LookupError:
+        return None
+    except CheckpointError:
+        return shown
