@@ -360,3 +360,16 @@ def test_files_sent_to_gradios_other_multipart_endpoints_are_refused_at_the_door
         connection.close()
     assert answer.status == 415, returned
     assert b"MZ" not in returned
+
+
+def test_made_up_session_ids_cannot_open_more_sessions_than_the_limit(
+    launch: Callable[..., tuple[str, int]], tmp_path: Path
+) -> None:
+    """Held: each made-up session id is a session (an agent, a sandbox, a folder), up to
+    `max_sessions`; the next one is told the page is full, in one line, and nothing is made for it."""
+    server = launch(max_sessions=3)
+    for n in range(3):
+        assert "serves 3 sessions" not in call_event(server, "on_upload", [None, []], f"made-up-{n}")
+    said = call_event(server, "on_upload", [None, []], "one-too-many")
+    assert "This page already serves 3 sessions, its limit" in said
+    assert len(list((tmp_path / "uploads").iterdir())) == 3
