@@ -107,8 +107,9 @@ class PageHandlers:
             self.ui.sessions[key].agent.interrupt()
 
     def on_reset(self, request: gr.Request) -> tuple[Any, ...]:
-        """Start afresh: a new agent (memory and sandbox) and an empty upload folder. A run paused
-        for approval stays in the store (`smol runs` lists it) but leaves the page."""
+        """Start afresh: a new agent (memory and sandbox) and an empty upload folder. The session's
+        runs are forgotten, but a run paused for approval, which stays in the store (`smol runs`
+        lists it, `smol runs approve` decides it) and leaves the page."""
         self.ui.sessions.close(str(request.session_hash))
         return [], [], "", "", gr.update(visible=False), "", ""
 

@@ -49,8 +49,12 @@ class Session:
         """Seconds since the session was last used; 0 while its task runs."""
         return 0.0 if self.run_lock.locked() else now - self.last_used
 
-    def close(self) -> None:
-        """Release the agent (its sandbox) and delete the uploads. Safe to call twice."""
+    def close(self, on_close: Callable[[Session], None] | None = None) -> None:
+        """Release the agent (its sandbox) and delete the uploads, after `on_close(self)` (the page
+        forgets the session's runs). Safe to call twice."""
+        if on_close is not None:
+            with contextlib.suppress(Exception):
+                on_close(self)
         with contextlib.suppress(Exception):
             self.agent.cleanup()
         if self.folder is not None:
@@ -62,7 +66,8 @@ class Sessions:
 
     make_agent: returns a new agent for a session. upload_root: the folder under which each session
     gets its own (None: no uploads). limit: how many sessions may live at once. idle_seconds: how
-    long an unused session keeps its place when a new one needs it.
+    long an unused session keeps its place when a new one needs it. on_close: called with each
+    session that ends, before its agent is cleaned up.
     """
 
     def __init__(
@@ -71,8 +76,10 @@ class Sessions:
         upload_root: Path | None,
         limit: int,
         idle_seconds: float = DEFAULT_IDLE_SECONDS,
+        on_close: Callable[[Session], None] | None = None,
     ) -> None:
         self.make_agent = make_agent
+        self.on_close = on_close
         self.upload_root = upload_root
         self.limit = limit
         self.idle_seconds = idle_seconds
@@ -99,7 +106,7 @@ class Sessions:
                 return self._open(key)
         finally:
             for session in expired:
-                session.close()
+                session.close(self.on_close)
 
     def _open(self, key: str) -> Session:
         """A new session under `key` (the caller holds the lock and has checked the limit)."""
@@ -121,14 +128,14 @@ class Sessions:
         with self._lock:
             session = self._live.pop(key, None)
         if session is not None:
-            session.close()
+            session.close(self.on_close)
 
     def close_all(self) -> None:
         """End every session (the server stops)."""
         with self._lock:
             sessions, self._live = list(self._live.values()), {}
         for session in sessions:
-            session.close()
+            session.close(self.on_close)
 
     def __len__(self) -> int:
         return len(self._live)
@@ -138,6 +145,11 @@ class Sessions:
 
     def __getitem__(self, key: str) -> Session:
         return self._live[key]
+
+    def pending_runs(self) -> set[str]:
+        """The runs whose call a live session's approval panel shows (kept by the page's retention)."""
+        with self._lock:
+            return {s.pending.run_id for s in self._live.values() if s.pending is not None}
 
     def keys(self) -> list[str]:
         with self._lock:

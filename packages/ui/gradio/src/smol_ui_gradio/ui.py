@@ -22,11 +22,11 @@ from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
-from smol_core.plugin_api import ApprovalKeyError, ApprovalPendingError
+from smol_core.plugin_api import ApprovalKeyError, ApprovalPendingError, CheckpointError
 from smol_ui_gradio.approvals import PendingCall, decide, needs_approvals, new_run_id, pending_call
 from smol_ui_gradio.chat_stream import ChatStream
 from smol_ui_gradio.rendering import UIMessage
-from smol_ui_gradio.run_retention import RunRetention, prune_page_runs
+from smol_ui_gradio.run_retention import RunRetention, forget_ended_session_runs, prune_page_runs
 from smol_ui_gradio.sessions import DEFAULT_SESSION_LIMIT, Session, Sessions
 from smol_ui_gradio.uploads import (
     DEFAULT_ALLOWED_TYPES,
@@ -94,7 +94,12 @@ class GradioUI:
         if not isinstance(self.name, str):
             self.name = "Agent interface"
         self.description = getattr(self.agent, "description", None)
-        self.sessions = Sessions(self._new_agent, self.file_upload_folder, max_sessions)
+        self.sessions = Sessions(
+            self._new_agent,
+            self.file_upload_folder,
+            max_sessions,
+            on_close=lambda ended: forget_ended_session_runs(ended.agent, ended.runs),
+        )
         self._run_lock = threading.Lock()
         self.pending: PendingCall | None = None  # the call `self.agent`'s last run paused for
         self.demo: Any = None
@@ -190,10 +195,18 @@ class GradioUI:
             if run_id is not None:  # the page's runs are kept as `run_retention` says
                 runs = session.runs if session is not None else self._runs
                 runs.append(run_id)
-                prune_page_runs(agent, runs, self.run_retention)
+                prune_page_runs(agent, runs, self.run_retention, shown=self.shown_runs())
             lock.release()
             if session is not None:
                 session.last_used = time.monotonic()  # idle from the end of its task, not the start
+
+    def shown_runs(self) -> set[str]:
+        """The runs whose waiting call a panel shows now (a live session's, or this UI's own): the
+        page's retention keeps them, so a person never decides on a call whose run was pruned."""
+        shown = self.sessions.pending_runs()
+        if self.pending is not None:
+            shown.add(self.pending.run_id)
+        return shown
 
     def stream_decision(
         self,
@@ -225,9 +238,19 @@ class GradioUI:
             events = agent.resume(pending.run_id, stream=True)
             yield from self._follow(agent, events, stream, pending.run_id, session)
         except ApprovalKeyError:  # the person decided on a call that no longer waits: show the one that does
-            holder.pending = pending_call(agent, pending.run_id)
+            holder.pending = _waiting_now(agent, pending)
             again = holder.pending.describe() if holder.pending is not None else "No call waits any more."
             stream.pause(f"The call waiting changed, so nothing was decided. {again}")
+            yield stream.messages
+        except CheckpointError as error:  # the panel shows what the store says waits now
+            holder.pending = _waiting_now(agent, pending)
+            if holder.pending is None:  # finished, deleted or pruned elsewhere meanwhile
+                stream.pause(
+                    f"Run {pending.run_id} no longer waits on a call (it finished, or was deleted, "
+                    "elsewhere): nothing was decided."
+                )
+            else:  # a store that is down: said, the run stays paused
+                stream.fail(error)
             yield stream.messages
         except Exception as error:  # a store that is down: said on the page, the run stays paused
             holder.pending = pending
@@ -305,3 +328,14 @@ class GradioUI:
         finally:
             if not kwargs.get("prevent_thread_lock"):
                 self.sessions.close_all()
+
+
+def _waiting_now(agent: Any, shown: PendingCall) -> PendingCall | None:
+    """The call `shown`'s run waits on now, read from the store (None: it waits on none, or is gone);
+    `shown` itself when the store cannot be read, so the panel keeps it until the store answers."""
+    try:
+        return pending_call(agent, shown.run_id)
+    except LookupError:
+        return None
+    except CheckpointError:
+        return shown
