@@ -203,3 +203,43 @@ def test_a_deeply_nested_input_ends_the_run_at_once_in_one_line(
     assert "BadRunInputError" in said or "task:" in said, said
     assert "\n" not in said
     assert not (tmp_path / "calls.log").exists(), "the agent ran"
+
+
+def test_a_client_and_worker_of_different_keys_run_nothing_and_say_which_key(
+    temporal_address: str, tmp_path: Path
+) -> None:
+    """The attack (or the mistake): a client started with another key than the workers'. Its run is
+    never run (the workers' workflow task refuses its input), and a run finished under one key, read
+    by a client of another, is one line naming the key it needs."""
+    from smol_durable_temporal import TemporalRunError
+
+    async def main() -> tuple[list[str], str]:
+        await _client(temporal_address)
+        worker_side = await connect(temporal_address, key=os.urandom(32))
+        other = await connect(temporal_address, key=os.urandom(32))
+        queue = f"keys-{uuid.uuid4().hex}"
+        async with create_worker(worker_side, queue, agents=_scripted(_logs(tmp_path))):
+            wrong = await start_on_temporal(
+                "scripted", TASK, client=other, task_queue=queue, workflow_id=f"wrong-{queue}"
+            )
+            while not (
+                failures := [
+                    event.workflow_task_failed_event_attributes.failure.application_failure_info.type
+                    async for event in wrong.fetch_history_events()
+                    if event.HasField("workflow_task_failed_event_attributes")
+                ]
+            ):
+                await asyncio.sleep(0.1)
+            await wrong.terminate()
+            assert not (tmp_path / "calls.log").exists(), "the agent ran a run of another key"
+            right = await start_on_temporal(
+                "scripted", TASK, client=worker_side, task_queue=queue, workflow_id=f"right-{queue}"
+            )
+            await asyncio.wait_for(run_result(right), 60)
+            with pytest.raises(TemporalRunError) as error:
+                await run_result(other.get_workflow_handle(f"right-{queue}"))
+            return failures, str(error.value)
+
+    failures, said = asyncio.run(asyncio.wait_for(main(), 120))
+    assert set(failures) == {"PayloadRefusedError"}, failures
+    assert "\n" not in said and "key" in said, said

@@ -150,7 +150,7 @@ class AgentRunWorkflow:
             raise ApplicationError(
                 f"the run's start was not confirmed within {CONFIRM_WAIT_S:g} s by the client that started "
                 "it (a start copied from another run's history is never confirmed): nothing ran; "
-                "start it with start_on_temporal",
+                "start it with start_on_temporal (a client of this version)",
                 type="BadRunInputError",
                 non_retryable=True,
             ) from None
