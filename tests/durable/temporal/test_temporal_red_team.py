@@ -245,7 +245,9 @@ def test_a_client_and_worker_of_different_keys_run_nothing_and_say_which_key(
     assert "\n" not in said and "key" in said, said
 
 
-def test_a_task_over_the_limit_ends_the_run_at_once_in_one_line(temporal_address: str, tmp_path: Path) -> None:
+def test_a_task_over_the_limit_ends_the_run_at_once_in_one_line(
+    temporal_address: str, tmp_path: Path
+) -> None:
     """The attack: a task of 1,000,001 characters (under the server's payload limit, over the run's)."""
     from test_temporal_inputs import _serve_and_start
 
