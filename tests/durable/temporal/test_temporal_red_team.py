@@ -254,3 +254,45 @@ def test_a_task_over_the_limit_ends_the_run_at_once_in_one_line(
     said = _serve_and_start(temporal_address, tmp_path, {"task": "x" * 1_000_001, "agent": "scripted"})
     assert "BadRunInputError: task: text of 1 to 1,000,000 characters" in said
     assert not (tmp_path / "calls.log").exists(), "the agent ran"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a limit, not fixed: a workflow reset (a server operation, no key needed) replays the "
+    "run from an earlier step, and the checkpoint there holds no record of later tool calls",
+)
+def test_a_reset_of_a_finished_run_does_not_make_its_tool_calls_again(
+    temporal_address: str, tmp_path: Path
+) -> None:
+    """The attack: someone who reaches the server (no key) resets a finished run to its first
+    workflow task; the run goes on from the start, on the keyed workers."""
+    from temporalio.api.workflowservice.v1 import ResetWorkflowExecutionRequest
+
+    async def main() -> None:
+        await _client(temporal_address)
+        keyed = await connect(temporal_address, key=os.urandom(32))
+        plain = await _client(temporal_address)
+        queue = run_id = f"reset-{uuid.uuid4().hex}"
+        async with create_worker(keyed, queue, agents=_scripted(_logs(tmp_path))):
+            handle = await start_on_temporal(
+                "scripted", TASK, client=keyed, task_queue=queue, workflow_id=run_id
+            )
+            await asyncio.wait_for(run_result(handle), 60)
+            first_task = [
+                event.event_id
+                async for event in plain.get_workflow_handle(run_id).fetch_history_events()
+                if event.HasField("workflow_task_completed_event_attributes")
+            ][0]
+            await plain.workflow_service.reset_workflow_execution(
+                ResetWorkflowExecutionRequest(
+                    namespace="default",
+                    workflow_execution={"workflow_id": run_id},
+                    reason="red team",
+                    workflow_task_finish_event_id=first_task,
+                    request_id=uuid.uuid4().hex,
+                )
+            )
+            await asyncio.wait_for(keyed.get_workflow_handle(run_id).result(), 60)
+
+    asyncio.run(asyncio.wait_for(main(), 120))
+    assert _lines(tmp_path / "records.log") == ["order-1"], "the reset made the tool call again"

@@ -157,12 +157,14 @@ class AgentRunWorkflow:
 
     @workflow.signal(name=CONFIRM_SIGNAL)
     def confirm_start(self, raw: RawValue) -> None:
-        """The starting client names the execution it started: this one, or the signal is a copy."""
+        """The starting client names the execution it started: this one, or the signal is a copy.
+        Compared with the first execution's id, which a reset keeps (its history, this signal
+        among it, is replayed), and which a start copied into a new workflow does not have."""
         try:
             data = _decoded(raw, "a start's confirmation")
         except BadRunInput:
             return
-        if confirmed_execution(data) == workflow.info().run_id:
+        if confirmed_execution(data) == workflow.info().first_execution_run_id:
             self._confirmed = True
 
     @workflow.query(name="progress")
