@@ -217,3 +217,26 @@ def manager_with_member(records: str, member_asks: bool = False) -> CodeAgent:
         ),
         verbosity_level=0,
     )
+
+
+GROWING_STEPS = 8
+
+
+def growing_agent() -> CodeAgent:
+    """Keeps 100 KB of random text in a variable, new at each step (each step's memory holds as
+    much), then answers its length: each step's checkpoint is big, and the history grows fast."""
+    replies = [
+        "<code>\nimport random\nheap = ''\n</code>",
+        *["<code>\nheap = heap + ''.join(random.choice('abcdefgh') for _ in range(50_000))\n</code>"] * 2,
+        *["<code>\nheap = heap[:50_000] + ''.join(random.choice('abcdefgh') for _ in range(50_000))\n</code>"]
+        * (GROWING_STEPS - 3),
+        "<code>\nfinal_answer(len(heap))\n</code>",
+    ]
+
+    def reply(messages: list[Any], **_: Any) -> str:
+        step = sum(1 for m in messages if str(getattr(m.role, "value", m.role)) == "assistant")
+        return replies[step]
+
+    return CodeAgent(
+        tools=[], model=FunctionModel(reply), verbosity_level=0, additional_authorized_imports=["random"]
+    )

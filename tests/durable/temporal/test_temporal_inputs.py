@@ -23,7 +23,7 @@ from smol_durable_temporal import (
     run_result,
     start_on_temporal,
 )
-from smol_durable_temporal.messages import WORKFLOW_NAME
+from smol_durable_temporal.messages import CONFIRM_SIGNAL, WORKFLOW_NAME
 from temporalio.client import WorkflowHandle
 from test_temporal_runs import TASK, _client, _logs, _scripted
 
@@ -61,6 +61,8 @@ def _serve_and_start(address: str, tmp_path: Path, raw_input: Any = None, agent:
             else:
                 data = {"run_id": run_id, **raw_input} if isinstance(raw_input, dict) else raw_input
                 handle = await client.start_workflow(WORKFLOW_NAME, data, id=run_id, task_queue=queue)
+                # confirmed as start_on_temporal confirms it: the crafted input is all that differs
+                await handle.signal(CONFIRM_SIGNAL, {"execution": handle.result_run_id})
             return await _ended(handle)
 
     return asyncio.run(main())

@@ -254,6 +254,7 @@ def test_a_decision_copied_from_the_history_and_sent_again_decides_nothing(
                 event.workflow_execution_signaled_event_attributes.input.payloads[0]
                 async for event in handle.fetch_history_events()
                 if event.HasField("workflow_execution_signaled_event_attributes")
+                and event.workflow_execution_signaled_event_attributes.signal_name == "decide"
             ]
             assert len(approvals) == 1
             await plain.get_workflow_handle(run_id).signal("decide", RawValue(approvals[0]))

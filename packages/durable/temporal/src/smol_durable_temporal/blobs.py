@@ -9,17 +9,20 @@ reference holds that hash and the size, and a read checks both), in a folder on 
 worker and every client reaches (NFS, a shared volume; on one machine, any folder).
 
 The payload is stored as the codec left it: encrypted when the processes have a key
-(codec.py), so the folder holds ciphertext. Files are written once (to a temporary name, then
-renamed into place) and never changed; the plugin does not delete them, as a history may still
+(codec.py), so the folder holds ciphertext. Each store writes its file whole (to a temporary name,
+then renamed into place, over whatever had that name), and a read takes only a plain file of the
+size the reference names whose SHA-256 is its name (no link, no FIFO, no device); the plugin does not delete them, as a history may still
 name them: remove files older than your namespace's retention period.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import hashlib
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -66,19 +69,19 @@ class FolderStorage(StorageDriver):
     def _store(self, payload: Payload) -> StorageDriverClaim:
         data = payload.SerializeToString()
         digest = hashlib.sha256(data).hexdigest()
-        target = self.folder / digest
-        if not target.exists():  # content-addressed: a file already there holds these bytes
-            try:
-                self.folder.mkdir(parents=True, exist_ok=True)
-                with tempfile.NamedTemporaryFile(dir=self.folder, prefix=".part-", delete=False) as part:
-                    part.write(data)
-                    part.flush()
-                    os.fsync(part.fileno())
-                os.replace(part.name, target)
-            except OSError as error:
-                raise BlobError(
-                    f"cannot store a payload of {len(data):,} bytes in {self.folder} ({error.strerror or error})"
-                ) from None
+        # written every time, even when a file of that name exists: a file someone else put there
+        # (its name is known in advance when payloads are not encrypted) must not stand for these bytes
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=self.folder, prefix=".part-", delete=False) as part:
+                part.write(data)
+                part.flush()
+                os.fsync(part.fileno())
+            os.replace(part.name, self.folder / digest)
+        except OSError as error:
+            raise BlobError(
+                f"cannot store a payload of {len(data):,} bytes in {self.folder} ({error.strerror or error})"
+            ) from None
         return StorageDriverClaim({"sha256": digest, "size": str(len(data))})
 
     def _retrieve(self, claim: StorageDriverClaim) -> Payload:
@@ -87,17 +90,34 @@ class FolderStorage(StorageDriver):
             raise BlobError(
                 f"a payload reference that names no stored payload: {dict(claim.claim_data)!r:.200}"
             )
-        path = self.folder / digest
-        try:
-            with path.open("rb") as file:
-                data = file.read(MAX_BLOB_BYTES + 1)
-        except OSError as error:
-            raise BlobError(
-                f"payload {digest[:16]} is not in {self.folder} ({error.strerror or error}): "
-                f"give every worker and client the same folder ({BLOBS_ENV}, --blob-folder)"
-            ) from None
+        data = self._read(digest, int(size))
         if len(data) != int(size) or hashlib.sha256(data).hexdigest() != digest:
             raise BlobError(
                 f"payload {digest[:16]} in {self.folder} is not what was stored (its hash differs)"
             )
         return Payload.FromString(data)
+
+    def _read(self, digest: str, size: int) -> bytes:
+        """The bytes of the file named `digest`, if it is a plain file of `size` bytes. Opened
+        without following a link and without waiting (a FIFO put in its place would block the read
+        for ever), and checked before a byte is read: whoever else can write the folder can swap it."""
+        path = self.folder / digest
+        try:
+            descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise BlobError(
+                    f"payload {digest[:16]} in {self.folder} is a link, not a stored payload"
+                ) from None
+            raise BlobError(
+                f"payload {digest[:16]} is not in {self.folder} ({error.strerror or error}): "
+                f"give every worker and client the same folder ({BLOBS_ENV}, --blob-folder)"
+            ) from None
+        with os.fdopen(descriptor, "rb") as file:
+            found = os.fstat(file.fileno())
+            if not stat.S_ISREG(found.st_mode) or found.st_size != size:
+                raise BlobError(
+                    f"payload {digest[:16]} in {self.folder} is not what was stored "
+                    f"(not a file of {size:,} bytes)"
+                )
+            return file.read(size + 1)

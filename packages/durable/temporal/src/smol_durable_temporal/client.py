@@ -21,6 +21,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from smol_core.plugin_api import ApprovalKeyError, Checkpoint, SmolError, check_run_id, load_checkpoint
 from smol_durable_temporal.agents import check_agent_name
 from smol_durable_temporal.messages import (
+    CONFIRM_SIGNAL,
     DECIDE_SIGNAL,
     MAX_NOTE_CHARS,
     PAUSE_FIELD,
@@ -49,7 +50,9 @@ async def start_on_temporal(
     step_timeout_s: float = 3600.0,
 ) -> WorkflowHandle[Any, Any]:
     """Start the run `workflow_id` of the agent the workers of `task_queue` serve as `agent`; its
-    handle answers `run_result`. A name no worker serves ends the run at once, with the names they do."""
+    handle answers `run_result`. A name no worker serves ends the run at once, with the names they do.
+    The run goes on once this client confirms the execution it started (a start copied from the
+    history is never confirmed, and runs nothing)."""
     try:
         check_agent_name(agent)
     except ValueError as error:
@@ -63,7 +66,11 @@ async def start_on_temporal(
         heartbeat_timeout_s=heartbeat_timeout_s,
         step_timeout_s=step_timeout_s,
     )
-    return await client.start_workflow(WORKFLOW_NAME, request, id=workflow_id, task_queue=task_queue)
+    handle = await client.start_workflow(WORKFLOW_NAME, request, id=workflow_id, task_queue=task_queue)
+    # the run waits for this before its first step: a copy of its start, sent again by someone
+    # without the key, is confirmed by nobody (messages.CONFIRM_SIGNAL)
+    await handle.signal(CONFIRM_SIGNAL, {"execution": handle.result_run_id})
+    return handle
 
 
 async def run_result(handle: WorkflowHandle[Any, Any]) -> Checkpoint:

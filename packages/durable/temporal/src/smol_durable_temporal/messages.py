@@ -17,6 +17,16 @@ STEP_ACTIVITY = "smol.run_one_step"
 DECIDE_SIGNAL = "decide"
 """The signal a person's decision on a paused call arrives by (`approve_on_temporal`): recorded in
 the run's history at once, whether or not a worker runs."""
+CONFIRM_SIGNAL = "confirm_start"
+"""The signal the client that started a run sends at once, naming the execution it started
+(`start_on_temporal`): a run waits for it before its first step. Why: a run's (encrypted) input can
+be copied from a finished run's history and started again under the same workflow id by anyone who
+reaches the server, without the key; the copy names no execution, and the copied confirmation names
+the old one, so the copy runs nothing."""
+CONFIRM_WAIT_S = 300.0
+"""How long a run waits for its start to be confirmed before it ends (`BadRunInputError`)."""
+START_CHECK = "smol-start-confirmed"
+"""The workflow's patch id for the wait on the confirmation (runs started before it never wait)."""
 MAX_NOTE_CHARS = 2000
 """The longest note a decision carries (`approve_on_temporal` cuts it; the workflow refuses more)."""
 PENDING_MEMO = "smol_pending"
@@ -175,6 +185,12 @@ def _limit(name: str, value: Any) -> Any:
     ):
         raise BadRunInput(f"{name}: a number from {low:g} to {high:g}, not {_shown(value)}")
     return value
+
+
+def confirmed_execution(value: Any) -> str | None:
+    """The execution a `confirm_start` signal names, or None if it is not one (or was refused)."""
+    execution = value.get("execution") if isinstance(value, dict) else None
+    return execution if isinstance(execution, str) and 0 < len(execution) <= 64 else None
 
 
 def parse_decision(value: Any) -> Decision:

