@@ -315,16 +315,23 @@ def main(runs: int, parallel: int, scenario: str) -> None:
         print(f"DIFFERENT RESULTS: {len(other)}; first: {other[0]['result']}")
 
 
+def take_scenario(arguments: list[str]) -> str:
+    """The `--scenario NAME` of `arguments` (taken out of them), `code` by default; a name that is
+    not one of `SCENARIOS` ends the command with the names it takes."""
+    chosen = "code"
+    if "--scenario" in arguments:
+        at = arguments.index("--scenario")
+        chosen = arguments[at + 1] if at + 1 < len(arguments) else ""
+        del arguments[at : at + 2]
+    if chosen not in SCENARIOS:
+        raise SystemExit(f"--scenario {chosen!r}: choose one of {', '.join(SCENARIOS)}")
+    return chosen
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
         child(*sys.argv[2:6])
     else:
         arguments = sys.argv[1:]
-        chosen = "code"
-        if "--scenario" in arguments:
-            at = arguments.index("--scenario")
-            chosen = arguments[at + 1]
-            del arguments[at : at + 2]
-        if chosen not in SCENARIOS:
-            raise SystemExit(f"--scenario {chosen!r}: choose one of {', '.join(SCENARIOS)}")
+        chosen = take_scenario(arguments)
         main(int(arguments[0]) if arguments else 200, int(arguments[1]) if len(arguments) > 1 else 2, chosen)

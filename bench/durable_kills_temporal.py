@@ -34,7 +34,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from durable_kills import SCENARIOS, make_agent  # noqa: E402
+from durable_kills import make_agent, take_scenario  # noqa: E402
 
 TASK = "Compute and report the total."
 HEARTBEAT_SECONDS = 1.5
@@ -210,11 +210,5 @@ def main(runs: int, parallel: int, scenario: str) -> None:
 
 if __name__ == "__main__":
     arguments = sys.argv[1:]
-    chosen = "code"
-    if "--scenario" in arguments:
-        at = arguments.index("--scenario")
-        chosen = arguments[at + 1]
-        del arguments[at : at + 2]
-    if chosen not in SCENARIOS:
-        raise SystemExit(f"--scenario {chosen!r}: choose one of {', '.join(SCENARIOS)}")
+    chosen = take_scenario(arguments)
     main(int(arguments[0]) if arguments else 200, int(arguments[1]) if len(arguments) > 1 else 4, chosen)
