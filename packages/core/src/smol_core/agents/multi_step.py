@@ -88,7 +88,7 @@ class MultiStepAgent(ABC):
     def model(self) -> Model:
         """The agent's model. While one of its runs executes with extensions at its door (a durable
         run, a budget, a tape), that run's `RunModel`: the same model, its calls through the door
-        (effects.py); the model object itself is never copied or changed."""
+        (`smol_core.effects`); the model object itself is never copied or changed."""
         run = current_run(self)
         # a RunModel has the model's interface (its calls, and every attribute through the model)
         return cast(Model, run.door.model(self._model)) if run is not None else self._model
