@@ -166,10 +166,6 @@ class RunDoor:
     def __bool__(self) -> bool:
         return bool(self.extensions)
 
-    def of(self, kind: type[Any]) -> Any:
-        """The run's extension of this class, or None."""
-        return next((extension for extension in self.extensions if isinstance(extension, kind)), None)
-
     def model(self, model: Any) -> Any:
         """`model` as this run calls it: itself where nothing joined the door, else its `RunModel`."""
         if not self.extensions:
