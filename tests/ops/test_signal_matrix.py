@@ -323,3 +323,32 @@ def test_nothing_is_left_behind(start, kind: str, signum: signal.Signals, launch
         if len(said_lines) != 1 or not said_lines[0].startswith(PROGRAM[kind]):
             problems.append(f"not one line on stderr: {said[-2000:]!r}")
     assert not problems, f"{signum.name} to {kind} ({launch}):\n" + "\n".join(problems)
+
+
+def _shared_memory_files_of(pids: set[int]) -> set[Path]:
+    """The /dev/shm files (semaphores) that `pids` have open by name, found by their inodes."""
+    from smol_core.leftovers import _read_maps, _shared_memory_files
+
+    mapped = {identity for pid in pids for identity in _shared_memory_files(_read_maps(pid))}
+    shm = Path("/dev/shm")
+    return {path for path in shm.glob("sem.*") if (path.lstat().st_dev, path.lstat().st_ino) in mapped}
+
+
+def test_a_team_killed_with_its_whole_group_leaves_what_the_next_run_sweeps(start) -> None:
+    """SIGKILL of a team's whole process group (an OOM kill of its cgroup, `docker kill`, a CI
+    runner's timeout) kills its janitor and multiprocessing's resource tracker too: nothing cleans
+    up at that moment. What is left (smol's folders, the fork server's folder, named semaphores)
+    is removed by the next run's sweep, once it is old enough to be sure nobody is still making it."""
+    from smol_core.leftovers import GRACE_SECONDS, sweep
+
+    cell: Cell = start("team", "direct")
+    cell.wait_busy()
+    semaphores = _shared_memory_files_of(cell.watch())
+    os.killpg(cell.process.pid, signal.SIGKILL)
+    assert cell.leftovers() == set(), "a process of the killed group survived"
+    left = [*cell.scratch.iterdir(), *(path for path in semaphores if path.exists())]
+    then = time.time() - GRACE_SECONDS - 5
+    for path in left:
+        os.utime(path, (then, then), follow_symlinks=False)
+    sweep(str(cell.scratch))
+    assert sorted(path.name for path in left if path.exists()) == []

@@ -101,8 +101,13 @@ def remove_tree(path: str, patience: float = REMOVAL_PATIENCE_SECONDS) -> bool:
 @contextlib.contextmanager
 def private_folder(prefix: str) -> Iterator[str]:
     """A new private (0700) folder in the temporary directory for the `with` block; removed after
-    it (`remove_tree`), and by this process's janitor if the process is killed outright."""
-    folder = tempfile.mkdtemp(prefix=prefix)
+    it (`remove_tree`), by this process's janitor if the process is killed outright, and by a later
+    run's sweep if the janitor was killed with it (`prefix` is one of `leftovers.OWNED_PREFIXES`;
+    the folder's name carries this process's id, so a sweep can tell when it is gone)."""
+    from smol_core.leftovers import owned_prefix, sweep_now_and_then
+
+    sweep_now_and_then()
+    folder = tempfile.mkdtemp(prefix=owned_prefix(prefix))
     try:
         remove_when_gone(folder)
         yield folder

@@ -22,6 +22,7 @@ from typing import IO
 
 from smol_core.executors.host.bootstrap import worker_program
 from smol_core.executors.host.switches import EnvSwitch
+from smol_core.leftovers import owned_prefix
 
 __all__ = ["ForkedProcess", "WorkerTemplate", "templates_supported"]
 
@@ -88,7 +89,8 @@ class WorkerTemplate:
         with self._lock:
             if self._shared is not None or self._control is None:
                 return self._shared
-            folder = tempfile.mkdtemp(prefix="smol-template-", dir=_socket_folder_root())  # mode 0700
+            # mode 0700, named after this host, whose death ends the template (a later sweep removes it)
+            folder = tempfile.mkdtemp(prefix=owned_prefix("smol-template-"), dir=_socket_folder_root())
             path = os.path.join(folder, "socket")
             try:
                 self._control.sendall(b"L" + path.encode())
@@ -205,13 +207,15 @@ class WorkerTemplate:
 
 
 _MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux; the folder's name and "/socket" follow
+_PID_DIGITS = 7  # Linux's largest pid_max, 4194304
 
 
 def _socket_folder_root() -> str | None:
     """The temporary directory, unless its path is too long for a Unix socket's address (a TMPDIR
     deep in a test's or a job's folder): then /tmp."""
     root = tempfile.gettempdir()
-    return root if len(root) + len("/smol-template-XXXXXXXX/socket") <= _MAX_SOCKET_PATH else "/tmp"
+    longest_name = len("/smol-template-") + _PID_DIGITS + len("-XXXXXXXX/socket")
+    return root if len(root) + longest_name <= _MAX_SOCKET_PATH else "/tmp"
 
 
 class ForkedProcess:
