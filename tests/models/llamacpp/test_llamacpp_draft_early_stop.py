@@ -32,14 +32,14 @@ def model(embedded_gguf: Path) -> Iterator[LlamaCppModel]:
 def _run(model: LlamaCppModel, task: str) -> tuple[Any, list[tuple[dict[str, Any], dict[str, Any]]], str]:
     """The answer, each llama.cpp request with its result, and the vote's line."""
     calls: list[tuple[dict[str, Any], dict[str, Any]]] = []
-    real_call = model._call
+    real_complete = model._complete
 
-    def recording_call(request: dict[str, Any], callback: Any = None) -> Any:
-        result = real_call(request, callback)
+    def recording_complete(request: dict[str, Any]) -> dict[str, Any]:
+        result = real_complete(request)
         calls.append((request, result))
         return result
 
-    model._call = recording_call  # type: ignore[method-assign]
+    model._complete = recording_complete  # type: ignore[method-assign]
     stream = io.StringIO()
     agent = CodeAgent(tools=[], model=model, use_structured_outputs_internally=True)
     agent.logger = AgentLogger(level=LogLevel.INFO, stream=stream)

@@ -37,6 +37,7 @@ from smol_core.plugin_api import (
     tools_prompt,
     with_system_note,
 )
+from smol_model_llamacpp.completions import assemble_completion
 from smol_model_llamacpp.embedded import resolve_model_path
 from smol_model_llamacpp.engine import Engine, EngineSettings, acquire_engine, release_engine
 from smol_model_llamacpp.structured import (
@@ -47,6 +48,7 @@ from smol_model_llamacpp.structured import (
 )
 
 _END = object()
+_WITH_USAGE = {"stream_options": {"include_usage": True}}
 PROVIDER = "llama.cpp"
 
 
@@ -199,22 +201,17 @@ class LlamaCppModel(Model):
             request["stop"] = list(call.stop_sequences)
         return request, schema, tool_mode
 
-    def _call(self, request: dict[str, Any], callback: Any = None) -> Any:
+    def _call(self, request: dict[str, Any], callback: Any) -> None:
         server = self.engine.server
         if server is None:
             raise ModelAPIError("The llama.cpp engine was closed.", model_id=self.model_id, provider=PROVIDER)
-        result = (
-            server.handle_chat_completions(request)
-            if callback is None
-            else (server.handle_chat_completions(request, callback))
-        )
+        result = server.handle_chat_completions(request, callback)
         if isinstance(result, dict) and "error" in result:
             raise _error(result["error"], self.model_path, self.n_ctx)
-        return result
 
     def request(self, call: ModelRequest) -> ChatMessage:
         request, schema, tool_mode = self._prepare(call)
-        result = self._call(request)
+        result = self._complete(request)
         choice = result["choices"][0]
         raw_message = choice.get("message") or {}
         content = raw_message.get("content") or ""
@@ -242,8 +239,30 @@ class LlamaCppModel(Model):
         if tool_mode:
             yield from tool_call_deltas(self.request(call))
             return
-        request["stream"] = True
-        request["stream_options"] = {"include_usage": True}
+        text: list[str] = []
+        usage: TokenUsage | None = None
+        for chunk in self._chunks({**request, "stream": True, **_WITH_USAGE}):
+            if chunk.get("usage"):
+                usage = _usage(chunk["usage"])
+            for choice in chunk.get("choices") or []:
+                piece = (choice.get("delta") or {}).get("content")
+                if piece:
+                    text.append(piece)
+                    yield ChatMessageStreamDelta(content=piece)
+        if schema is not None:
+            suffix = json_completion_suffix("".join(text), schema)
+            if suffix:
+                yield ChatMessageStreamDelta(content=suffix)
+        yield ChatMessageStreamDelta(token_usage=usage or TokenUsage(0, 0))
+
+    def _complete(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The whole reply to `request`, in the shape of a plain (non-streamed) chat completion."""
+        return assemble_completion(self._chunks({**request, "stream": True, **_WITH_USAGE}))
+
+    def _chunks(self, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """The streamed chunks of `request`, decoded on a worker thread (`completions.py` says why).
+        Closing the iterator early, or an exception (a signal's) while waiting for the next chunk,
+        stops decoding at the next token."""
         chunks: queue.Queue[Any] = queue.Queue()
         cancelled = threading.Event()
 
@@ -261,29 +280,16 @@ class LlamaCppModel(Model):
 
         thread = threading.Thread(target=worker, name="smol-llamacpp-stream", daemon=True)
         thread.start()
-        text: list[str] = []
-        usage: TokenUsage | None = None
         try:
             while True:
                 chunk = chunks.get()
                 if chunk is _END:
-                    break
+                    return
                 if isinstance(chunk, BaseException):
                     raise chunk
                 if isinstance(chunk, dict) and "error" in chunk:
                     raise _error(chunk["error"], self.model_path, self.n_ctx)
-                if chunk.get("usage"):
-                    usage = _usage(chunk["usage"])
-                for choice in chunk.get("choices") or []:
-                    piece = (choice.get("delta") or {}).get("content")
-                    if piece:
-                        text.append(piece)
-                        yield ChatMessageStreamDelta(content=piece)
-            if schema is not None:
-                suffix = json_completion_suffix("".join(text), schema)
-                if suffix:
-                    yield ChatMessageStreamDelta(content=suffix)
-            yield ChatMessageStreamDelta(token_usage=usage or TokenUsage(0, 0))
+                yield chunk
         finally:
             cancelled.set()
             thread.join(timeout=30)
