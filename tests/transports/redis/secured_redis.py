@@ -1,0 +1,109 @@
+"""A real redis-server that requires a login (and, where asked, TLS), on a free port of 127.0.0.1.
+
+Its `default` user has a password: that user is the admin a team's launcher makes its ACL users
+with. The password goes into the server's config file and a 0600 file for the clients, never on a
+command line. TLS uses a self-signed certificate made with openssl for 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import secrets
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import redis
+
+from smol_core.testing.processes import free_port
+
+
+@dataclass(frozen=True)
+class SecuredRedis:
+    url: str
+    admin_password_file: str
+    ca_file: str | None
+
+    def admin(self) -> redis.Redis:
+        """A client logged in as the server's admin (its `default` user)."""
+        return redis.Redis.from_url(self.url, password=self.admin_password(), **self.tls_options())
+
+    def admin_password(self) -> str:
+        return Path(self.admin_password_file).read_text().strip()
+
+    def tls_options(self) -> dict[str, str]:
+        return {"ssl_ca_certs": self.ca_file} if self.ca_file else {}
+
+
+def _self_signed(folder: Path) -> tuple[Path, Path]:
+    key, cert = folder / "server.key", folder / "server.crt"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1"]
+        + ["-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )
+    return key, cert
+
+
+def _config(folder: Path, port: int, password: str, tls: tuple[Path, Path] | None) -> Path:
+    lines = ["bind 127.0.0.1", 'save ""', "appendonly no", f"dir {folder}", f"requirepass {password}"]
+    if tls is None:
+        lines.append(f"port {port}")
+    else:
+        key, cert = tls
+        lines += ["port 0", f"tls-port {port}", f"tls-cert-file {cert}", f"tls-key-file {key}"]
+        lines += [f"tls-ca-cert-file {cert}", "tls-auth-clients no"]
+    config = folder / "redis.conf"
+    config.write_text("\n".join(lines) + "\n")
+    config.chmod(0o600)
+    return config
+
+
+@contextmanager
+def secured_redis(
+    binary: str, folder: Path, tls: bool = False, timeout: float = 30.0
+) -> Iterator[SecuredRedis]:
+    password = secrets.token_hex(16)
+    secret = folder / "admin-password"
+    secret.write_text(password + "\n")
+    secret.chmod(0o600)
+    certificates = _self_signed(folder) if tls else None
+    port = free_port()
+    server = subprocess.Popen(
+        [binary, str(_config(folder, port, password, certificates))],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    scheme = "rediss" if tls else "redis"
+    secured = SecuredRedis(
+        f"{scheme}://127.0.0.1:{port}/0", str(secret), str(certificates[1]) if certificates else None
+    )
+    try:
+        _wait_until_it_answers(server, secured, timeout)
+        yield secured
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def _wait_until_it_answers(server: subprocess.Popen[bytes], secured: SecuredRedis, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with secured.admin() as client:
+                if client.ping():
+                    return
+        except redis.ConnectionError:
+            pass
+        if server.poll() is not None:
+            raise RuntimeError(f"redis-server exited with status {server.returncode}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"redis-server did not answer within {timeout:.0f} s")
+        time.sleep(0.05)
