@@ -20,11 +20,12 @@ from smol_transport_redis.connection import RedisAccessError
 from smol_transport_redis.transport import FIELD, RedisTransport
 
 from smol_core import run_agents
-from smol_core.teams import Message
+from smol_core.teams import AgentSettings, Message
 from smol_core.teams.identity import for_agent
+from smol_core.testing import ScriptedModel
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "teams"))
-from team_helpers import descendants, five_plus_three, left_behind  # noqa: E402
+from team_helpers import code, descendants, five_plus_three, left_behind  # noqa: E402
 
 # What a client that is not the inbox's owner tries on agent 1's inbox: each must be refused.
 ATTACKS: dict[str, Callable[[Any, str], Any]] = {
@@ -104,6 +105,28 @@ def test_a_two_agent_team_answers_with_its_own_acl_users(secured_redis_server):
     assert left_behind(before) == []
     with secured_redis_server.admin() as admin:
         assert set(admin.acl_users()) == users_before
+
+
+def test_an_agents_sandbox_sees_no_redis_secret(secured_redis_server, monkeypatch):
+    """The admin password set in the host's environment reaches the agents' processes (children
+    inherit it) but not the sandbox their code runs in, whose environment is the worker's own."""
+    monkeypatch.setenv("SMOL_REDIS_ADMIN_PASSWORD", secured_redis_server.admin_password())
+    show_environment = code("import os\nfinal_answer(repr(dict(os.environ)))")
+    settings = [
+        AgentSettings(model=ScriptedModel([show_environment]), additional_authorized_imports=("os",)),
+        AgentSettings(model=ScriptedModel([code("final_answer(0)")])),
+    ]
+    result = run_agents(
+        "Show your environment",
+        num_agents=2,
+        settings=settings,
+        transport="redis",
+        transport_kwargs={"url": secured_redis_server.url},
+        deadline_seconds=120,
+    )
+    assert result.state == "success" and result.output.startswith("{")
+    assert secured_redis_server.admin_password() not in result.output
+    assert "SMOL_REDIS" not in result.output
 
 
 @pytest.mark.parametrize("attack", ATTACKS, ids=list(ATTACKS))
