@@ -524,7 +524,12 @@ class RedisTransport:
                 with self._server("removing the team's ACL users"):
                     remove_agent_users(self.client, self.team, self.agent_ids())
             except MessagingError as error:  # the team's answer stands: say what is left behind
-                print(f"[team] its Redis users were not removed: {error}", file=sys.stderr, flush=True)
+                users = f"smol-{self.team}-agent-<id>"
+                print(
+                    f"smol-transport-redis: the team's ACL users ({users}) were not removed: {error}",
+                    file=sys.stderr,
+                    flush=True,
+                )
         if self._client is not None:
             self._client.close()
             self._client = None
