@@ -1,6 +1,7 @@
 """Real redis-servers on free ports of 127.0.0.1, one of each kind per test session, stopped after:
-an open one (`redis_url`), one that requires a login (`secured_redis_server`), and one that also
-speaks only TLS (`tls_redis_server`).
+an open one (`redis_url`), one that requires a login (`secured_redis_server`), one that also
+speaks only TLS (`tls_redis_server`), and one that also asks for client certificates
+(`mutual_tls_redis_server`).
 
 Debian's redis-server (scripts/setup.d/50-redis.sh installs it). Without it the tests skip, unless
 SMOL_REQUIRE_REDIS=1 (as in scripts/test), where a missing server must fail them.
@@ -52,6 +53,18 @@ def tls_redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secur
     binary = _redis_binary()
     try:
         with secured_redis(binary, tmp_path_factory.mktemp("redis-tls"), tls=True) as server:
+            yield server
+    except RuntimeError as error:
+        pytest.fail(str(error))
+
+
+@pytest.fixture(scope="session")
+def mutual_tls_redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredRedis]:
+    binary = _redis_binary()
+    try:
+        with secured_redis(
+            binary, tmp_path_factory.mktemp("redis-mtls"), tls=True, client_certificates=True
+        ) as server:
             yield server
     except RuntimeError as error:
         pytest.fail(str(error))

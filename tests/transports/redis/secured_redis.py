@@ -25,6 +25,8 @@ class SecuredRedis:
     url: str
     admin_password_file: str
     ca_file: str | None
+    client_key_file: str | None = None
+    """A key and certificate (`ca_file`, self-signed) the server takes from a client, where it asks for one."""
 
     def admin(self) -> redis.Redis:
         """A client logged in as the server's admin (its `default` user)."""
@@ -34,7 +36,10 @@ class SecuredRedis:
         return Path(self.admin_password_file).read_text().strip()
 
     def tls_options(self) -> dict[str, str]:
-        return {"ssl_ca_certs": self.ca_file} if self.ca_file else {}
+        options = {"ssl_ca_certs": self.ca_file} if self.ca_file else {}
+        if self.client_key_file and self.ca_file:
+            options.update(ssl_certfile=self.ca_file, ssl_keyfile=self.client_key_file)
+        return options
 
 
 def _self_signed(folder: Path) -> tuple[Path, Path]:
@@ -48,14 +53,16 @@ def _self_signed(folder: Path) -> tuple[Path, Path]:
     return key, cert
 
 
-def _config(folder: Path, port: int, password: str, tls: tuple[Path, Path] | None) -> Path:
+def _config(
+    folder: Path, port: int, password: str, tls: tuple[Path, Path] | None, client_certificates: bool
+) -> Path:
     lines = ["bind 127.0.0.1", 'save ""', "appendonly no", f"dir {folder}", f"requirepass {password}"]
     if tls is None:
         lines.append(f"port {port}")
     else:
         key, cert = tls
         lines += ["port 0", f"tls-port {port}", f"tls-cert-file {cert}", f"tls-key-file {key}"]
-        lines += [f"tls-ca-cert-file {cert}", "tls-auth-clients no"]
+        lines += [f"tls-ca-cert-file {cert}", f"tls-auth-clients {'yes' if client_certificates else 'no'}"]
     config = folder / "redis.conf"
     config.write_text("\n".join(lines) + "\n")
     config.chmod(0o600)
@@ -64,8 +71,10 @@ def _config(folder: Path, port: int, password: str, tls: tuple[Path, Path] | Non
 
 @contextmanager
 def secured_redis(
-    binary: str, folder: Path, tls: bool = False, timeout: float = 30.0
+    binary: str, folder: Path, tls: bool = False, client_certificates: bool = False, timeout: float = 30.0
 ) -> Iterator[SecuredRedis]:
+    """The server, until the block ends. `tls`: it speaks TLS only; `client_certificates`: and it
+    asks each client for a certificate signed by its CA."""
     password = secrets.token_hex(16)
     secret = folder / "admin-password"
     secret.write_text(password + "\n")
@@ -73,13 +82,16 @@ def secured_redis(
     certificates = _self_signed(folder) if tls else None
     port = free_port()
     server = subprocess.Popen(
-        [binary, str(_config(folder, port, password, certificates))],
+        [binary, str(_config(folder, port, password, certificates, client_certificates))],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     scheme = "rediss" if tls else "redis"
     secured = SecuredRedis(
-        f"{scheme}://127.0.0.1:{port}/0", str(secret), str(certificates[1]) if certificates else None
+        f"{scheme}://127.0.0.1:{port}/0",
+        str(secret),
+        str(certificates[1]) if certificates else None,
+        str(certificates[0]) if certificates and client_certificates else None,
     )
     try:
         _wait_until_it_answers(server, secured, timeout)

@@ -284,3 +284,29 @@ def test_tls_files_for_a_url_without_tls_are_refused(secured_redis_server, tls_r
         lambda: RedisTransport(secured_redis_server.url, num_agents=2, tls_ca_file=tls_redis_server.ca_file)
     )
     assert "rediss://" in text
+
+
+def test_a_client_certificate_is_presented_where_the_server_asks_for_one(mutual_tls_redis_server):
+    server = mutual_tls_redis_server
+    text = _one_line_refusal(
+        lambda: RedisTransport(
+            server.url,
+            num_agents=2,
+            admin_password_file=server.admin_password_file,
+            tls_ca_file=server.ca_file,
+        )
+    )
+    assert "SMOL_REDIS_TLS_CERT_FILE" in text
+    team = RedisTransport(
+        server.url,
+        num_agents=2,
+        admin_password_file=server.admin_password_file,
+        tls_ca_file=server.ca_file,
+        tls_cert_file=server.ca_file,
+        tls_key_file=server.client_key_file,
+    )
+    team.send(Message(sender=0, recipient=1, body="over mutual TLS"))
+    agent = pickle.loads(pickle.dumps(for_agent(team, 1)))  # the files' paths travel, and its own login
+    assert [m.body for m in agent.receive(1, timeout=5)] == ["over mutual TLS"]
+    agent.close()
+    team.close()

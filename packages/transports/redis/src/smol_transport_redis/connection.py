@@ -163,6 +163,12 @@ def explain(url: str, doing: str, login: Login | None, error: Exception) -> Mess
                 f"{server} shows a TLS certificate this process does not trust while {doing}: set "
                 f"{ENV_TLS_CA_FILE} to the CA certificate that signed it, or pass tls_ca_file="
             )
+        if "_ssl.c" in str(error) or "SSL" in str(error):
+            return RedisAccessError(
+                f"{server} ended the TLS handshake while {doing} ({str(error).splitlines()[0][:200]}): "
+                f"where it asks for a client certificate, set {ENV_TLS_CERT_FILE} and {ENV_TLS_KEY_FILE} "
+                "(or pass tls_cert_file= and tls_key_file=)"
+            )
         return MessagingError(
             f"{server} is not reachable ({type(error).__name__}) while {doing}; try again in a moment"
         )
