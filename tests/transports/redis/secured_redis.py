@@ -8,6 +8,7 @@ command line. TLS uses a self-signed certificate made with openssl for 127.0.0.1
 from __future__ import annotations
 
 import secrets
+import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -43,6 +44,8 @@ class SecuredRedis:
 
 
 def _self_signed(folder: Path) -> tuple[Path, Path]:
+    if shutil.which("openssl") is None:
+        raise RuntimeError("the openssl command is not installed: run scripts/setup.d/50-redis.sh")
     key, cert = folder / "server.key", folder / "server.crt"
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1"]
