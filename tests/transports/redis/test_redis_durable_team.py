@@ -25,3 +25,18 @@ def test_a_killed_agent_is_not_handed_again_what_redis_redelivers(redis_url, tmp
     assert result.agents[1].restarts == 1
     assert result.state == "success" and result.output == "42"
     assert log.read_text().splitlines() == ["0", "1"]
+
+
+def test_an_agent_started_again_logs_in_as_its_own_acl_user(secured_redis_server, tmp_path):
+    """The replacement of a killed agent is handed the same share of the keys, so the same user."""
+    team, log = _team(tmp_path, kill_at=1)
+    team.transport_name = "redis"
+    team.transport_kwargs = {
+        "url": secured_redis_server.url,
+        "admin_password_file": secured_redis_server.admin_password_file,
+        "claim_idle_seconds": 0.01,
+    }
+    result = team.run("Double 21 with your peer", run_id="redis-acl-team")
+    assert result.agents[1].restarts == 1
+    assert result.state == "success" and result.output == "42"
+    assert log.read_text().splitlines() == ["0", "1"]

@@ -116,5 +116,5 @@ def test_a_server_that_is_down_when_the_team_starts_is_one_clear_error(tmp_path:
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])
     with pytest.raises(MessagingError, match="not reachable .* while making the team's inboxes") as caught:
-        RedisTransport(f"redis://:secret@127.0.0.1:{port}/0", num_agents=2)
-    assert "secret" not in str(caught.value)
+        RedisTransport(f"redis://127.0.0.1:{port}/0", num_agents=2)
+    assert "\n" not in str(caught.value)  # (a password in a URL is refused before: test_redis_access.py)

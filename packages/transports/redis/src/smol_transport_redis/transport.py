@@ -17,17 +17,23 @@ each inbox (a hash next to the stream) and refuses a sender over its quota, its 
 (`max_inbox` divided among the team's agents, and at most `max_pending_per_sender` messages and
 `max_pending_bytes_per_sender` bytes): one sender cannot fill an inbox so that the others are
 refused. The receiver gives the quota back when it acknowledges (or drops) a sealed entry.
+
+Who may touch the streams at all is Redis's to say: a launcher given an admin credential
+(`admin_password_file=`, `SMOL_REDIS_ADMIN_PASSWORD_FILE`) makes one ACL user per agent, allowed
+only what that agent does (`access.py`), and deletes them when the team ends; each agent's process
+logs in as its own user. Otherwise every process logs in as the URL's server expects
+(`password_file=`, `SMOL_REDIS_PASSWORD_FILE`, `SMOL_REDIS_USERNAME`; `connection.py`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import time
 import uuid
 from collections.abc import Collection, Iterator, Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 from smol_core.plugin_api import (
     DEFAULT_MAX_MESSAGE_BYTES,
@@ -45,6 +51,23 @@ from smol_core.plugin_api import (
     sender_quota_error,
     wire_bytes,
     wire_text,
+)
+from smol_transport_redis.access import (
+    acting_agent,
+    agent_password,
+    agent_username,
+    check_team_name,
+    make_agent_users,
+    remove_agent_users,
+)
+from smol_transport_redis.connection import (
+    Login,
+    Tls,
+    admin_login,
+    check_url,
+    connect,
+    explain,
+    plain_login,
 )
 
 GROUP = "smol-agents"
@@ -82,7 +105,15 @@ return 1
 
 
 class RedisTransport:
-    """Agents' inboxes as Redis streams under `smol:<team>:`. Picklable: each process connects anew."""
+    """Agents' inboxes as Redis streams under `smol:<team>:`. Picklable: each process connects anew.
+
+    `username`, `password_file`: the login of a process that is neither a launcher with an admin
+    credential nor an agent of its team (default: `SMOL_REDIS_USERNAME`, the file
+    `SMOL_REDIS_PASSWORD_FILE` names, else `SMOL_REDIS_PASSWORD`). `admin_username`,
+    `admin_password_file` (default: `SMOL_REDIS_ADMIN_*`): a launcher's credential for making its
+    agents' ACL users. `tls_ca_file`, `tls_cert_file`, `tls_key_file` (default: `SMOL_REDIS_TLS_*`):
+    for a `rediss://` URL, the CA that signed the server's certificate and the client's own.
+    """
 
     def __init__(
         self,
@@ -98,8 +129,19 @@ class RedisTransport:
         credentials: Credentials | None = None,
         max_pending_per_sender: int = DEFAULT_MAX_PENDING_PER_SENDER,
         max_pending_bytes_per_sender: int = DEFAULT_MAX_PENDING_BYTES_PER_SENDER,
+        username: str | None = None,
+        password_file: str | None = None,
+        admin_username: str | None = None,
+        admin_password_file: str | None = None,
+        tls_ca_file: str | None = None,
+        tls_cert_file: str | None = None,
+        tls_key_file: str | None = None,
     ) -> None:
         self.url = url
+        self.tls = Tls.from_environment(tls_ca_file, tls_cert_file, tls_key_file)
+        check_url(url, self.tls)
+        self.username = username
+        self.password_file = password_file
         self.team = team or uuid.uuid4().hex
         self.max_message_bytes = max_message_bytes
         self.claim_idle_seconds = claim_idle_seconds
@@ -112,6 +154,12 @@ class RedisTransport:
         self.prefix = f"smol:{self.team}:"
         self.refused: list[str] = []
         self._client: Any = None
+        self._login: Login | None = None
+        """Who this process's connection logs in as (set as it is made); never pickled."""
+        self._admin: Login | None = None
+        self._made_users = False
+        self.acl_users = False
+        """Whether each agent of this team logs in as its own ACL user (made by the team's launcher)."""
         self._send_script: Any = None
         self._release_script: Any = None
         self._charges: dict[int, dict[bytes, tuple[int, int]]] = {}
@@ -122,23 +170,38 @@ class RedisTransport:
         """agent id -> message id -> stream entries delivered to the agent and not yet acknowledged."""
         self._last_claim: dict[int, float] = {}
         self._ids: list[int] | None = None
+        self.credentials = credentials
+        """The team's keys (its launcher's), one agent's share, or None (messages travel unsealed: a
+        transport that joins a team by name without being given its keys)."""
         ids = [int(i) for i in agent_ids] if agent_ids is not None else None
         if ids is None and num_agents is not None:
             ids = list(range(num_agents))
         if ids is not None:
-            with self._server("making the team's inboxes"):
-                self._register(ids)
-        if credentials is None and team is None and ids is not None:
-            credentials = TeamKeys(ids)  # a new team: this object is its launcher
-        self.credentials = credentials
-        """The team's keys (its launcher's), one agent's share, or None (messages travel unsealed: a
-        transport that joins a team by name without being given its keys)."""
+            self._start_team(
+                ids, named=team is not None, admin=admin_login(admin_username, admin_password_file)
+            )
+
+    def _start_team(self, ids: list[int], named: bool, admin: Login | None) -> None:
+        """Make the inboxes of agents `ids`; a new team (or one given an admin credential, which
+        makes its ACL users) draws its keys here: this object is then its launcher."""
+        self._admin = admin
+        if admin is not None:
+            check_team_name(self.team)  # it goes into the users' names and key patterns
+        with self._server("making the team's inboxes"):
+            self._register(ids)
+        if self.credentials is None and (not named or admin is not None):
+            self.credentials = TeamKeys(ids)
+        if admin is not None:
+            self._make_users(ids)
 
     def __getstate__(self) -> dict[str, Any]:
         # the connection, and what this process has received and holds, stay in this process
         state = dict(self.__dict__)
         state.update(
             _client=None,
+            _login=None,
+            _admin=None,  # the admin credential stays with the launcher
+            _made_users=False,
             _send_script=None,
             _release_script=None,
             _consumers={},
@@ -155,28 +218,49 @@ class RedisTransport:
     @property
     def client(self) -> Any:
         if self._client is None:
-            import redis
-
-            # a server that is down is an error within seconds, never a hang (reads may block: a
-            # receive waits on purpose, and the blocking read's own timeout bounds it)
-            self._client = redis.Redis.from_url(self.url, socket_connect_timeout=5, socket_keepalive=True)
+            self._login = self._who_logs_in()
+            self._client = connect(self.url, self._login, self.tls)
         return self._client
+
+    def _who_logs_in(self) -> Login:
+        """The launcher logs in as its admin, an agent of a team with ACL users as its own user,
+        any other process with the login it was given (or none)."""
+        if self._admin is not None:
+            return self._admin
+        agent = acting_agent(self.credentials)
+        if self.acl_users and agent is not None and self.credentials is not None:
+            return Login(
+                agent_username(self.team, agent),
+                agent_password(self.credentials, agent),
+                f"agent {agent}'s user is gone (removed as its team ended, or lost as Redis restarted): "
+                "start the team again",
+            )
+        return plain_login(self.username, self.password_file)
+
+    def _as_agent_user(self) -> bool:
+        """Whether this process logs in as one agent's ACL user, which may touch only that agent's keys."""
+        return self.acl_users and self._admin is None and acting_agent(self.credentials) is not None
 
     @contextlib.contextmanager
     def _server(self, doing: str) -> Iterator[None]:
-        """Redis down, restarting or unreachable: a `MessagingError` the model reads, naming the
-        server (never its password), instead of a client library exception. The connection is made
-        again on the next call, so the team goes on once Redis is back."""
+        """Redis refusing, down or unreachable: a `MessagingError` that says what to do (`connection.py`)."""
         import redis
 
         try:
             yield
-        except (redis.ConnectionError, redis.TimeoutError) as error:
-            where = urlsplit(self.url)
-            raise MessagingError(
-                f"Redis at {where.hostname}:{where.port or 6379} is not reachable ({type(error).__name__}) "
-                f"while {doing}; try again in a moment"
-            ) from None
+        except redis.RedisError as error:
+            explained = explain(self.url, doing, self._login, error)
+            if explained is None:
+                raise
+            raise explained from None
+
+    def _make_users(self, ids: list[int]) -> None:
+        """Make each agent's ACL user with the launcher's admin credential; they go at `close()`."""
+        if not isinstance(self.credentials, TeamKeys):
+            raise ValueError("making a team's Redis users needs the team's keys (TeamKeys) as credentials=")
+        with self._server("making the team's ACL users"):
+            make_agent_users(self.client, self.team, self.prefix, self.credentials, ids)
+        self.acl_users = self._made_users = True
 
     def _script(self) -> Any:
         """The send script, registered on this process's connection."""
@@ -211,12 +295,16 @@ class RedisTransport:
     def _register(self, ids: list[int]) -> None:
         """Record the team's agents and make each inbox's group, so a message sent before its reader
         starts waits in the group instead of being missed."""
-        import redis
-
         pipe = self.client.pipeline(transaction=False)
         pipe.sadd(f"{self.prefix}agents", *ids)
         pipe.expire(f"{self.prefix}agents", self.key_ttl_seconds)
         pipe.execute()
+        self._make_groups(ids)
+        self._ids = sorted(ids)
+
+    def _make_groups(self, ids: list[int]) -> None:
+        import redis
+
         for agent_id in ids:
             try:
                 self.client.xgroup_create(self._inbox(agent_id), GROUP, id="0", mkstream=True)
@@ -224,7 +312,6 @@ class RedisTransport:
                 if "BUSYGROUP" not in str(error):
                     raise
             self.client.expire(self._inbox(agent_id), self.key_ttl_seconds)
-        self._ids = sorted(ids)
 
     def agent_ids(self) -> Collection[int]:
         if self._ids is None:
@@ -290,7 +377,11 @@ class RedisTransport:
                     raise
                 # Redis restarted without persistence: the inboxes are gone. Make them again so
                 # the team goes on; what was unread went with the server (use appendonly for that).
-                self._register(list(self.agent_ids()))
+                # An agent's ACL user may make its own inbox's group only.
+                if self._as_agent_user():
+                    self._make_groups([agent_id])
+                else:
+                    self._register(list(self.agent_ids()))
                 return self._receive(agent_id, timeout, limit)
 
     def _receive(self, agent_id: int, timeout: float | None, limit: int) -> list[Message]:
@@ -419,11 +510,26 @@ class RedisTransport:
             pipe.xack(key, GROUP, *entries)
             pipe.xdel(key, *entries)
         pipe.expire(key, self.key_ttl_seconds)
-        pipe.expire(f"{self.prefix}agents", self.key_ttl_seconds)
+        if not self._as_agent_user():  # the member list is the launcher's: an agent's user only reads it
+            pipe.expire(f"{self.prefix}agents", self.key_ttl_seconds)
         pipe.execute()
         self._give_back(agent_id, entries)
 
     def close(self) -> None:
+        """Close the connection; the launcher that made the team's ACL users deletes them first, which
+        also cuts off any agent still logged in as one."""
+        if self._made_users:
+            self._made_users = False
+            try:
+                with self._server("removing the team's ACL users"):
+                    remove_agent_users(self.client, self.team, self.agent_ids())
+            except MessagingError as error:  # the team's answer stands: say what is left behind
+                users = f"smol-{self.team}-agent-<id>"
+                print(
+                    f"smol-transport-redis: the team's ACL users ({users}) were not removed: {error}",
+                    file=sys.stderr,
+                    flush=True,
+                )
         if self._client is not None:
             self._client.close()
             self._client = None
