@@ -147,7 +147,7 @@ def post_json(
 
 def _raise_proxy_problem(service: str, url: str, proxy: Any) -> None:
     """What the proxy saw (a refused address, an oversized answer) says more than `requests`' error."""
-    if proxy.refused is not None:
+    if proxy.refusal_reason is not None:
         raise AddressRefusedError(refusal_message(url, proxy.refusal_reason, "fetch", "web tools"))
     if proxy.too_large:
         raise WebToolError(

@@ -23,7 +23,7 @@ import threading
 from types import TracebackType
 from urllib.parse import urlsplit
 
-from smol_core.plugin_api import AddressPolicy, refusal_message, resolve_host
+from smol_core.plugin_api import AddressPolicy, resolve_host
 
 HEAD_LIMIT = 64 * 1024  # a request head longer than this is not one `requests` sends
 REFUSED = b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
@@ -33,15 +33,14 @@ UNREACHABLE = b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: clo
 class PolicyProxy:
     """`with PolicyProxy(policy, max_bytes, timeout) as proxy: requests.post(..., proxies=proxy.proxies)`.
 
-    After the request, `refused` holds the refusal message when the address was refused,
-    `unreachable` why the connection could not be made, and `too_large` whether the server sent
-    more than `max_bytes`: the caller reports those rather than `requests`' own error."""
+    After the request, `refusal_reason` says why the address was refused, `unreachable` why the
+    connection could not be made, and `too_large` whether the server sent more than `max_bytes`:
+    the caller reports those rather than `requests`' own error."""
 
     def __init__(self, policy: AddressPolicy, max_bytes: int, timeout: float) -> None:
         self.policy = policy
         self.max_bytes = max_bytes
         self.timeout = timeout
-        self.refused: str | None = None
         self.refusal_reason: str | None = None
         self.unreachable: str | None = None
         self.too_large = False
@@ -63,6 +62,8 @@ class PolicyProxy:
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
         self._closed.set()
+        with contextlib.suppress(OSError):  # shutdown wakes an accept() still waiting (close alone does not)
+            self._listener.shutdown(socket.SHUT_RDWR)
         with contextlib.suppress(OSError):
             self._listener.close()
         self._thread.join(timeout=5)
@@ -86,24 +87,24 @@ class PolicyProxy:
         except (OSError, ValueError):
             return
         if method == "CONNECT":
-            host, port, url, first = *_authority(target, 443), f"https://{target}/", b""
+            host, port, first = *_authority(target, 443), b""
         else:
             parts = urlsplit(target)
             path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-            host, port, url = parts.hostname or "", parts.port or 80, target
+            host, port = parts.hostname or "", parts.port or 80
             first = f"{method} {path} {version}".encode("latin-1") + head[head.index(b"\r\n") :]
             if parts.scheme != "http":
                 host = ""  # refused below: only http is forwarded, https comes as CONNECT
-        upstream = self._connect(host, port, url)
+        upstream = self._connect(host, port)
         if upstream is None:
-            client.sendall(REFUSED if self.refused else UNREACHABLE)
+            client.sendall(REFUSED if self.refusal_reason else UNREACHABLE)
             return
         with upstream:
             client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n" if not first else b"")
             upstream.sendall(first + rest)
             self._relay(client, upstream)
 
-    def _connect(self, host: str, port: int, url: str) -> socket.socket | None:
+    def _connect(self, host: str, port: int) -> socket.socket | None:
         """A socket to an address of `host` the policy allows, or None (and why, in the attributes)."""
         reason = self.policy.refuse_name(host, port) if host else "the address names no host"
         addresses = []
@@ -118,7 +119,6 @@ class PolicyProxy:
             reason = next((why for why in reasons if why is not None), None)
         if reason is not None:
             self.refusal_reason = reason
-            self.refused = refusal_message(url, reason, "fetch")
             return None
         for ip in addresses:
             try:
