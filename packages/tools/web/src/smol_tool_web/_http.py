@@ -3,9 +3,11 @@
 Rate limits (HTTP 429, and DuckDuckGo's 202 "anomaly" page), refused connections, timeouts and HTTP
 errors all become a `WebToolError` whose message says what happened and what the model can do next
 (wait, try another query or tool, check the URL). The agent shows it as the step's observation.
-So does a refused address: every fetch goes through smol's one address policy
-(`smol_core.plugin_api.guarded_request`), which only connects to public addresses unless the user
-allowed more, checks every redirect hop, and bounds what a download may bring in (`MAX_BYTES`).
+So does a refused address: every fetch goes through smol's one address policy, which only connects
+to public addresses unless the user allowed more, checks every redirect hop, and bounds what a
+download may bring in (`MAX_BYTES`): `request` through `smol_core.plugin_api.guarded_request`, and
+`post_json` (the Exa engine, which sends with `requests.post` as smolagents' does) through a
+`PolicyProxy` that applies the same checks where it connects.
 """
 
 from __future__ import annotations
