@@ -183,3 +183,29 @@ def test_each_side_has_a_loopback_of_its_own(tmp_path: Path) -> None:
         assert subprocess.run(command, capture_output=True, text=True, timeout=60).stdout == "own\n"
         reach = [sys.executable, "-c", f"import socket; socket.create_connection(('127.0.0.1', {port}), 5)"]
         assert subprocess.run(run.private_network(reach), capture_output=True, timeout=60).returncode != 0
+
+
+def test_an_mcp_server_started_for_a_test_listens_before_the_test_goes_on() -> None:
+    """smolagents' MCP-over-HTTP tests sleep one second for their server; one that takes longer (a
+    loaded machine) is waited for by the Popen the run puts in their place, on both sides."""
+    import socket
+
+    sys.path.insert(0, str(ROOT / "scripts/conformance/support"))
+    try:
+        from server_start import popen_until_listening
+    finally:
+        sys.path.pop(0)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    late_server = (
+        "import socket, time; time.sleep(2)  # FastMCP stand-in, slow to start\n"
+        f"server = socket.create_server(('127.0.0.1', {port})); server.accept()"
+    )
+    popen = popen_until_listening("127.0.0.1", port, "FastMCP")
+    server = popen([sys.executable, "-c", late_server])
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()  # refused if it did not wait
+    finally:
+        server.kill()
+        server.wait()
