@@ -38,3 +38,14 @@ def agents_log_nothing_by_default(monkeypatch):
         original(self, *args, verbosity_level=verbosity_level, **kwargs)
 
     monkeypatch.setattr(MultiStepAgent, "__init__", init_quietly)
+
+
+@pytest.fixture(autouse=True)
+def mcp_servers_listen_before_their_test_connects(request, monkeypatch):
+    """See server_start.py: smolagents' two tests that serve MCP over HTTP go on once it listens."""
+    if request.node.name.startswith("test_integration_from_mcp_with_"):
+        import subprocess
+
+        from tests.server_start import popen_until_listening
+
+        monkeypatch.setattr(subprocess, "Popen", popen_until_listening("127.0.0.1", 8000, "FastMCP"))

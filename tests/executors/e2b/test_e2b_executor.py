@@ -26,10 +26,10 @@ def test_state_prints_tools_and_final_answer(e2b, standin):
     assert calls == [("cats", 3)]
     final = e2b("final_answer({'x': x, 'first': r[0]})")
     assert final.is_final_answer and final.output == {"x": 20, "first": "cats-0"}
-    # one sandbox, made with the SDK's default template and our metadata; commands ran through envd
+    # one sandbox, made with the SDK's default template and nothing we added; commands ran through envd
     (sandbox,) = standin.sandboxes.values()
     assert sandbox["request"]["templateID"] == "code-interpreter-v1"
-    assert sandbox["request"]["metadata"] == {"created_by": "smol"}
+    assert not sandbox["request"].get("metadata")
     assert standin.stdin_requests >= 4
 
 

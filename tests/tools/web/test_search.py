@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
+from typing import Any
 
 import pytest
 from smol_tool_web import (
@@ -295,3 +297,91 @@ def test_web_tools_sources_stand_on_their_own() -> None:
         WikipediaSearchTool,
     ):
         assert validate_tool_attributes(tool_class) is None
+
+
+def test_exa_engine_sends_through_requests_post_as_smolagents_does(
+    web: StandInWeb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """smolagents' Exa engine calls `requests.post(url, headers=..., json=..., timeout=...)`, and code
+    written for it (its own tests among them) patches that function: the call reaches it here too,
+    and the real function then fetches through the guard."""
+    import requests
+
+    real_post = requests.post
+    calls: list[dict[str, Any]] = []
+
+    def recording_post(url: str, **kwargs: Any) -> Any:
+        calls.append(kwargs)
+        return real_post(url, **kwargs)
+
+    monkeypatch.setattr(requests, "post", recording_post)
+    monkeypatch.setenv("EXA_API_KEY", "exa-key")
+    reply = {"results": [{"title": "Exa AI", "url": "https://exa.ai", "highlights": ["Search."]}]}
+    url = web.route("POST", "/search", as_json(reply))
+    assert "1. [Exa AI](https://exa.ai)\nSearch." in WebSearchTool(engine="exa", base_url=url)("q")
+    (call,) = calls
+    assert call["headers"]["x-exa-integration"] == "smolagents"
+    assert call["json"] == {"query": "q", "numResults": 10, "contents": {"highlights": True}}
+    assert web.seen[0].headers["x-api-key"] == "exa-key"
+
+
+def test_exa_engine_turns_http_errors_into_advice(web: StandInWeb, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EXA_API_KEY", "wrong")
+    tool = WebSearchTool(engine="exa", base_url=web.route("POST", "/search", as_json({"error": "no"}, 401)))
+    with pytest.raises(WebToolError, match="Exa answered HTTP 401.*check the API key"):
+        tool("x")
+    limited = WebSearchTool(engine="exa", base_url=web.route("POST", "/slow", as_json({}, 429)))
+    with pytest.raises(RateLimitedError, match="Exa is rate-limiting"):
+        limited("x")
+
+
+def _self_signed_certificate(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 that no CA signed, and its key."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "stand-in exa")])
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = (
+        x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1)).not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )  # fmt: skip
+    cert_file, key_file = folder / "cert.pem", folder / "key.pem"
+    cert_file.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return cert_file, key_file
+
+
+def test_exa_over_https_runs_tls_end_to_end(
+    web: StandInWeb, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the guard's tunnel the certificate is still checked against the address asked for:
+    trusted, the answer arrives; untrusted, the search fails."""
+    import ssl
+
+    cert_file, key_file = _self_signed_certificate(tmp_path)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert_file, key_file)
+    web.server.socket = context.wrap_socket(web.server.socket, server_side=True)
+    url = web.route("POST", "/search", as_json({"results": [{"title": "T", "url": "https://t.example"}]}))
+    url = url.replace("http://", "https://")
+    monkeypatch.setenv("EXA_API_KEY", "k")
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(cert_file))
+    assert "1. [T](https://t.example)" in WebSearchTool(engine="exa", base_url=url)("q")
+    monkeypatch.delenv("REQUESTS_CA_BUNDLE")
+    with pytest.raises(WebToolError, match="CERTIFICATE_VERIFY_FAILED"):
+        WebSearchTool(engine="exa", base_url=url)("q")

@@ -261,3 +261,62 @@ def test_the_fixture_allowance_is_exact(web: StandInWeb, internal: StandInWeb) -
     with pytest.raises(WebToolError, match="refused to fetch"):
         VisitWebpageTool()(internal.url("/secret"))
     assert internal.seen == []
+
+
+# --- Exa's engine sends through `requests.post` (as smolagents does), under the same policy -------
+
+
+def test_exa_requests_are_refused_at_internal_addresses(
+    internal: StandInWeb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EXA_API_KEY", "k")
+    port = internal.server.server_address[1]
+    for url in (f"http://127.0.0.1:{port}/secret", "http://10.0.0.1/search", "https://[::1]/search",
+                "http://169.254.169.254/latest/meta-data/"):  # fmt: skip
+        with pytest.raises(AddressRefusedError, match="refused to fetch"):
+            WebSearchTool(engine="exa", base_url=url)("q")
+    assert internal.seen == []
+
+
+def test_exa_requests_connect_to_the_address_that_was_checked(
+    internal: StandInWeb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rebinding resolver is refused, and an allowed name is looked up once, by the guard."""
+    monkeypatch.setenv("EXA_API_KEY", "k")
+    port = internal.server.server_address[1]
+    _fake_dns(monkeypatch, {"rebind.example": ["93.184.216.34", "127.0.0.1"]})
+    with pytest.raises(AddressRefusedError, match=r"rebind.example resolves to 127.0.0.1"):
+        WebSearchTool(engine="exa", base_url=f"http://rebind.example:{port}/secret")("q")
+    assert internal.seen == []
+    lookups = _fake_dns(monkeypatch, {"pinned.example": ["127.0.0.1"]})
+    internal.route("POST", "/search", Reply(200, '{"results": [{"url": "https://a.example"}]}'))
+    tool = WebSearchTool(
+        engine="exa", base_url=f"http://pinned.example:{port}/search",
+        allow_private_addresses=[f"pinned.example:{port}"],
+    )  # fmt: skip
+    assert "[](https://a.example)" in tool("q")
+    assert [name for name in lookups if literal_address(name) is None] == ["pinned.example"]
+
+
+def test_exa_requests_ignore_proxy_settings_that_would_skip_the_check(
+    internal: StandInWeb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EXA_API_KEY", "k")
+    monkeypatch.setenv("NO_PROXY", "*")
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{internal.server.server_address[1]}")
+    with pytest.raises(AddressRefusedError, match="loopback"):
+        WebSearchTool(engine="exa", base_url="http://127.0.0.1:9/search")("q")
+    assert internal.seen == []
+
+
+def test_exa_answers_past_the_download_bound_are_refused(
+    web: StandInWeb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import smol_tool_web._http as http
+
+    monkeypatch.setenv("EXA_API_KEY", "k")
+    monkeypatch.setattr(http, "MAX_BYTES", 4096)
+    big = '{"results": [], "padding": "' + "x" * 20000 + '"}'
+    url = web.route("POST", "/search", Reply(200, big, content_type="application/json"))
+    with pytest.raises(WebToolError, match="more than the 4096"):
+        WebSearchTool(engine="exa", base_url=url)("q")

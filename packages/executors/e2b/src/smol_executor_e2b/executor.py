@@ -44,6 +44,7 @@ WORKER_ENV = {
     "MPLBACKEND": "Agg",
 }
 KEYS_URL = "https://e2b.dev/dashboard?tab=keys"
+DEFAULT_SANDBOX_TIMEOUT = 600  # seconds; the SDK's own default (300) would expire a thinking agent's state
 
 
 class E2BExecutor(WorkerExecutor):
@@ -55,11 +56,15 @@ class E2BExecutor(WorkerExecutor):
     api_key: E2B API key (default: the E2B_API_KEY environment variable).
     template: sandbox template (default: the SDK's code-interpreter template, which has numpy/pandas).
     timeout_seconds: wall-clock limit of one action; past it the worker command is killed.
-    sandbox_timeout: seconds E2B keeps the sandbox alive without a `close()`; actions push the
-        deadline back, so only an idle executor's sandbox expires (it is then replaced, state lost).
+    sandbox_timeout: seconds E2B keeps the sandbox alive without a `close()` (600 by default); actions
+        push the deadline back, so only an idle executor's sandbox expires (it is then replaced, state
+        lost). `timeout=` is smolagents' (and the SDK's) name for it.
     memory_limit_mb: the worker's address-space limit inside the sandbox.
     python: the interpreter inside the sandbox.
     sandbox_kwargs: passed to `Sandbox.create` (metadata, network, domain, request_timeout...).
+
+    `Sandbox.create` receives what smolagents gives it: the key and the keywords passed here, as they
+    are, with nothing added but the lifetime (which the executor must know to push it back).
     """
 
     def __init__(
@@ -72,7 +77,8 @@ class E2BExecutor(WorkerExecutor):
         api_key: str | None = None,
         template: str | None = None,
         timeout_seconds: float | None = 30,
-        sandbox_timeout: int = 600,
+        sandbox_timeout: int | None = None,
+        timeout: int | None = None,
         memory_limit_mb: int | None = 2048,
         python: str = "python3",
         **sandbox_kwargs: Any,
@@ -85,10 +91,11 @@ class E2BExecutor(WorkerExecutor):
         self.memory_limit_mb = memory_limit_mb
         self.python = python
         self._api_key = api_key or os.environ.get("E2B_API_KEY")
-        self.sandbox_timeout = sandbox_timeout
+        self.sandbox_timeout = _lifetime(sandbox_timeout, timeout)
+        template_kwargs = {"template": template} if template is not None else {}
         self._create_kwargs: dict[str, Any] = {
-            "template": template,
-            "timeout": sandbox_timeout,
+            **template_kwargs,
+            "timeout": self.sandbox_timeout,
             **sandbox_kwargs,
         }
         self.sandbox: Any = None
@@ -109,10 +116,8 @@ class E2BExecutor(WorkerExecutor):
             raise ExecutorUnavailableError(
                 f"E2B needs an API key: set E2B_API_KEY or pass api_key=... (create one at {KEYS_URL})"
             )
-        kwargs = dict(self._create_kwargs)
-        metadata = {"created_by": "smol", **(kwargs.pop("metadata", None) or {})}
         try:
-            return Sandbox.create(api_key=self._api_key, metadata=metadata, **kwargs)
+            return Sandbox.create(api_key=self._api_key, **self._create_kwargs)
         except Exception as exc:
             raise _unavailable(exc) from None
 
@@ -177,6 +182,17 @@ class E2BExecutor(WorkerExecutor):
         if self.logger is not None:
             with contextlib.suppress(Exception):
                 self.logger.log(text)
+
+
+def _lifetime(sandbox_timeout: int | None, timeout: int | None) -> int:
+    """The sandbox's lifetime from either name; both, differing, is a mistake worth a clear error."""
+    if sandbox_timeout is not None and timeout is not None and sandbox_timeout != timeout:
+        raise ValueError(
+            f"E2BExecutor got sandbox_timeout={sandbox_timeout} and timeout={timeout}, two names for the "
+            "sandbox's lifetime: pass one of them."
+        )
+    chosen = sandbox_timeout if sandbox_timeout is not None else timeout
+    return chosen if chosen is not None else DEFAULT_SANDBOX_TIMEOUT
 
 
 def _unavailable(exc: Exception) -> ExecutorUnavailableError:

@@ -3,9 +3,11 @@
 Rate limits (HTTP 429, and DuckDuckGo's 202 "anomaly" page), refused connections, timeouts and HTTP
 errors all become a `WebToolError` whose message says what happened and what the model can do next
 (wait, try another query or tool, check the URL). The agent shows it as the step's observation.
-So does a refused address: every fetch goes through smol's one address policy
-(`smol_core.plugin_api.guarded_request`), which only connects to public addresses unless the user
-allowed more, checks every redirect hop, and bounds what a download may bring in (`MAX_BYTES`).
+So does a refused address: every fetch goes through smol's one address policy, which only connects
+to public addresses unless the user allowed more, checks every redirect hop, and bounds what a
+download may bring in (`MAX_BYTES`): `request` through `smol_core.plugin_api.guarded_request`, and
+`post_json` (the Exa engine, which sends with `requests.post` as smolagents' does) through a
+`PolicyProxy` that applies the same checks where it connects.
 """
 
 from __future__ import annotations
@@ -108,8 +110,78 @@ def request(
             "or use another search tool or a different query."
         )
     if response.status_code >= 400:
-        raise WebToolError(_http_error(service, response))
+        raise WebToolError(
+            _http_error(service, response.status_code, response.reason_phrase, str(response.url))
+        )
     return response
+
+
+def post_json(
+    service: str, url: str, *, headers: dict[str, str], json: Any, timeout: float, policy: AddressPolicy
+) -> dict[str, Any]:
+    """POST `json` with `requests.post`, as smolagents' engines do, and return the JSON object answered.
+
+    Why `requests`: code written for smolagents patches `requests.post` to stand in for the service,
+    and that patch reaches this call. The request still goes out under the address policy: through
+    a `PolicyProxy`, which connects only where `policy` allows and bounds the answer (`MAX_BYTES`);
+    redirects are not followed (an API answers where it is asked)."""
+    import requests
+
+    from smol_tool_web.policy_proxy import PolicyProxy
+
+    sent_headers = {"User-Agent": DEFAULT_USER_AGENT, **headers}
+    with PolicyProxy(policy.with_environment(), MAX_BYTES, timeout) as proxy:
+        try:
+            response = requests.post(
+                url, headers=sent_headers, json=json, timeout=timeout,
+                proxies=proxy.proxies, allow_redirects=False,
+            )  # fmt: skip
+            response.raise_for_status()
+            data = response.json()
+        except (requests.RequestException, ValueError) as error:
+            _raise_proxy_problem(service, url, proxy)
+            raise _requests_error(service, url, timeout, error) from error
+    _raise_proxy_problem(service, url, proxy)
+    if not isinstance(data, dict):
+        raise WebToolError(f"{service} sent JSON of an unexpected shape ({type(data).__name__}).")
+    return data
+
+
+def _raise_proxy_problem(service: str, url: str, proxy: Any) -> None:
+    """What the proxy saw (a refused address, an oversized answer) says more than `requests`' error."""
+    if proxy.refusal_reason is not None:
+        raise AddressRefusedError(refusal_message(url, proxy.refusal_reason, "fetch", "web tools"))
+    if proxy.too_large:
+        raise WebToolError(
+            f"{service}: {url} sent more than the {proxy.max_bytes} bytes allowed. Try another source."
+        )
+    if proxy.unreachable is not None:
+        raise WebToolError(
+            f"Could not connect to {service} at {_origin(url)} ({proxy.unreachable}). "
+            "Check the address, or use another tool or source."
+        )
+
+
+def _requests_error(service: str, url: str, timeout: float, error: Exception) -> WebToolError:
+    import requests
+
+    if isinstance(error, requests.HTTPError) and error.response is not None:
+        answer = error.response
+        if answer.status_code == 429:
+            wait = answer.headers.get("Retry-After")
+            hint = f"wait {wait} s before retrying" if wait and wait.isdigit() else "wait before retrying"
+            return RateLimitedError(
+                f"{service} is rate-limiting these requests (HTTP 429): {hint}, "
+                "or use another search tool or a different query."
+            )
+        return WebToolError(_http_error(service, answer.status_code, answer.reason, answer.url))
+    if isinstance(error, requests.Timeout):
+        return WebToolError(
+            f"{service} did not answer within {timeout:g} s ({url}). Try again later, or another source."
+        )
+    if isinstance(error, ValueError) and not isinstance(error, requests.RequestException):
+        return WebToolError(f"{service} sent something other than JSON; try again later.")
+    return WebToolError(f"Request to {service} failed: {type(error).__name__}: {error}")
 
 
 def json_body(service: str, response: httpx.Response) -> dict[str, Any]:
@@ -124,8 +196,7 @@ def json_body(service: str, response: httpx.Response) -> dict[str, Any]:
     return data
 
 
-def _http_error(service: str, response: httpx.Response) -> str:
-    status = response.status_code
+def _http_error(service: str, status: int, reason: str, url: str) -> str:
     if status in (401, 403):
         advice = "the service refused access: check the API key, or the site blocks automated visits"
     elif status == 404:
@@ -134,7 +205,7 @@ def _http_error(service: str, response: httpx.Response) -> str:
         advice = "the server failed: try again later, or another source"
     else:
         advice = "the request was refused"
-    return f"{service} answered HTTP {status} {response.reason_phrase} for {response.url}: {advice}."
+    return f"{service} answered HTTP {status} {reason} for {url}: {advice}."
 
 
 def _origin(url: str) -> str:

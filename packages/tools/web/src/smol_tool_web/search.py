@@ -109,15 +109,14 @@ class WebSearchTool(Tool):
         key is set works once it is."""
         import os
 
-        from smol_tool_web._http import json_body, request
+        from smol_tool_web._http import post_json
         from smol_tool_web.results import SearchResult
 
         api_key = os.environ.get("EXA_API_KEY")
         if not api_key:
             raise ValueError("Missing API key: the exa engine needs the environment variable EXA_API_KEY.")
-        response = request(
+        answer = post_json(
             "Exa",
-            "POST",
             self.base_url,
             headers={
                 "x-api-key": api_key,
@@ -128,7 +127,7 @@ class WebSearchTool(Tool):
             timeout=self.timeout,
             policy=self.policy,
         )
-        found = json_body("Exa", response).get("results") or []
+        found = answer.get("results") or []
         return [
             SearchResult(
                 str(page.get("title") or ""),
