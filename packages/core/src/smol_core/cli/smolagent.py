@@ -356,12 +356,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         run = command_run(args, parser.error)
         args.prompt = read_task(args, parser, run)
         check_arguments(args, parser, run)
-        _trace_to_file(args.trace_file)
-        if run.runner is not None:  # a feature runs something else than one agent: a team
-            return run.runner(run, lambda: _team_settings(args, args.num_agents))
-        return _run_one_agent(args, run)
+        return _run(args, run)
     except KeyboardInterrupt as stop:
         return stopped_status("smolagent", stop)
+
+
+def _run(args: argparse.Namespace, run: CommandRun) -> int:
+    """The checked command line's run: one agent's, or what a feature takes over (a team)."""
+    _trace_to_file(args.trace_file)
+    if run.runner is not None:
+        return run.runner(run, lambda: _team_settings(args, args.num_agents))
+    return _run_one_agent(args, run)
 
 
 def _run_one_agent(args: argparse.Namespace, run: CommandRun) -> int:
