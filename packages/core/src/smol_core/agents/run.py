@@ -63,18 +63,15 @@ class AgentRun(RunState):
         """A new run of `agent`. Alone, it continues the last run's memory and variables, as runs
         always did (`reset=False` keeps the steps); beside a run still going (a managed agent called
         twice at once) it gets a memory of its own and a copy of the variables, so neither sees the other."""
-        previous = agent._last_run
-        with agent._runs_lock:
-            concurrent = agent._active_runs > 0
-            agent._active_runs += 1
-        if concurrent:
+        previous = agent._runs.last
+        if agent._runs.entering():
             memory = AgentMemory(agent.system_prompt)
             if not reset:
                 memory.steps = list(previous.memory.steps)
             run = cls(memory=memory, state=dict(previous.state), agent=agent)
         else:
             run = cls(memory=previous.memory, state=previous.state, agent=agent)
-        agent._last_run = run
+        agent._runs.last = run
         return run
 
     def execute(
@@ -247,13 +244,8 @@ class AgentRun(RunState):
         try:
             self.door.run_ended()
         finally:
-            agent = self.agent
-            with agent._runs_lock:
-                already_ended, self.ended = self.ended, True
-                if not already_ended:
-                    agent._active_runs -= 1
-            if not already_ended:
-                agent._end_run(self)
+            if self.agent._runs.ending(self):
+                self.agent._end_run(self)
 
     def full_result(self, output: Any, start: float, state: RunEnd | None = None) -> RunResult:
         """Everything about the run: answer, state, steps, token usage, timing, team messages."""
