@@ -115,7 +115,7 @@ def test_a_stream_dropped_before_its_first_event_is_no_run_still_going() -> None
         steps = len(agent.memory.steps)
         stream = agent.run("Do job-2.", stream=True)
         del stream  # never iterated
-        assert agent._active_runs == 0
+        assert agent._runs.active == 0
         agent.run("Do job-3.", reset=False)
         assert len(agent.memory.steps) > steps  # it continued the last memory, as a lone run does
         assert agent.python_executor is agent._executor  # and used the agent's own worker

@@ -10,6 +10,7 @@ import ast
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 from typing import Any
 
@@ -183,3 +184,85 @@ def test_the_transport_example_carries_checked_messages() -> None:
     assert transport.receive(1, timeout=0) == []
     with pytest.raises(UnknownRecipientError):
         transport.send(Message(sender=0, recipient=7, body="?"))
+
+
+def test_the_run_extension_example_joins_a_run_given_its_keyword() -> None:
+    """`run_id` reaches whatever plugin registers it: another engine of durable runs replaces smol's."""
+    from smol_core import CodeAgent
+    from smol_core.plugin_api import RunExtensionSpec, hookimpl
+    from smol_core.plugins.registry import PluginRegistry, reset_registry
+
+    spec = only_spec(hook_example("smol_run_extensions"), "smol_run_extensions")
+    made: list[Any] = []
+
+    def noted(agent: Any, run_id: str, resume: bool) -> Any:
+        made.append(spec.factory(agent, run_id, resume))
+        return made[-1]
+
+    class StepLogPlugin:
+        @hookimpl
+        def smol_run_extensions(self) -> list[RunExtensionSpec]:
+            return [RunExtensionSpec(spec.name, noted)]
+
+    registry = PluginRegistry(environ={"SMOL_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    registry.unregister("smol-core.durable")
+    registry.register(StepLogPlugin(), "step-log")
+    previous = reset_registry(registry)
+    try:
+        model = lambda messages: "<code>\nfinal_answer(42)\n</code>"  # noqa: E731
+        with CodeAgent(tools=[], model=model, verbosity_level=0) as agent:
+            assert agent.run("answer", run_id="run-1") == 42
+    finally:
+        reset_registry(previous)
+    assert [log.steps for log in made] == [["run-1: step 1"]]
+
+
+def test_a_run_keyword_no_installed_plugin_owns_says_what_to_install() -> None:
+    from smol_core import CodeAgent
+    from smol_core.plugins.lazy import MissingPluginError
+    from smol_core.plugins.registry import PluginRegistry, reset_registry
+
+    registry = PluginRegistry(environ={"SMOL_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    registry.unregister("smol-core.durable")  # as if durable runs were not installed
+    previous = reset_registry(registry)
+    try:
+        model = lambda messages: "<code>\nfinal_answer(42)\n</code>"  # noqa: E731
+        with (
+            CodeAgent(tools=[], model=model, verbosity_level=0) as agent,
+            pytest.raises(MissingPluginError) as caught,
+        ):
+            agent.run("answer", run_id="run-1")
+    finally:
+        reset_registry(previous)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith("run(run_id=...) needs a package that registers the run extension 'run_id'")
+    assert "install it: `" in message
+
+
+def test_the_run_option_example_adds_its_flag_to_smolagent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A feature's flags reach `smolagent` through the hook: listed in `--help`, applied to the run."""
+    from smol_core.cli import smolagent
+    from smol_core.plugins.registry import PluginRegistry, reset_registry
+
+    example = hook_example("smol_run_options")
+    registry = PluginRegistry(environ={"SMOL_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    registry.register(types.SimpleNamespace(smol_run_options=example["smol_run_options"]), "run-notes")
+    previous = reset_registry(registry)
+    notes = tmp_path / "notes.txt"
+    try:
+        with pytest.raises(SystemExit):
+            smolagent.main(["--help"])
+        assert "--note-to FILE" in capsys.readouterr().out
+        args = smolagent.build_parser().parse_args(["task", "--note-to", str(notes)])
+        run = smolagent.command_run(args, smolagent._raise_mistake)
+        model = lambda messages: "<code>\nfinal_answer(42)\n</code>"  # noqa: E731
+        from smol_core import CodeAgent
+
+        with CodeAgent(tools=[], model=model, verbosity_level=0) as agent, run.wrapped(agent):
+            assert agent.run("answer") == 42
+    finally:
+        reset_registry(previous)
+    assert notes.read_text() == "agent ran 1 step(s)\n"

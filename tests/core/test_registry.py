@@ -20,8 +20,25 @@ def test_builtins_register_through_the_hooks():
     assert "local" in registry.names("executors")
     assert {"final_answer", "python_interpreter", "user_input"} <= set(registry.names("tools"))
     assert {"plugins", "doctor"} <= set(registry.names("commands"))
-    core = [p for p in registry.plugins() if p.builtin][0]
-    assert core.registers["executors"] == ["local"]
+    builtin = {p.name: p.registers for p in registry.plugins() if p.builtin}
+    assert builtin["smol-core.executor-local"]["executors"] == ["local"]
+    assert builtin["smol-core.durable"] == {
+        "checkpoint_stores": ["sqlite"],
+        "run_extensions": ["run_id"],
+        "run_options": ["durable runs"],
+    }
+    assert builtin["smol-core.teams"] == {"transports": ["local"], "run_options": ["teams"]}
+
+
+def test_a_feature_is_imported_only_when_a_kind_it_registers_is_asked_for():
+    """Building a CodeAgent's executor registers the local sandbox and nothing of durable runs,
+    teams or the CLI: a run imports no feature it does not use (tests/core/test_kernel.py)."""
+    registry = PluginRegistry(environ={"SMOL_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    registry.executor("local")
+    registered = {name for name, info in registry._plugins.items() if info.builtin}
+    assert registered == {"smol-core", "smol-core.executor-local"}
+    registry.checkpoint_store("sqlite")
+    assert "smol-core.durable" in {name for name, info in registry._plugins.items() if info.builtin}
 
 
 def test_unknown_name_lists_installed_and_names_the_package():

@@ -77,7 +77,7 @@ def test_a_run_without_task_and_without_inbox_says_what_to_do() -> None:
     with pytest.raises(ValueError, match="ReceiveMessagesTool"):
         agent.run(task=None)
     # the failed run ended: the next one runs alone, not beside a run still counted as going
-    assert agent._active_runs == 0
+    assert agent._runs.active == 0
 
 
 def test_a_tool_with_a_log_of_another_kind_is_not_a_message_tool() -> None:

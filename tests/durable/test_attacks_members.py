@@ -203,7 +203,7 @@ def test_an_extension_that_fails_at_the_end_leaves_no_lease_behind(tmp_path: Pat
     agent.run_extensions.clear()
     with agent:
         assert agent.resume("ext") == 1
-    assert agent._active_runs == 0
+    assert agent._runs.active == 0
 
 
 TOKENS = 700  # the member's second step goes past it (its replies' counts, ScriptedModel's)

@@ -79,7 +79,7 @@ def test_a_cost_budget_on_a_model_without_prices_is_refused_before_any_call() ->
             bot.run("Count.", budget=RunBudget(cost=1.0))
         assert model.position == 0
         # the refused run ended: the next one is not taken for a run still going
-        assert bot._active_runs == 0
+        assert bot._runs.active == 0
 
 
 def test_a_seconds_budget_of_zero_stops_before_the_first_step() -> None:

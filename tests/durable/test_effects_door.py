@@ -232,7 +232,7 @@ def test_drafts_that_all_failed_are_counted() -> None:
     model = ScriptedModel([failing] * 40)
     with CodeAgent(tools=[], model=model, verbosity_level=0, answer_drafts=3, max_steps=2) as agent:
         result = agent.run("Fail.", budget=RunBudget(tokens=10**9), return_full_result=True)
-        spent = agent._last_run.spending  # type: ignore[attr-defined]
+        spent = agent._runs.last.spending  # type: ignore[attr-defined]
     assert spent.model_calls == model.position >= 6  # every draft and every retry, not one per step
     assert result.token_usage is not None
 

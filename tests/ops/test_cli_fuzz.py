@@ -50,7 +50,7 @@ environments = st.dictionaries(
 def quiet_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     """Nothing after the checks runs: no model loads, no server starts, no file is written here."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(smolagent, "_run", lambda args: 0)
+    monkeypatch.setattr(smolagent, "_run", lambda args, run: 0)
     real_build = smol.build_parser
 
     def build() -> tuple[Any, dict[str, object]]:

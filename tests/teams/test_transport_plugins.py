@@ -31,8 +31,8 @@ def builtins_only():
 
 def test_local_is_a_builtin_transport_plugin(builtins_only):
     assert builtins_only.names("transports") == ["local"]
-    core = [p for p in builtins_only.plugins() if p.builtin][0]
-    assert core.registers["transports"] == ["local"]
+    teams = {p.name: p for p in builtins_only.plugins() if p.builtin}["smol-core.teams"]
+    assert teams.registers["transports"] == ["local"]
     made = load_transport("local", num_agents=2)
     assert isinstance(made, LocalTransport) and isinstance(made, Transport)
     made.send(Message(sender=0, recipient=1, body="hi"))

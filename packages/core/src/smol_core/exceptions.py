@@ -83,121 +83,144 @@ team member, a final answer inside a remote sandbox).
 
 from __future__ import annotations
 
-from smol_core.agents.saved_settings import SavedSettingAppliedWarning, SavedSettingIgnoredWarning
-from smol_core.agents.serialization import AgentLoadError
-from smol_core.durable.checkpoint import CheckpointTooLargeError
-from smol_core.durable.errors import (
-    ApprovalKeyError,
-    ApprovalPendingError,
-    CheckpointError,
-    CheckpointFormatError,
-    RunFinishedError,
-    RunLockedError,
-    RunNotFoundError,
-    StoreUnavailableError,
-    ToolCallDeniedError,
-)
-from smol_core.durable.file_format import FieldError
-from smol_core.durable.tool_ledger import RecordedToolError, ToolCallInterruptedError
-from smol_core.errors import (
-    AgentError,
-    AgentExecutionError,
-    AgentGenerationError,
-    AgentMaxStepsError,
-    AgentParsingError,
-    AgentToolCallError,
-    AgentToolExecutionError,
-    AgentUnknownToolError,
-    BudgetExceededError,
-    DocstringParsingException,
-    ModelAPIError,
-    PluginArgumentError,
-    PluginConflictError,
-    PluginNotFoundError,
-    SmolError,
-    TypeHintParsingException,
-)
-from smol_core.executors.base import (
-    ExecutionTimeoutError,
-    ExecutorUnavailableError,
-    InterpreterError,
-    ProtocolViolationError,
-)
-from smol_core.executors.host.held import HostObjectRefusedError
-from smol_core.executors.worker.protocol import ProtocolError
-from smol_core.json_limits import JSONLimitError
-from smol_core.network.address_policy import AddressRefusedError
-from smol_core.network.errors import BlockedAddressError, DownloadTooLargeError, TooManyRedirectsError
-from smol_core.plugins.lazy import MissingPluginError
-from smol_core.replay.cassette import CassetteError, ReplayDivergenceError
-from smol_core.serialization import SerializationError
-from smol_core.teams.errors import (
-    MessageRefusedError,
-    MessageTooLargeError,
-    MessagingError,
-    PeerGoneError,
-    UnknownRecipientError,
-)
-from smol_core.teams.fifo_inbox import InboxGoneError
-from smol_core.teams.record import TeamRecordError
-from smol_core.tools.time_limit import ToolTimeoutError
-from smol_core.untrusted_files import UntrustedFileError
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-__all__ = [
-    "AddressRefusedError",
-    "AgentError",
-    "AgentExecutionError",
-    "AgentGenerationError",
-    "AgentLoadError",
-    "AgentMaxStepsError",
-    "AgentParsingError",
-    "AgentToolCallError",
-    "AgentToolExecutionError",
-    "AgentUnknownToolError",
-    "ApprovalKeyError",
-    "ApprovalPendingError",
-    "BlockedAddressError",
-    "BudgetExceededError",
-    "CassetteError",
-    "CheckpointError",
-    "CheckpointFormatError",
-    "CheckpointTooLargeError",
-    "DocstringParsingException",
-    "DownloadTooLargeError",
-    "ExecutionTimeoutError",
-    "ExecutorUnavailableError",
-    "FieldError",
-    "HostObjectRefusedError",
-    "InboxGoneError",
-    "InterpreterError",
-    "JSONLimitError",
-    "MessageRefusedError",
-    "MessageTooLargeError",
-    "MessagingError",
-    "MissingPluginError",
-    "ModelAPIError",
-    "PeerGoneError",
-    "PluginArgumentError",
-    "PluginConflictError",
-    "PluginNotFoundError",
-    "ProtocolError",
-    "ProtocolViolationError",
-    "RecordedToolError",
-    "ReplayDivergenceError",
-    "RunFinishedError",
-    "RunLockedError",
-    "RunNotFoundError",
-    "SavedSettingAppliedWarning",
-    "SavedSettingIgnoredWarning",
-    "SerializationError",
-    "SmolError",
-    "StoreUnavailableError",
-    "TeamRecordError",
-    "TooManyRedirectsError",
-    "ToolCallDeniedError",
-    "ToolCallInterruptedError",
-    "ToolTimeoutError",
-    "TypeHintParsingException",
-    "UnknownRecipientError",
-    "UntrustedFileError",
-]
+from smol_core.lazy_exports import lazy_exports as _lazy_exports
+
+# Each error lives beside the code that raises it, features' errors in the feature: a name is
+# imported when first read, so `import smol_core.exceptions` imports no feature (durable runs,
+# replay, teams, the sandbox, the address policy) and `except smol_core.exceptions.X` still works.
+_EXPORTS: dict[str, str] = {
+    "SavedSettingAppliedWarning": "smol_core.agents.saved_settings",
+    "SavedSettingIgnoredWarning": "smol_core.agents.saved_settings",
+    "AgentLoadError": "smol_core.agents.serialization",
+    "CheckpointTooLargeError": "smol_core.durable.checkpoint",
+    "ApprovalKeyError": "smol_core.durable.errors",
+    "ApprovalPendingError": "smol_core.durable.errors",
+    "CheckpointError": "smol_core.durable.errors",
+    "CheckpointFormatError": "smol_core.durable.errors",
+    "RunFinishedError": "smol_core.durable.errors",
+    "RunLockedError": "smol_core.durable.errors",
+    "RunNotFoundError": "smol_core.durable.errors",
+    "StoreUnavailableError": "smol_core.durable.errors",
+    "ToolCallDeniedError": "smol_core.durable.errors",
+    "FieldError": "smol_core.durable.file_format",
+    "RecordedToolError": "smol_core.durable.tool_ledger",
+    "ToolCallInterruptedError": "smol_core.durable.tool_ledger",
+    "AgentError": "smol_core.errors",
+    "AgentExecutionError": "smol_core.errors",
+    "AgentGenerationError": "smol_core.errors",
+    "AgentMaxStepsError": "smol_core.errors",
+    "AgentParsingError": "smol_core.errors",
+    "AgentToolCallError": "smol_core.errors",
+    "AgentToolExecutionError": "smol_core.errors",
+    "AgentUnknownToolError": "smol_core.errors",
+    "BudgetExceededError": "smol_core.errors",
+    "DocstringParsingException": "smol_core.errors",
+    "ModelAPIError": "smol_core.errors",
+    "PluginArgumentError": "smol_core.errors",
+    "PluginConflictError": "smol_core.errors",
+    "PluginNotFoundError": "smol_core.errors",
+    "SmolError": "smol_core.errors",
+    "TypeHintParsingException": "smol_core.errors",
+    "ExecutionTimeoutError": "smol_core.executors.base",
+    "ExecutorUnavailableError": "smol_core.executors.base",
+    "InterpreterError": "smol_core.executors.base",
+    "ProtocolViolationError": "smol_core.executors.base",
+    "HostObjectRefusedError": "smol_core.executors.host.held",
+    "ProtocolError": "smol_core.executors.worker.protocol",
+    "JSONLimitError": "smol_core.json_limits",
+    "AddressRefusedError": "smol_core.network.address_policy",
+    "BlockedAddressError": "smol_core.network.errors",
+    "DownloadTooLargeError": "smol_core.network.errors",
+    "TooManyRedirectsError": "smol_core.network.errors",
+    "MissingPluginError": "smol_core.plugins.lazy",
+    "CassetteError": "smol_core.replay.cassette",
+    "ReplayDivergenceError": "smol_core.replay.cassette",
+    "SerializationError": "smol_core.serialization",
+    "MessageRefusedError": "smol_core.teams.errors",
+    "MessageTooLargeError": "smol_core.teams.errors",
+    "MessagingError": "smol_core.teams.errors",
+    "PeerGoneError": "smol_core.teams.errors",
+    "UnknownRecipientError": "smol_core.teams.errors",
+    "InboxGoneError": "smol_core.teams.fifo_inbox",
+    "TeamRecordError": "smol_core.teams.record",
+    "ToolTimeoutError": "smol_core.tools.time_limit",
+    "UntrustedFileError": "smol_core.untrusted_files",
+}
+
+__getattr__, __dir__, __all__ = _lazy_exports(globals(), _EXPORTS)
+
+if _TYPE_CHECKING:
+    from smol_core.agents.saved_settings import (
+        SavedSettingAppliedWarning as SavedSettingAppliedWarning,
+        SavedSettingIgnoredWarning as SavedSettingIgnoredWarning,
+    )
+    from smol_core.agents.serialization import AgentLoadError as AgentLoadError
+    from smol_core.durable.checkpoint import CheckpointTooLargeError as CheckpointTooLargeError
+    from smol_core.durable.errors import (
+        ApprovalKeyError as ApprovalKeyError,
+        ApprovalPendingError as ApprovalPendingError,
+        CheckpointError as CheckpointError,
+        CheckpointFormatError as CheckpointFormatError,
+        RunFinishedError as RunFinishedError,
+        RunLockedError as RunLockedError,
+        RunNotFoundError as RunNotFoundError,
+        StoreUnavailableError as StoreUnavailableError,
+        ToolCallDeniedError as ToolCallDeniedError,
+    )
+    from smol_core.durable.file_format import FieldError as FieldError
+    from smol_core.durable.tool_ledger import (
+        RecordedToolError as RecordedToolError,
+        ToolCallInterruptedError as ToolCallInterruptedError,
+    )
+    from smol_core.errors import (
+        AgentError as AgentError,
+        AgentExecutionError as AgentExecutionError,
+        AgentGenerationError as AgentGenerationError,
+        AgentMaxStepsError as AgentMaxStepsError,
+        AgentParsingError as AgentParsingError,
+        AgentToolCallError as AgentToolCallError,
+        AgentToolExecutionError as AgentToolExecutionError,
+        AgentUnknownToolError as AgentUnknownToolError,
+        BudgetExceededError as BudgetExceededError,
+        DocstringParsingException as DocstringParsingException,
+        ModelAPIError as ModelAPIError,
+        PluginArgumentError as PluginArgumentError,
+        PluginConflictError as PluginConflictError,
+        PluginNotFoundError as PluginNotFoundError,
+        SmolError as SmolError,
+        TypeHintParsingException as TypeHintParsingException,
+    )
+    from smol_core.executors.base import (
+        ExecutionTimeoutError as ExecutionTimeoutError,
+        ExecutorUnavailableError as ExecutorUnavailableError,
+        InterpreterError as InterpreterError,
+        ProtocolViolationError as ProtocolViolationError,
+    )
+    from smol_core.executors.host.held import HostObjectRefusedError as HostObjectRefusedError
+    from smol_core.executors.worker.protocol import ProtocolError as ProtocolError
+    from smol_core.json_limits import JSONLimitError as JSONLimitError
+    from smol_core.network.address_policy import AddressRefusedError as AddressRefusedError
+    from smol_core.network.errors import (
+        BlockedAddressError as BlockedAddressError,
+        DownloadTooLargeError as DownloadTooLargeError,
+        TooManyRedirectsError as TooManyRedirectsError,
+    )
+    from smol_core.plugins.lazy import MissingPluginError as MissingPluginError
+    from smol_core.replay.cassette import (
+        CassetteError as CassetteError,
+        ReplayDivergenceError as ReplayDivergenceError,
+    )
+    from smol_core.serialization import SerializationError as SerializationError
+    from smol_core.teams.errors import (
+        MessageRefusedError as MessageRefusedError,
+        MessageTooLargeError as MessageTooLargeError,
+        MessagingError as MessagingError,
+        PeerGoneError as PeerGoneError,
+        UnknownRecipientError as UnknownRecipientError,
+    )
+    from smol_core.teams.fifo_inbox import InboxGoneError as InboxGoneError
+    from smol_core.teams.record import TeamRecordError as TeamRecordError
+    from smol_core.tools.time_limit import ToolTimeoutError as ToolTimeoutError
+    from smol_core.untrusted_files import UntrustedFileError as UntrustedFileError

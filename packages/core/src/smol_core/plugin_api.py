@@ -2,8 +2,8 @@
 
 A plugin is a package with an entry point in the group `smol` that names a module of `@hookimpl`
 functions. Each hook returns typed records (`ModelSpec`, `ExecutorSpec`, `ToolSpec`, `CommandSpec`,
-`TransportSpec`, `CheckpointStoreSpec`) whose factory is usually `lazy("my_pkg.module:Name")`, so that discovering every
-installed plugin never imports an SDK. The hooks and their contracts, each with a runnable example,
+`TransportSpec`, `CheckpointStoreSpec`, `RunExtensionSpec`, `RunOptionSpec`) whose factory is
+usually `lazy("my_pkg.module:Name")`, so that discovering every installed plugin never imports an SDK. The hooks and their contracts, each with a runnable example,
 are in `smol_core.plugins.hookspecs`; CONTRIBUTING.md walks through writing one of each kind.
 
 Everything else a plugin needs is here too, and only here:
@@ -59,7 +59,13 @@ _EXPORTS: dict[str, str] = {
     "TransportSpec": "smol_core.plugins.specs",
     "InstrumentorSpec": "smol_core.plugins.specs",
     "CheckpointStoreSpec": "smol_core.plugins.specs",
+    "RunExtensionSpec": "smol_core.plugins.specs",
+    "RunOptionSpec": "smol_core.plugins.specs",
     "lazy": "smol_core.plugins.specs",
+    # what joins a run (`RunExtensionSpec`): the door's extension and what it sees of each effect
+    "RunExtension": "smol_core.effects",
+    "ModelCall": "smol_core.effects",
+    "ToolEffect": "smol_core.effects",
     "install_hint": "smol_core.install_advice",
     # checkpoint stores: the contract, its records and errors, and the reference store to test beside
     "CheckpointStore": "smol_core.durable.store",
@@ -295,6 +301,11 @@ if _TYPE_CHECKING:
         RunRecord as RunRecord,
         StoredCheckpoint as StoredCheckpoint,
     )
+    from smol_core.effects import (
+        ModelCall as ModelCall,
+        RunExtension as RunExtension,
+        ToolEffect as ToolEffect,
+    )
     from smol_core.errors import (
         AgentToolExecutionError as AgentToolExecutionError,
         BudgetExceededError as BudgetExceededError,
@@ -424,6 +435,8 @@ if _TYPE_CHECKING:
         ExecutorSpec as ExecutorSpec,
         InstrumentorSpec as InstrumentorSpec,
         ModelSpec as ModelSpec,
+        RunExtensionSpec as RunExtensionSpec,
+        RunOptionSpec as RunOptionSpec,
         ToolSpec as ToolSpec,
         TransportSpec as TransportSpec,
         lazy as lazy,

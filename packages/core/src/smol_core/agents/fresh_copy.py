@@ -7,10 +7,9 @@ one reads another's conversation or the variables another's code left in the san
 from __future__ import annotations
 
 import copy
-import threading
 from typing import TYPE_CHECKING, cast
 
-from smol_core.agents.run_state import RunState
+from smol_core.agents.run_state import AgentRuns
 from smol_core.memory import AgentMemory
 from smol_core.monitoring import Monitor
 from smol_core.tools.time_limit import StepToolBudget
@@ -25,8 +24,7 @@ def fresh_copy(agent: MultiStepAgent) -> MultiStepAgent:
     and none of its state: an empty memory, its own variables, runs and token counts, copies of its
     managed agents and of its tools that keep state (those with a `fresh_copy()`)."""
     twin = copy.copy(agent)
-    twin._active_runs = 0
-    twin._runs_lock = threading.Lock()
+    twin._runs = AgentRuns()
     twin.monitor = Monitor(agent.model, agent.logger)
     twin.run_extensions = list(agent.run_extensions)  # a tape on one copy is not on the others
     twin.tool_budget = StepToolBudget(agent.tool_budget.seconds)
@@ -37,8 +35,7 @@ def fresh_copy(agent: MultiStepAgent) -> MultiStepAgent:
     twin.step_callbacks = agent.step_callbacks.rebound(
         agent.monitor.update_metrics, twin.monitor.update_metrics
     )
-    twin._last_run = RunState(memory=AgentMemory(""))
-    twin._last_run.memory = AgentMemory(twin.system_prompt)
+    twin._runs.last.memory = AgentMemory(twin.system_prompt)
     return twin
 
 

@@ -10,7 +10,6 @@ live beside it: planning.py, final_answer.py, managed_call.py, agent_setup.py, f
 
 from __future__ import annotations
 
-import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Iterable
 from typing import Any, cast
@@ -42,7 +41,7 @@ from smol_core.agents.prompts import (
     merge_templates,
 )
 from smol_core.agents.run import AgentRun, end_step_span
-from smol_core.agents.run_state import RunAttribute, RunState, current_run
+from smol_core.agents.run_state import AgentRuns, RunAttribute, RunState, current_run
 from smol_core.agents.saved_settings import IgnoredSetting
 from smol_core.effects import RunExtension
 from smol_core.errors import AgentError, AgentGenerationError
@@ -82,7 +81,7 @@ class MultiStepAgent(ABC):
 
     def _run(self) -> RunState:
         """The run executing in this context, or else the last one started."""
-        return current_run(self) or self._last_run
+        return current_run(self) or self._runs.last
 
     @property
     def model(self) -> Model:
@@ -131,9 +130,7 @@ class MultiStepAgent(ABC):
         # what joins the door of every run of this agent, besides what each run asks for itself
         # (effects.py); `smol_core.replay.recording(...)` adds its tape here for its block
         self.run_extensions: list[RunExtension] = []
-        self._last_run = RunState(memory=AgentMemory(""))  # until the system prompt can be built
-        self._active_runs = 0
-        self._runs_lock = threading.Lock()
+        self._runs = AgentRuns()
         self.model = as_agent_model(model)
         # how long one tool call may take (a tool's own `timeout_seconds` wins); None: no limit
         self.tool_timeout_seconds = tool_timeout_seconds
@@ -157,7 +154,7 @@ class MultiStepAgent(ABC):
         self._setup_managed_agents(managed_agents)
         self._setup_tools(tools, add_base_tools)
         self._setup_step_callbacks(step_callbacks)
-        self._last_run.memory = AgentMemory(self.system_prompt)
+        self._runs.last.memory = AgentMemory(self.system_prompt)
 
     # --- set-up ------------------------------------------------------------------------------
 
@@ -270,78 +267,92 @@ class MultiStepAgent(ABC):
     def _run_stream(
         self, task: str, max_steps: int, images: list[Any] | None = None
     ) -> Generator[StreamEvent]:
+        """The run's steps: planning where due, action steps until one gives the final answer or
+        `max_steps` are taken (then the last-chance answer), and the final answer's step."""
         door = self._run().door
         self.step_number = door.first_step()
-        final_answer: Any = None
-        returned_final_answer = False
-        while not returned_final_answer and self.step_number <= max_steps:
+        answered, final_answer = False, None
+        while not answered and self.step_number <= max_steps:
             door.step_starting()
             if self.interrupt_switch:
                 raise AgentError("Agent interrupted.", self.logger)
-            if self.planning_interval is not None and (
-                self.step_number == 1 or (self.step_number - 1) % self.planning_interval == 0
-            ):
-                # as in smolagents: a run that continues a conversation (reset=False) or memory with
-                # steps put in by hand plans with those steps in view, as an update
-                first = len(self.memory.steps) == 1
-                yield from self._generate_planning_step(
-                    task, is_first_step=first, step=self.step_number, max_steps=max_steps
-                )
+            yield from self._plan_if_due(task, max_steps)
             action_step = ActionStep(
                 step_number=self.step_number,
                 observations_images=images,
                 repeat_tool_calls_in_messages=self._repeat_tool_calls,
             )
-            self.logger.log_rule(f"Step {self.step_number}", level=LogLevel.INFO)
-            self.tool_budget.start_step()
-            step_span = instrumentation.span(
-                "step", f"step {self.step_number}", {"step.number": self.step_number}
-            )
-            try:
-                for event in instrumentation.traced_iter(
-                    step_span, self._step_stream(action_step), end=False
-                ):
-                    yield event
-                    if isinstance(event, ActionOutput) and event.is_final_answer:
-                        self.logger.log_final_answer(event.output)
-                        if self.final_answer_checks:
-                            with step_span.activate():
-                                self._validate_final_answer(event.output)
-                        final_answer = event.output
-                        returned_final_answer = True
-                        action_step.is_final_answer = True
-            except AgentGenerationError as error:
-                step_span.error(error)
-                action_step.error = error
-                action_step.timing.finish()
-                self.memory.steps.append(action_step)
-                raise
-            except AgentError as error:
-                step_span.error(error)
-                action_step.error = error
-                if not getattr(error, "logged", False):  # a subclass may skip our __init__
-                    self.logger.log_error(str(error))
-            except Exception as error:
-                # An error of the host's making still ends the run, but the step that failed says why.
-                step_span.error(error)
-                action_step.error = AgentError(f"{type(error).__name__}: {error}"[:2000])
-                raise
-            finally:
-                if action_step not in self.memory.steps:
-                    self._finalize_step(action_step)
-                    self.memory.steps.append(action_step)
-                end_step_span(step_span, action_step)
+            answered, final_answer = yield from self._action_step_events(action_step)
             door.step_ended()
             yield action_step
             self.step_number += 1
-        if not returned_final_answer:
+        if not answered:
             final_answer = self._handle_max_steps_reached(task)
-        # a str, image or audio answer becomes an agent type that displays (notebook, UI) and saves
+        yield self._final_answer_step(final_answer)
+
+    def _plan_if_due(self, task: str, max_steps: int) -> Generator[StreamEvent]:
+        """A planning step at the first step and every `planning_interval` steps after it."""
+        interval = self.planning_interval
+        if interval is None or (self.step_number != 1 and (self.step_number - 1) % interval != 0):
+            return
+        # as in smolagents: a run that continues a conversation (reset=False) or memory with steps
+        # put in by hand plans with those steps in view, as an update
+        first = len(self.memory.steps) == 1
+        yield from self._generate_planning_step(
+            task, is_first_step=first, step=self.step_number, max_steps=max_steps
+        )
+
+    def _action_step_events(self, action_step: ActionStep) -> Generator[StreamEvent, None, tuple[bool, Any]]:
+        """One action step under its span: its events, then (whether it gave the final answer, the
+        answer). An error of the model's making is the step's observation and the run goes on; any
+        other ends the run, with the failed step in memory saying why."""
+        self.logger.log_rule(f"Step {self.step_number}", level=LogLevel.INFO)
+        self.tool_budget.start_step()
+        step_span = instrumentation.span(
+            "step", f"step {self.step_number}", {"step.number": self.step_number}
+        )
+        answered, final_answer = False, None
+        try:
+            for event in instrumentation.traced_iter(step_span, self._step_stream(action_step), end=False):
+                yield event
+                if isinstance(event, ActionOutput) and event.is_final_answer:
+                    self.logger.log_final_answer(event.output)
+                    if self.final_answer_checks:
+                        with step_span.activate():
+                            self._validate_final_answer(event.output)
+                    answered, final_answer = True, event.output
+                    action_step.is_final_answer = True
+        except AgentGenerationError as error:
+            step_span.error(error)
+            action_step.error = error
+            action_step.timing.finish()
+            self.memory.steps.append(action_step)
+            raise
+        except AgentError as error:
+            step_span.error(error)
+            action_step.error = error
+            if not getattr(error, "logged", False):  # a subclass may skip our __init__
+                self.logger.log_error(str(error))
+        except Exception as error:
+            step_span.error(error)
+            action_step.error = AgentError(f"{type(error).__name__}: {error}"[:2000])
+            raise
+        finally:
+            if action_step not in self.memory.steps:
+                self._finalize_step(action_step)
+                self.memory.steps.append(action_step)
+            end_step_span(step_span, action_step)
+        return answered, final_answer
+
+    def _final_answer_step(self, final_answer: Any) -> FinalAnswerStep:
+        """The run's last event. A str, image or audio answer becomes an agent type that displays
+        (notebook, UI) and saves."""
         final_step = FinalAnswerStep(output=handle_agent_output_types(final_answer))
-        self._run().run_span.set("output", final_step.output)
-        door.run_finished(final_step.output)
+        run = self._run()
+        run.run_span.set("output", final_step.output)
+        run.door.run_finished(final_step.output)
         self.step_callbacks.callback(final_step, agent=self)
-        yield final_step
+        return final_step
 
     _repeat_tool_calls = True
 

@@ -63,18 +63,15 @@ class AgentRun(RunState):
         """A new run of `agent`. Alone, it continues the last run's memory and variables, as runs
         always did (`reset=False` keeps the steps); beside a run still going (a managed agent called
         twice at once) it gets a memory of its own and a copy of the variables, so neither sees the other."""
-        previous = agent._last_run
-        with agent._runs_lock:
-            concurrent = agent._active_runs > 0
-            agent._active_runs += 1
-        if concurrent:
+        previous = agent._runs.last
+        if agent._runs.entering():
             memory = AgentMemory(agent.system_prompt)
             if not reset:
                 memory.steps = list(previous.memory.steps)
             run = cls(memory=memory, state=dict(previous.state), agent=agent)
         else:
             run = cls(memory=previous.memory, state=previous.state, agent=agent)
-        agent._last_run = run
+        agent._runs.last = run
         return run
 
     def execute(
@@ -90,7 +87,8 @@ class AgentRun(RunState):
         binding = _Binding(self.agent, self)
         try:
             self.max_steps = max_steps
-            checkpoint = self._open_door(_durable(self.agent, run_id, "new") if run_id is not None else None)
+            extension = _run_extension(self.agent, "run_id", run_id, False) if run_id is not None else None
+            checkpoint = self._open_door(extension)
             if checkpoint is not None:  # a team member's sub-run that a first attempt at the call began
                 return self._go_on(checkpoint)
             instrumentation.discover()
@@ -108,13 +106,13 @@ class AgentRun(RunState):
         finally:
             binding.close()
 
-    def _open_door(self, durable: RunExtension | None) -> Any:
-        """The run's door, from what its manager's run hands down, the agent's own extensions, its
-        durable link and its budget; opened (which may refuse the run). The checkpoint to go on from,
-        where an extension has one."""
+    def _open_door(self, asked_for: RunExtension | None) -> Any:
+        """The run's door, from what its manager's run hands down, the agent's own extensions, what
+        the run asked for (a durable link, from `run_id`) and its budget; opened (which may refuse the
+        run). The checkpoint to go on from, where an extension has one."""
         extensions = [*handed_down(), *getattr(self.agent, "run_extensions", ())]
-        if durable is not None:
-            extensions.append(durable)
+        if asked_for is not None:
+            extensions.append(asked_for)
         if self.budget is not None:
             extensions.append(BudgetExtension(self.budget))
         self.door = RunDoor(extensions, self)
@@ -149,11 +147,12 @@ class AgentRun(RunState):
         agent._prepare_run()
 
     def resume(self, run_id: str, max_steps: int | None) -> Any:
-        """Continue the durable run `run_id` from its latest checkpoint (durable/runner.py)."""
+        """Continue the durable run `run_id` from its latest checkpoint (through the `run_id` run
+        extension a plugin registers: smol's durable runs)."""
         binding = _Binding(self.agent, self)
         try:
             self.max_steps = max_steps
-            checkpoint = self._open_door(_durable(self.agent, run_id, "resume"))
+            checkpoint = self._open_door(_run_extension(self.agent, "run_id", run_id, True))
             return self._go_on(checkpoint)
         except BaseException:
             self.end()
@@ -245,13 +244,8 @@ class AgentRun(RunState):
         try:
             self.door.run_ended()
         finally:
-            agent = self.agent
-            with agent._runs_lock:
-                already_ended, self.ended = self.ended, True
-                if not already_ended:
-                    agent._active_runs -= 1
-            if not already_ended:
-                agent._end_run(self)
+            if self.agent._runs.ending(self):
+                self.agent._end_run(self)
 
     def full_result(self, output: Any, start: float, state: RunEnd | None = None) -> RunResult:
         """Everything about the run: answer, state, steps, token usage, timing, team messages."""
@@ -288,13 +282,24 @@ def end_step_span(scope: Any, step: ActionStep) -> None:
     scope.end()
 
 
-def _durable(agent: Any, run_id: str, mode: str) -> RunExtension:
-    """The durable link of a run given a `run_id` (durable/runner.py)."""
-    from smol_core.durable.runner import DurableRun
+def _run_extension(agent: Any, keyword: str, value: Any, resume: bool) -> RunExtension:
+    """The extension a plugin registers for the run keyword `keyword` (`run_id`: a durable run)."""
+    from smol_core.errors import PluginNotFoundError
+    from smol_core.plugins.registry import get_registry
 
-    if mode == "new":
-        return DurableRun.for_new_run(agent, run_id)
-    return DurableRun.for_resume(agent, run_id)
+    try:
+        spec = get_registry().run_extension(keyword)
+    except PluginNotFoundError:
+        from smol_core.install_advice import install_hint
+        from smol_core.plugins.lazy import MissingPluginError
+        from smol_core.plugins.specs import KNOWN_PROVIDERS
+
+        provider = KNOWN_PROVIDERS["run_extensions"].get(keyword, "smol-core")
+        raise MissingPluginError(
+            f"run({keyword}=...) needs a package that registers the run extension {keyword!r}, and none "
+            f"is installed: {install_hint(provider)}"
+        ) from None
+    return cast(RunExtension, spec.factory(agent, value, resume))
 
 
 def _answer(output: Any) -> Generator[StreamEvent]:

@@ -1,12 +1,12 @@
-"""A run's state, apart from the agent: what one `run()` changes as it goes.
+"""A run's state, apart from the agent: what one `run()` changes as it goes, and an agent's runs.
 
 Why: an agent is configuration (model, tools, prompts) that users build once and call many times,
 and a managed agent may be called by two of its manager's tool calls at once (ToolCallingAgent runs
-them in threads). When `task`, `memory`, `step_number` and `state` lived on the agent, two such
-calls wrote into one memory. Now each `run()` makes a `RunState`; the agent's attributes of those
-names are views (`RunAttribute`) of the run that is executing in the current context, or of the
-last run started when none is (so smolagents' `agent.memory` after a run, and `reset=False`, keep
-working).
+them in threads): two such calls must not write into one memory. So each `run()` has a `RunState`,
+and the agent's `task`, `memory`, `step_number`, `state` are views (`RunAttribute`) of the run
+executing in the current context, or of the last run started when none is (so smolagents'
+`agent.memory` after a run, and `reset=False`, work as they do there). `AgentRuns` is what the agent
+keeps of its runs: the last one started, and how many are going.
 
 How the current run is found: a context variable maps each agent to the run executing in this
 context. The run's generator sets it each time it is resumed and restores it when it yields
@@ -17,6 +17,7 @@ own state, and a managed agent's run nested in its manager's sees its own.
 from __future__ import annotations
 
 import contextvars
+import threading
 from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -56,6 +57,33 @@ class RunState:
     """What the run's effects go through (`effects.py`): empty until the run opens it."""
     spending: RunSpending = field(default_factory=RunSpending)
     """What the run's own model calls cost, counted at its door."""
+
+
+class AgentRuns:
+    """An agent's runs: the last one started (what the agent's run attributes show between runs,
+    and what `reset=False` continues) and how many are going (a run that starts beside another
+    gets a memory of its own)."""
+
+    def __init__(self) -> None:
+        self.last = RunState(memory=AgentMemory(""))  # until the agent can build its system prompt
+        self.active = 0
+        self._lock = threading.Lock()
+
+    def entering(self) -> bool:
+        """Counts a run in: whether another run of the agent was going (checked and counted at once,
+        so that of two runs starting together one sees the other)."""
+        with self._lock:
+            self.active += 1
+            return self.active > 1
+
+    def ending(self, run: RunState) -> bool:
+        """`run` is over: True the first time only (its end hook runs then)."""
+        with self._lock:
+            if run.ended:
+                return False
+            run.ended = True
+            self.active -= 1
+            return True
 
 
 def current_run(agent: Any) -> RunState | None:

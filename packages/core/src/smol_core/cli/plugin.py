@@ -1,6 +1,6 @@
 """The CLI's part of smol-core as a plugin: its own `smol` subcommands, through the same hook as any
-plugin's. The registry registers this module beside `smol_core.plugins.builtin`, so the plugin
-system (a floor below the CLI) never imports the CLI."""
+plugin's. The registry registers this module when commands are first asked for (`FEATURE_PLUGINS`),
+so the plugin system (a floor below the CLI) never imports the CLI, and an agent's run never loads it."""
 
 from __future__ import annotations
 

@@ -2,6 +2,11 @@
 
 With no model flags it runs the embedded default model (smol-model-llamacpp), offline. Logs go to
 stderr and the final answer alone to stdout, so `answer=$(smolagent "...")` works.
+
+The command declares the agent's own flags (task, model, tools, executor, budget, tracing); each
+feature adds its own through `smol_run_options` (durable runs, record and replay, teams) and says
+what they change in the command's run (`CommandRun`, cli/command_run.py). One path runs one agent;
+a feature that runs something else (a team) takes the run over.
 """
 
 from __future__ import annotations
@@ -12,24 +17,46 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
-from smol_core.cli import run_options
+from smol_core.cli.command_run import CommandRun, Refuse
 
 if TYPE_CHECKING:
-    from smol_core.plugins.specs import ModelSpec
+    from smol_core.plugins.specs import ModelSpec, RunOptionSpec
 
 DEFAULT_MODEL_TYPE = "llamacpp"
-MAX_AGENTS = 64
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Every flag: the agent's own, then each installed feature's (an argument group each)."""
     from smol_core.cli.usage import CommandParser
 
     parser = CommandParser(
         prog="smolagent",
         description="Run an agent that thinks in code. With no model flags, the embedded offline model runs.",
     )
+    _task_arguments(parser)
+    _model_arguments(parser)
+    _agent_arguments(parser)
+    _budget_arguments(parser)
+    parser.add_argument(
+        "--trace-file",
+        default=None,
+        help="Write the run's spans as OTLP JSON lines to this file (needs smol-telemetry-otel; "
+        "`smol trace FILE` prints them). Same as SMOL_TRACE_FILE.",
+    )
+    for spec in _run_option_specs():
+        spec.configure(parser)
+    return parser
+
+
+def _run_option_specs() -> list[RunOptionSpec]:
+    from smol_core.plugins.registry import get_registry
+
+    return cast("list[RunOptionSpec]", get_registry().specs("run_options"))
+
+
+def _task_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "prompt",
         nargs="?",
@@ -40,22 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="Read the task from this file (for tasks too long for a command line).",
     )
-    parser.add_argument(
-        "--run-id",
-        default=None,
-        help="Make the run durable: checkpointed after every step under this id, so that "
-        "`smolagent --resume ID` (same model and tool options) continues it if this process dies.",
-    )
-    parser.add_argument(
-        "--resume",
-        default=None,
-        metavar="RUN_ID",
-        help="Continue the durable run RUN_ID from its last checkpoint (no task: the run has one).",
-    )
-    parser.add_argument(
-        "--store", default=None, help="The SQLite file of durable runs (default: the user's runs.sqlite3)."
-    )
-    run_options.add_arguments(parser)
+
+
+def _model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model-type",
         default=os.environ.get("SMOL_MODEL_TYPE", DEFAULT_MODEL_TYPE),
@@ -83,6 +97,16 @@ def build_parser() -> argparse.ArgumentParser:
         "learned from the model file or its server (llamacpp, openai and litellm models).",
     )
     parser.add_argument(
+        "--structured",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="Constrained decoding: every reply is a well-formed action. Default: on for models that "
+        "decode under a grammar (the embedded llama.cpp model), off otherwise.",
+    )
+
+
+def _agent_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "--action-type",
         choices=["code", "tool_calling"],
         default="code",
@@ -105,47 +129,50 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         help="-1 silent, 0 errors, 1 steps, 2 debug.",
     )
-    parser.add_argument(
-        "--structured",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="Constrained decoding: every reply is a well-formed action. Default: on for models that "
-        "decode under a grammar (the embedded llama.cpp model), off otherwise.",
+
+
+def _budget_arguments(parser: argparse.ArgumentParser) -> None:
+    budget = parser.add_argument_group(
+        "budget",
+        "Stop the run before a step that would go past one of these (exit status 3; a durable "
+        "run resumes with --resume ID and a larger budget).",
     )
-    parser.add_argument(
-        "--num-agents",
-        type=int,
-        default=1,
-        help="Run a team of N agents, each its own process, that message each other; agent 0 gets the task.",
+    budget.add_argument(
+        "--budget-tokens", type=int, default=None, metavar="N", help="Input plus output tokens."
     )
-    parser.add_argument(
-        "--transport",
-        default="local",
-        help="How a team's messages travel: a transport plugin (local, redis, ...). Default: local.",
-    )
-    parser.add_argument(
-        "--transport-url", default=None, help="The transport's server, e.g. redis://127.0.0.1:6379/0."
-    )
-    parser.add_argument(
-        "--deadline",
+    budget.add_argument(
+        "--budget-cost",
         type=float,
-        default=600.0,
-        help="A team's time budget in seconds: then every agent is stopped. Default: 600.",
-    )
-    parser.add_argument(
-        "--save-run",
         default=None,
-        metavar="FILE",
-        help="With --num-agents: save the finished team run (each agent's outcome, every message) to "
-        "FILE; `smol team FILE` shows it.",
+        metavar="USD",
+        help="Dollars, as the model plugin prices calls.",
     )
-    parser.add_argument(
-        "--trace-file",
-        default=None,
-        help="Write the run's spans as OTLP JSON lines to this file (needs smol-telemetry-otel; "
-        "`smol trace FILE` prints them). Same as SMOL_TRACE_FILE.",
-    )
-    return parser
+    budget.add_argument("--budget-seconds", type=float, default=None, metavar="S", help="Wall time in steps.")
+    budget.add_argument("--budget-steps", type=int, default=None, metavar="N", help="Action steps.")
+
+
+def _budget(args: argparse.Namespace) -> Any:
+    """The `--budget-*` flags as a `RunBudget`, or None when none is given (a team's agents get one each)."""
+    from smol_core.agents.budget import RunBudget
+
+    limits = {kind: getattr(args, f"budget_{kind}") for kind in ("tokens", "cost", "seconds", "steps")}
+    return RunBudget(**limits) if any(value is not None for value in limits.values()) else None
+
+
+def command_run(args: argparse.Namespace, refuse: Refuse) -> CommandRun:
+    """The command's run as every installed feature's flags shape it; `refuse` ends a mistake."""
+    run = CommandRun(args, refuse)
+    for spec in _run_option_specs():
+        spec.apply(args, run)
+    if run.runner is not None and run.one_agent_only:
+        refuse(run.one_agent_only[0])
+    return run
+
+
+def _raise_mistake(message: str) -> NoReturn:
+    from smol_core.errors import SmolError
+
+    raise SmolError(message)
 
 
 def _split(values: Sequence[str]) -> list[str]:
@@ -211,11 +238,10 @@ def build_model(args: argparse.Namespace) -> Any:
     return load_model(resolve_model_type(args.model_type), args.model_id, **model_keywords(args))
 
 
-def read_task(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
-    """The task from the argument, `-` (standard input) or `--task-file`; an empty task is refused."""
-    if args.resume is not None:  # the run being resumed has its task
-        if args.prompt is not None or args.task_file is not None or args.run_id is not None:
-            parser.error("--resume continues a run with its own task and id: give no task and no --run-id")
+def read_task(args: argparse.Namespace, parser: argparse.ArgumentParser, run: CommandRun) -> str:
+    """The task from the argument, `-` (standard input), `--task-file` or a feature (a cassette's);
+    none for a run that has its own (`--resume`); an empty task is refused."""
+    if not run.needs_task:
         return ""
     if args.task_file is not None and args.prompt is not None:
         parser.error("give the task either as an argument or with --task-file, not both")
@@ -227,13 +253,8 @@ def read_task(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
             parser.error(f"cannot read --task-file {args.task_file!r}: {error}")
     elif args.prompt == "-":
         task = sys.stdin.read()
-    elif args.prompt is None and args.replay is not None:
-        from smol_core.errors import SmolError
-
-        try:
-            task = run_options.replayed_task(args.replay)
-        except SmolError as error:  # a cassette that cannot be read: the command's one-line mistake
-            parser.error(str(error))
+    elif args.prompt is None and run.task is not None:
+        task = run.task
     elif args.prompt is None:
         parser.error("no task: give it as an argument, `-` for standard input, or --task-file PATH")
     else:
@@ -243,55 +264,53 @@ def read_task(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
     return task
 
 
-def check_arguments(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+def check_arguments(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, run: CommandRun | None = None
+) -> CommandRun:
     """Every argument is checked before anything heavy happens (loading a model takes seconds):
-    a mistake is one line on stderr and exit status 2, never a traceback or a run that goes nowhere."""
-    import importlib.util
-
-    from smol_core.errors import SmolError
-    from smol_core.plugins.registry import get_registry
-
+    a mistake is one line on stderr and exit status 2, never a traceback or a run that goes nowhere.
+    The features' flags are checked as they shape the run (`command_run`), which is returned."""
+    if run is None:
+        run = command_run(args, parser.error)
     try:
         parse_model_kwargs(args.model_kwargs)
     except ValueError as error:
         parser.error(str(error))
     if args.max_steps is not None and args.max_steps < 1:
         parser.error(f"--max-steps must be at least 1, got {args.max_steps}")
-    if not 1 <= args.num_agents <= MAX_AGENTS:
-        parser.error(f"--num-agents must be from 1 to {MAX_AGENTS}, got {args.num_agents}")
-    if args.save_run and args.num_agents < 2:
-        parser.error("--save-run saves a team run: use it with --num-agents 2 or more")
-    if args.store is not None and args.run_id is None and args.resume is None:
-        parser.error("--store keeps durable runs: use it with --run-id ID (or --resume ID)")
+    _check_trace_file(args, parser)
+    if args.provider:
+        _check_provider(args, parser)
+    if args.action_type == "code":
+        _check_executor(args, parser)
+    _check_imports(args, parser)
+    return run
+
+
+def _check_trace_file(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    import importlib.util
+
     if args.trace_file and importlib.util.find_spec("smol_telemetry_otel") is None:
         from smol_core.install_advice import install_hint
 
         parser.error(
             f"--trace-file needs the plugin package 'smol-telemetry-otel': {install_hint('smol-telemetry-otel')}"
         )
-    if args.num_agents > 1:
-        if args.resume is not None:
-            parser.error(
-                "--resume continues one agent's run; a team run with --run-id starts its agents again "
-                "and resumes them on its own while it runs"
-            )
-        if args.record is not None or args.replay is not None:
-            parser.error("--record and --replay tape one agent's run, not a team's (use --save-run FILE)")
-        if not args.deadline > 0:  # NaN too: a deadline that never compares would never stop the team
-            parser.error(f"--deadline must be positive, got {args.deadline}")
-        try:
-            get_registry().transport(args.transport)
-        except SmolError as error:
-            parser.error(str(error))
-        if args.transport_url and args.transport in ("local", "multiprocessing"):
-            parser.error("--transport-url is for a server transport (redis, ...): `local` needs none")
-    if args.provider:
-        _check_provider(args, parser)
-    if args.action_type == "code":
-        try:
-            get_registry().executor(args.executor)
-        except SmolError as error:
-            parser.error(str(error))
+
+
+def _check_executor(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    from smol_core.errors import SmolError
+    from smol_core.plugins.registry import get_registry
+
+    try:
+        get_registry().executor(args.executor)
+    except SmolError as error:
+        parser.error(str(error))
+
+
+def _check_imports(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    import importlib.util
+
     for module in _split(args.imports):
         name = module.removesuffix(".*")
         if name == "*":
@@ -322,8 +341,9 @@ def _check_provider(args: argparse.Namespace, parser: argparse.ArgumentParser) -
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`smolagent`: exit status 0 (answered), 1 (a team gave no answer), 2 (an error, one line on
-    stderr), or 128 + the signal that stopped it (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)."""
+    """`smolagent`: exit status 0 (answered), 1 (no answer), 2 (an error, one line on stderr), 3 (the
+    budget ran out), another a feature gives its own ending (4: a replay that differs from its tape),
+    or 128 + the signal that stopped it (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)."""
     from smol_core.cli.lifetime import start_command, stopped_status
 
     if argv is None:  # the real command, not a call from Python (a test, a UI plugin)
@@ -333,47 +353,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
-        args.prompt = read_task(args, parser)
-        check_arguments(args, parser)
-        return _run(args)
+        run = command_run(args, parser.error)
+        args.prompt = read_task(args, parser, run)
+        check_arguments(args, parser, run)
+        return _run(args, run)
     except KeyboardInterrupt as stop:
         return stopped_status("smolagent", stop)
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, run: CommandRun) -> int:
+    """The checked command line's run: one agent's, or what a feature takes over (a team)."""
     _trace_to_file(args.trace_file)
+    if run.runner is not None:
+        return run.runner(run, lambda: _team_settings(args, args.num_agents))
+    return _run_one_agent(args, run)
+
+
+def _run_one_agent(args: argparse.Namespace, run: CommandRun) -> int:
     from smol_core.agents.parsing import as_text
-    from smol_core.errors import AgentGenerationError, BudgetExceededError, SmolError
-    from smol_core.replay import ReplayDivergenceError
+    from smol_core.errors import AgentGenerationError, SmolError
     from smol_core.terminal import escape_controls
 
-    if args.num_agents > 1:
-        return run_team(args)
     try:
         # stdout is the answer's alone: whatever a plugin or its SDK prints while the model is built
         # and the run goes (LiteLLM's banners, a library's notices) goes to stderr with the log
         with contextlib.redirect_stdout(sys.stderr):
-            agent = agent_from_arguments(args)
+            agent = agent_from_arguments(args, run)
             # the error that ends the run is this command's last line: the log does not say it first
             agent.logger.caller_reports_run_end = True
             from smol_core.cli.progress import status_line
 
             # on a terminal, a status line says what the step is doing (nothing extra in a pipe or file)
-            with agent, status_line(sys.stderr, quiet=args.verbosity_level <= 0):
-                answer = run_options.run_or_resume(agent, args)
+            with agent, status_line(sys.stderr, quiet=args.verbosity_level <= 0), run.wrapped(agent):
+                if run.start is not None:
+                    answer = run.start(agent)
+                else:
+                    answer = agent.run(args.prompt, max_steps=args.max_steps, **run.run_keywords)
     # A model that cannot answer at all (a task longer than its context, a server that refuses) ends
     # the run: the user gets its reason in one line, not the agent loop's traceback.
-    except BudgetExceededError as error:
-        print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)
-        return 3
-    except ReplayDivergenceError as error:  # the diff is what the user asked --replay for
-        print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)
-        for line in error.diff:
-            print(escape_controls(line), file=sys.stderr)
-        return 4
     except (SmolError, AgentGenerationError) as error:
-        print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)
-        return 2
+        return _report_ending(error, run)
     ran_out = _ran_out_of_steps(agent)
     if ran_out is not None:
         # the model's last words are not an answer: a script reading stdout must be able to tell
@@ -382,6 +401,19 @@ def _run(args: argparse.Namespace) -> int:
     # the answer was written by the model or the sandbox: no escape sequence reaches the terminal
     print(escape_controls(as_text(answer)))
     return 0
+
+
+def _report_ending(error: Exception, run: CommandRun) -> int:
+    """The error that ended the run, in one line (then a feature's detail lines: a replay's diff);
+    the exit status: the feature's, 3 for a budget that ran out, else 2."""
+    from smol_core.errors import BudgetExceededError
+    from smol_core.terminal import escape_controls
+
+    status, details = run.ending(error) or (3 if isinstance(error, BudgetExceededError) else 2, [])
+    print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)
+    for line in details:
+        print(escape_controls(line), file=sys.stderr)
+    return status
 
 
 def _ran_out_of_steps(agent: Any) -> str | None:
@@ -407,11 +439,14 @@ def _trace_to_file(path: str | None) -> None:
     os.environ["SMOL_TRACE_FILE"] = os.path.abspath(path)
 
 
-def agent_settings(args: argparse.Namespace) -> Any:
+def agent_settings(args: argparse.Namespace, run: CommandRun | None = None) -> Any:
     """The agent the flags describe, as data (agents/settings.py): the one description the command,
-    `smol ui` and each agent of a team build their agent from."""
+    `smol ui` and each agent of a team build their agent from; the features' flags set theirs
+    (`run.settings`: a durable run's `--store`)."""
     from smol_core.agents.settings import AgentSettings
 
+    if run is None:
+        run = command_run(args, _raise_mistake)
     return AgentSettings(
         model_type=resolve_model_type(args.model_type),
         model_id=args.model_id,
@@ -423,18 +458,9 @@ def agent_settings(args: argparse.Namespace) -> Any:
         max_steps=args.max_steps or 20,
         verbosity_level=args.verbosity_level,
         structured=args.structured,
-        budget=run_options.budget(args),
-        checkpoint_store=_store(args),
+        budget=_budget(args),
+        **run.settings,
     )
-
-
-def _store(args: argparse.Namespace) -> Any:
-    """The `--store` file as a store (None: the default one)."""
-    if args.store is None:
-        return None
-    from smol_core.durable import SQLiteStore
-
-    return SQLiteStore(args.store)
 
 
 def _team_settings(args: argparse.Namespace, num_agents: int) -> Any:
@@ -442,66 +468,18 @@ def _team_settings(args: argparse.Namespace, num_agents: int) -> Any:
     return agent_settings(args)
 
 
-def run_team(args: argparse.Namespace) -> int:
-    """`--num-agents N`: a team of processes; agent 0's answer alone goes to stdout."""
-    from smol_core.errors import SmolError
-    from smol_core.teams.team import run_agents
-    from smol_core.terminal import escape_controls
-
-    transport_kwargs = {"url": args.transport_url} if args.transport_url else {}
-    try:
-        with contextlib.redirect_stdout(sys.stderr):  # stdout is agent 0's answer alone
-            result = run_agents(
-                args.prompt,
-                num_agents=args.num_agents,
-                settings=_team_settings(args, args.num_agents),
-                transport=args.transport,
-                transport_kwargs=transport_kwargs,
-                deadline_seconds=args.deadline,
-                run_id=args.run_id,
-            )
-    except SmolError as error:
-        print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)
-        return 2
-    if args.save_run:
-        from smol_core.teams.record import save_team_run
-
-        try:
-            print(f"smolagent: team run saved to {save_team_run(result, args.save_run)}", file=sys.stderr)
-        except OSError as error:
-            print(
-                f"smolagent: the team run could not be saved: {escape_controls(str(error))}", file=sys.stderr
-            )
-    if result.output is None or result.state == "max_steps_error":
-        why = {
-            "deadline": f"the deadline of {args.deadline:g} s passed",
-            "max_steps_error": "agent 0 took its steps (--max-steps) without calling final_answer",
-        }.get(result.state, result.state)
-        reason = result.agents[0].error
-        steps = result.agents[0].steps
-        # one line: the error's first (its traceback is in the saved run, `smol team FILE`)
-        parts = [f"agent 0 took {steps} step(s)"] if steps else []
-        if reason:
-            parts.append(f"its last error: {escape_controls((reason.splitlines() or [''])[0])}")
-        detail = f": {'; '.join(parts)}" if parts else ""
-        print(f"smolagent: the team gave no answer ({why}){detail}", file=sys.stderr)
-        return 1
-    print(escape_controls(result.output))
-    return 0
-
-
 def smolagent_parser() -> argparse.ArgumentParser:
     """The `smolagent` flags, for a command plugin (a UI) that takes the same ones."""
     return build_parser()
 
 
-def agent_from_arguments(args: argparse.Namespace) -> Any:
+def agent_from_arguments(args: argparse.Namespace, run: CommandRun | None = None) -> Any:
     """The agent that `smolagent` flags describe (after `check_arguments`): its model, tools, executor."""
     import dataclasses
 
     from smol_core.agents.settings import build_agent
 
-    return build_agent(dataclasses.replace(agent_settings(args), model=build_model(args)))
+    return build_agent(dataclasses.replace(agent_settings(args, run), model=build_model(args)))
 
 
 if __name__ == "__main__":

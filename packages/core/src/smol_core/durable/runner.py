@@ -78,6 +78,13 @@ def read_checkpoint(store: CheckpointStore, run_id: str) -> Checkpoint | None:
 ApprovalPolicy = Callable[[str, Any], bool]
 
 
+def durable_run(agent: Any, run_id: str, resume: bool) -> DurableRun:
+    """The extension `agent.run(..., run_id=...)` (or `agent.resume(run_id)`) joins its run with,
+    registered as the `run_id` run extension (durable/plugin.py)."""
+    mode = "resume" if resume else "new"
+    return DurableRun(store_of(agent), run_id, mode, getattr(agent, "approval_policy", None))
+
+
 class DurableRun(RunExtension):
     """A run's link to its store: the lease, the last step's state, the journal and the tool ledger.
 
@@ -115,14 +122,6 @@ class DurableRun(RunExtension):
 
     pauses_for_approval = True
     """A durable run can wait for a person: its checkpoint outlives the process."""
-
-    @classmethod
-    def for_new_run(cls, agent: Any, run_id: str) -> DurableRun:
-        return cls(store_of(agent), run_id, "new", getattr(agent, "approval_policy", None))
-
-    @classmethod
-    def for_resume(cls, agent: Any, run_id: str) -> DurableRun:
-        return cls(store_of(agent), run_id, "resume", getattr(agent, "approval_policy", None))
 
     def _ledger(self) -> ToolLedger:
         ledger = ToolLedger(

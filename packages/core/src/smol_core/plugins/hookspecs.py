@@ -24,6 +24,8 @@ from smol_core.plugins.specs import (
     ExecutorSpec,
     InstrumentorSpec,
     ModelSpec,
+    RunExtensionSpec,
+    RunOptionSpec,
     ToolSpec,
     TransportSpec,
 )
@@ -260,4 +262,65 @@ def smol_instrumentors() -> Iterable[InstrumentorSpec]:  # type: ignore[empty-bo
         @hookimpl
         def smol_instrumentors():
             return [InstrumentorSpec("otel", lazy("my_pkg.auto:from_environment"), "OpenTelemetry.")]
+    """
+
+
+@hookspec
+def smol_run_extensions() -> Iterable[RunExtensionSpec]:  # type: ignore[empty-body]
+    """What joins a run given a keyword of `agent.run(...)` that names a feature: `run_id`.
+
+    The loop knows the run's door (`smol_core.effects`), not the features behind it: given
+    `run_id=...` (or `agent.resume(run_id)`), it asks the registry for the run extension named
+    `run_id` and calls `factory(agent, run_id, resume)`, which returns a `RunExtension` that takes
+    part in every model call, tool call and step of that run. smol's durable runs register it so;
+    another engine of durable runs registers it instead (one owner per name: disable the other).
+    Example (a run that logs its steps under its id)::
+
+        from smol_core.plugin_api import RunExtension, RunExtensionSpec, hookimpl
+
+        class StepLog(RunExtension):
+            '''Notes each step a run ends, under the run's id.'''
+
+            def __init__(self, run_id, resume):
+                self.run_id, self.steps = run_id, []
+
+            def step_ended(self, run):
+                self.steps.append(f"{self.run_id}: step {run.step_number}")
+
+        @hookimpl
+        def smol_run_extensions():
+            return [RunExtensionSpec("run_id", lambda agent, run_id, resume: StepLog(run_id, resume))]
+    """
+
+
+@hookspec
+def smol_run_options() -> Iterable[RunOptionSpec]:  # type: ignore[empty-body]
+    """A feature's own `smolagent` flags, and what they change in the command's run.
+
+    `configure(parser)` adds the flags (an argument group of their own: `smolagent --help` lists
+    every installed feature's); `apply(args, run)` reads them before anything heavy happens and
+    shapes the command's run (`RunOptionSpec` lists what it can change), or refuses a mistake in one
+    line with `run.refuse(message)`. Durable runs, record and replay and teams declare theirs so.
+    Example (a flag that notes each finished run in a file)::
+
+        import contextlib
+
+        from smol_core.plugin_api import RunOptionSpec, hookimpl
+
+        def configure(parser):
+            parser.add_argument_group("run notes").add_argument("--note-to", metavar="FILE")
+
+        @contextlib.contextmanager
+        def noting(agent, path):
+            yield
+            with open(path, "a") as notes:
+                print(f"{agent.name or 'agent'} ran {agent.step_number - 1} step(s)", file=notes)
+
+        def apply(args, run):
+            if args.note_to is not None:
+                run.around(lambda agent: noting(agent, args.note_to))
+
+        @hookimpl
+        def smol_run_options():
+            return [RunOptionSpec("run notes", configure, apply)]
     """

@@ -16,11 +16,11 @@ from __future__ import annotations
 import importlib
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
-from typing import Any, Literal, TypeVar, cast
+from typing import Literal, cast
 
 import pluggy
 
@@ -33,12 +33,24 @@ from smol_core.plugins.specs import (
     ExecutorSpec,
     InstrumentorSpec,
     ModelSpec,
+    RunExtensionSpec,
+    RunOptionSpec,
     ToolSpec,
     TransportSpec,
 )
 from smol_core.version import __version__
 
-Kind = Literal["models", "executors", "tools", "commands", "transports", "instrumentors", "checkpoint_stores"]
+Kind = Literal[
+    "models",
+    "executors",
+    "tools",
+    "commands",
+    "transports",
+    "instrumentors",
+    "checkpoint_stores",
+    "run_extensions",
+    "run_options",
+]
 KINDS: tuple[Kind, ...] = (
     "models",
     "executors",
@@ -47,19 +59,36 @@ KINDS: tuple[Kind, ...] = (
     "transports",
     "instrumentors",
     "checkpoint_stores",
+    "run_extensions",
+    "run_options",
 )
-# smol-core's own parts, registered as plugins are: each floor registers what it provides (the
-# CLI its commands), so the registry below never imports a floor above it
+# the kernel's own parts (its base tools), registered as plugins are
 BUILTIN_PLUGINS: dict[str, str] = {
     "smol-core": "smol_core.plugins.builtin",
-    "smol-core.cli": "smol_core.cli.plugin",
+}
+# smol-core's features, each registered from its own module through the same hooks as any plugin,
+# and imported only when a kind it registers is first asked for: a run that asks for no checkpoint
+# store, transport or command imports no module of durable runs, teams or the CLI. Each entry is
+# what an entry point of the feature's own distribution says once the features ship apart.
+FEATURE_PLUGINS: dict[str, tuple[str, tuple[Kind, ...]]] = {
+    "smol-core.executor-local": ("smol_core.executors.local_plugin", ("executors", "tools")),
+    "smol-core.durable": ("smol_core.durable.plugin", ("checkpoint_stores", "run_extensions", "run_options")),
+    "smol-core.replay": ("smol_core.replay.plugin", ("run_options",)),
+    "smol-core.teams": ("smol_core.teams.plugin", ("transports", "run_options")),
+    "smol-core.cli": ("smol_core.cli.plugin", ("commands",)),
+    "smol-core.testing": ("smol_core.testing.plugin", ("models",)),
 }
 
 Spec = (
-    ModelSpec | ExecutorSpec | ToolSpec | CommandSpec | TransportSpec | InstrumentorSpec | CheckpointStoreSpec
-)
-S = TypeVar(
-    "S", ModelSpec, ExecutorSpec, ToolSpec, CommandSpec, TransportSpec, InstrumentorSpec, CheckpointStoreSpec
+    ModelSpec
+    | ExecutorSpec
+    | ToolSpec
+    | CommandSpec
+    | TransportSpec
+    | InstrumentorSpec
+    | CheckpointStoreSpec
+    | RunExtensionSpec
+    | RunOptionSpec
 )
 
 
@@ -102,12 +131,23 @@ class PluginRegistry:
         self._lock = threading.RLock()
         self._specs: dict[Kind, dict[str, tuple[Spec, str]]] | None = None
         self._conflicts: dict[Kind, dict[str, str]] = {kind: {} for kind in KINDS}
+        self._features_left = dict(FEATURE_PLUGINS)
         for name, module in BUILTIN_PLUGINS.items():
-            # the version from the package itself: asking importlib.metadata scans every folder on
-            # sys.path for distributions, 5-30 ms that each agent of a team paid as it started
-            self._register_module(
-                importlib.import_module(module), name, "smol-core", __version__, builtin=True
-            )
+            self._register_builtin(name, module)
+
+    def _register_builtin(self, name: str, module: str) -> None:
+        # the version from the package itself: asking importlib.metadata scans every folder on
+        # sys.path for distributions, 5-30 ms that each agent of a team paid as it started
+        self._register_module(importlib.import_module(module), name, "smol-core", __version__, builtin=True)
+
+    def register_features(self, *kinds: Kind) -> None:
+        """Register smol-core's features that register one of `kinds` (every feature without any),
+        each the first time it is needed."""
+        with self._lock:
+            for name, (module, registers) in list(self._features_left.items()):
+                if not kinds or set(kinds) & set(registers):
+                    del self._features_left[name]
+                    self._register_builtin(name, module)
 
     # --- loading ---------------------------------------------------------------------------------
 
@@ -137,6 +177,7 @@ class PluginRegistry:
 
     def unregister(self, name: str) -> None:
         with self._lock:
+            self.register_features()  # a feature unregistered stays so, not registered again later
             self._pm.unregister(name=name)
             self._plugins.pop(name, None)
             self._specs = None
@@ -144,6 +185,7 @@ class PluginRegistry:
     def load_entry_points(self) -> None:
         """Load every entry point of the group `smol` that the switches allow; errors are recorded."""
         with self._lock:
+            self.register_features()
             if self._external_loaded:
                 return
             self._external_loaded = True
@@ -251,6 +293,7 @@ class PluginRegistry:
         asked for by name raises `PluginNotFoundError` saying how to use it instead.
         """
         with self._lock:
+            self.register_features(kind)
             found = self._collect()[kind].get(name)
             if found is None and not self._external_loaded:
                 self.load_entry_points()
@@ -304,6 +347,9 @@ class PluginRegistry:
     def checkpoint_store(self, name: str) -> CheckpointStoreSpec:
         return cast(CheckpointStoreSpec, self.get("checkpoint_stores", name))
 
+    def run_extension(self, name: str) -> RunExtensionSpec:
+        return cast(RunExtensionSpec, self.get("run_extensions", name))
+
     def plugins(self) -> list[PluginInfo]:
         """Every plugin, loaded or failed, with what it registers (for `smol plugins`)."""
         with self._lock:
@@ -324,6 +370,7 @@ def prebuild_registry() -> None:
     every agent of a team about 3 ms). Entry points are still loaded in each process, when asked."""
     global _prebuilt
     _prebuilt = PluginRegistry()
+    _prebuilt.register_features()
 
 
 def get_registry() -> PluginRegistry:
@@ -350,14 +397,3 @@ def reset_registry(registry: PluginRegistry | None = None) -> PluginRegistry | N
     with _registry_lock:
         previous, _registry = _registry, registry
     return previous
-
-
-def create(kind: Kind, name: str, *args: Any, **kwargs: Any) -> Any:
-    """Build the object a plugin registers under `name`."""
-    spec = get_registry().get(kind, name)
-    factory = cast(Callable[..., Any], spec.factory)  # type: ignore[union-attr]
-    return factory(*args, **kwargs)
-
-
-def iter_specs(kind: Kind) -> Iterable[Spec]:
-    return get_registry().specs(kind)

@@ -133,6 +133,39 @@ class InstrumentorSpec:
     aliases: Sequence[str] = ()
 
 
+@dataclass(frozen=True)
+class RunExtensionSpec:
+    """What joins a run when `agent.run(...)` is given the keyword `name` (`run_id`: a durable run).
+
+    `factory(agent, value, resume)` returns a `smol_core.effects.RunExtension` for the run about to
+    start (`resume=True` from `agent.resume(value)`). The run keyword is the name, so the loop asks the
+    registry for whatever owns it and imports no feature itself.
+    """
+
+    name: str
+    factory: Callable[[Any, Any, bool], Any]
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class RunOptionSpec:
+    """A feature's flags on `smolagent` (and on the commands that take its flags, such as `smol ui`).
+
+    `configure(parser)` adds the flags, best as an argument group of their own. `apply(args, run)`
+    reads them before anything heavy happens and says what they change in the command's run, a
+    `smol_core.cli.command_run.CommandRun`: `run.refuse(message)` for a mistake (one line, exit
+    status 2); `run.settings` (the agent's `AgentSettings` fields), `run.run_keywords` (keywords of
+    the run), `run.around(wrapper)` (a context manager around one agent's run), `run.start` (how one
+    agent's run starts), `run.task` (the task when none is given), `run.runner` (the feature runs
+    something else than one agent: a team).
+    """
+
+    name: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    apply: Callable[[argparse.Namespace, Any], None]
+    description: str = ""
+
+
 # Names a user may ask for that a not-yet-installed package provides: used in "unknown name" errors.
 KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
     "models": {
@@ -185,4 +218,5 @@ KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
         "trace": "smol-telemetry-otel",
     },
     "instrumentors": {"otel": "smol-telemetry-otel"},
+    "run_extensions": {"run_id": "smol-core"},
 }

@@ -180,59 +180,86 @@ class Team:
         start = time.time()
         _start_resource_tracker()
         outcomes = {agent_id: AgentOutcome(agent_id) for agent_id in range(self.num_agents)}
-        ended_by: TeamState = "no_answer"
         # every agent's scratch folders live here too (scratch.keep_scratch_in), and a local team's
         # inboxes: one removal, and one janitor (the host's) for the team
         with private_folder("smol-team-") as folder:
-            transport, launcher = self._make_transport(folder)
-            if isinstance(launcher, LocalLauncher):
-                start_fork_server(self.context, self.preload, modules_of_models(self.settings))
-            issue_keys(transport)
-            status = launcher.peer_status(self.num_agents)
-            if hasattr(transport, "status"):
-                transport.status = status
+            transport, launcher, status = self._open(folder)
             # Each agent writes its report to a file (atomically) and then puts only its id on
             # `done`: a notice that small is written to the pipe in one piece, so a process killed
             # at any moment never leaves the host reading half a message.
             done = self.context.Queue()
             reports = [Path(folder) / f"agent-{agent_id}.json" for agent_id in range(self.num_agents)]
-            target = _agent_target()
-
-            def launch(agent_id: int, resume: bool) -> AgentProcess:
-                return launcher.process(
-                    target,
-                    (
-                        agent_id,
-                        task if agent_id == 0 else None,
-                        self.settings[agent_id],
-                        # each agent holds only its own keys: it can sign as itself and no one else
-                        for_agent(transport, agent_id),
-                        done,
-                        str(reports[agent_id]),
-                        None if run_id is None else agent_run_id(run_id, agent_id),
-                        resume,
-                    ),
-                    f"smol-agent-{agent_id}",
-                )
-
-            self._launch = launch
-            self.processes = [launch(agent_id, False) for agent_id in range(self.num_agents)]
+            self._launch = self._launcher(task, run_id, transport, launcher, done, reports)
+            self.processes = [self._launch(agent_id, False) for agent_id in range(self.num_agents)]
             try:
                 for process in self.processes:
                     process.start()
                 ended_by = self._wait(done, reports, outcomes, status)
             finally:
-                self._launch = None
-                self._stop_all(status)
-                if run_id is not None:
-                    self._end_agent_runs(run_id)
-                launcher.close()
-                done.close()
-                done.cancel_join_thread()
-                close = getattr(transport, "close", None)
-                if close is not None:
-                    close()
+                self._close(run_id, transport, launcher, status, done)
             self._collect(reports, outcomes)  # what the stopped agents reported on their way out
+        return self._result(outcomes, ended_by, start, run_id)
+
+    def _open(self, folder: str) -> tuple[Any, AgentLauncher, PeerStatus]:
+        """The team's transport (its keys issued), where its agents run, and their shared status."""
+        transport, launcher = self._make_transport(folder)
+        if isinstance(launcher, LocalLauncher):
+            start_fork_server(self.context, self.preload, modules_of_models(self.settings))
+        issue_keys(transport)
+        status = launcher.peer_status(self.num_agents)
+        if hasattr(transport, "status"):
+            transport.status = status
+        return transport, launcher, status
+
+    def _launcher(
+        self,
+        task: str,
+        run_id: str | None,
+        transport: Any,
+        launcher: AgentLauncher,
+        done: Any,
+        reports: list[Path],
+    ) -> Callable[[int, bool], AgentProcess]:
+        """What starts agent `agent_id` (again, to resume its durable run, when `resume`)."""
+        target = _agent_target()
+
+        def launch(agent_id: int, resume: bool) -> AgentProcess:
+            return launcher.process(
+                target,
+                (
+                    agent_id,
+                    task if agent_id == 0 else None,
+                    self.settings[agent_id],
+                    # each agent holds only its own keys: it can sign as itself and no one else
+                    for_agent(transport, agent_id),
+                    done,
+                    str(reports[agent_id]),
+                    None if run_id is None else agent_run_id(run_id, agent_id),
+                    resume,
+                ),
+                f"smol-agent-{agent_id}",
+            )
+
+        return launch
+
+    def _close(
+        self, run_id: str | None, transport: Any, launcher: AgentLauncher, status: PeerStatus, done: Any
+    ) -> None:
+        """Every agent stopped, their durable runs' leases given back, the transport closed."""
+        self._launch = None
+        self._stop_all(status)
+        if run_id is not None:
+            self._end_agent_runs(run_id)
+        launcher.close()
+        done.close()
+        done.cancel_join_thread()
+        close = getattr(transport, "close", None)
+        if close is not None:
+            close()
+
+    def _result(
+        self, outcomes: dict[int, AgentOutcome], ended_by: TeamState, start: float, run_id: str | None
+    ) -> TeamResult:
         for agent_id, process in enumerate(self.processes):
             outcomes[agent_id].exitcode = process.exitcode
             outcomes[agent_id].restarts = self._restarts.get(agent_id, 0)

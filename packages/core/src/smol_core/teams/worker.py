@@ -80,6 +80,9 @@ def agent_main(
         # what it did before the stop (a deadline after six failing steps is not "0 steps, no error")
         report.update(state="stopped", **_progress(agent))
     except BaseException as error:  # the host learns why; KeyboardInterrupt and SystemExit included
+        # the agent has ended: a stop from the host now (it stops everyone once agent 0 has failed)
+        # must not cut its one-line error short with a traceback of the stop
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         report.update(state="error", error=f"{type(error).__name__}: {error}"[:2000])
         if settings.verbosity_level >= 0:
             stream.write(_described(error))

@@ -66,11 +66,12 @@ class PythonInterpreterTool(Tool):
         """What the code printed and its last value. Code that fails, imports what is not allowed or
         runs past `timeout_seconds` raises `InterpreterError` (`ExecutionTimeoutError` for the time
         limit), as smolagents' tool does: an agent shows it to the model as the call's error."""
-        from smol_core.executors.local import LocalPythonExecutor
+        from smol_core.loading import load_executor
 
         if self._executor is None:
-            self._executor = LocalPythonExecutor(
-                self.authorized_imports, timeout_seconds=self.timeout_seconds
+            # the local sandbox, by the name its plugin registers (the kernel imports no executor)
+            self._executor = load_executor(
+                "local", self.authorized_imports, timeout_seconds=self.timeout_seconds
             )
             self._executor.send_tools({})
         result = self._executor(code)
