@@ -57,6 +57,7 @@ KERNEL: tuple[str, ...] = (
     "smol_core.json_limits",
     "smol_core.terminal",
     "smol_core.janitor",
+    "smol_core.leftovers",
     "smol_core.type_hints",
     "smol_core.source_code",
     "smol_core.untrusted_files",
