@@ -266,3 +266,21 @@ def test_the_run_option_example_adds_its_flag_to_smolagent(
     finally:
         reset_registry(previous)
     assert notes.read_text() == "agent ran 1 step(s)\n"
+
+
+def test_discovering_every_installed_plugin_imports_only_their_plugin_modules() -> None:
+    """`smolagent --help` lists every installed plugin's options, so it discovers them all: each
+    plugin's package `__init__` and `_plugin.py` are imported, and must import nothing else of
+    the plugin (its model, executor or SDK), or every command pays for every plugin (0.7 s here
+    before the docker, bedrock and hub packages named their exports lazily)."""
+    code = (
+        "import sys\n"
+        "from smol_core.plugins.registry import PluginRegistry\n"
+        "registry = PluginRegistry()\n"
+        "registry.load_entry_points()\n"
+        "registry.plugins()\n"
+        "loaded = [m for m in sys.modules if m.startswith('smol_') and not m.startswith('smol_core')]\n"
+        "print(sorted(m for m in loaded if '.' in m and not m.endswith('._plugin')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -22,10 +22,11 @@ def smol_executors() -> Iterable[ExecutorSpec]:
 
 @hookimpl
 def smol_commands() -> Iterable[CommandSpec]:
-    from smol_executor_docker import cli
-
     return [
         CommandSpec(
-            "executor", "Manage remote executors: `smol executor docker build`.", cli.run, cli.configure
+            "executor",
+            "Manage remote executors: `smol executor docker build`.",
+            lazy("smol_executor_docker.cli:run"),
+            lazy("smol_executor_docker.cli:configure"),
         )
     ]
