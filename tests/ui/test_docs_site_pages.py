@@ -10,8 +10,10 @@ each page is saved under tests/ui/artifacts/docs/ to look at.
 from __future__ import annotations
 
 import functools
+import html
 import http.server
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -120,3 +122,22 @@ def test_no_page_of_the_site_is_cut_off_at_a_laptops_width(browser: Any, site: P
         if seen["page"] > 0 or seen["cut"]:
             problems[page] = seen
     assert problems == {}
+
+
+FILE_NAME = re.compile(r"[\w/.{}-]+\.py\b")
+NAMES_A_READER_CAN_USE = {"_plugin.py", "app.py", "{tool_file_name}.py"}
+"""File names the API reference may show: ones a reader writes (a plugin's `_plugin.py`) or gets
+(`save()`'s files), and the repository's tests (`tests/...`), which a contributor can open."""
+
+
+def test_the_api_reference_names_modules_not_source_files(site: Path) -> None:
+    """A reader of the site sees docstrings, not the source tree: `agents/budget.py` means nothing
+    there, while `smol_core.agents.budget` can be imported and looked up."""
+    named: dict[str, set[str]] = {}
+    for page in (site / "reference").rglob("index.html"):
+        text = html.unescape(re.sub(r"<[^>]+>", "", page.read_text()))
+        files = {name for name in FILE_NAME.findall(text) if name not in NAMES_A_READER_CAN_USE}
+        files = {name for name in files if not name.startswith("tests/")}
+        if files:
+            named[page.relative_to(site).as_posix()] = files
+    assert named == {}

@@ -2,7 +2,7 @@
 
 Subclasses (`CodeAgent`, `ToolCallingAgent`) decide how one action step is produced and executed
 (`_step_stream`). This class is the agent's configuration and its step strategy: the loop that
-decides when to plan, act, check the answer and stop. Each `run()` is an `AgentRun` (agents/run.py),
+decides when to plan, act, check the answer and stop. Each `run()` is an `AgentRun` (`smol_core.agents.run`),
 which owns the run's state and everything around the steps (binding, tracing, streaming, ending, the
 result); the agent's `memory`, `task`, `state`... are views of the current run. The steps' parts
 live beside it: planning.py, final_answer.py, managed_call.py, agent_setup.py, fresh_copy.py.
@@ -222,12 +222,12 @@ class MultiStepAgent(ABC):
     ) -> Any:
         """Solve `task`. Returns the final answer, a `RunResult` (`return_full_result=True`) or, with
         `stream=True`, a generator of the run's events and steps. Each call is an `AgentRun`
-        (agents/run.py); the agent's `memory`, `task`, `state`... are views of the current one.
+        (`smol_core.agents.run`); the agent's `memory`, `task`, `state`... are views of the current one.
 
         `run_id`: a durable run, checkpointed after every step (`checkpoint_store`), which
         `resume(run_id)` continues in any process after this one died (docs/durable.md).
 
-        `budget`: what this run may spend (agents/budget.py; the agent's `budget` by default). A run
+        `budget`: what this run may spend (`smol_core.agents.budget`; the agent's `budget` by default). A run
         that reaches it stops before its next step with `BudgetExceededError`, or a `RunResult` whose
         state is "budget_exceeded"; a durable run resumes with a larger one.
 
@@ -445,7 +445,7 @@ class MultiStepAgent(ABC):
     # --- as a managed agent --------------------------------------------------------------------
 
     def __call__(self, task: str, additional_args: dict[str, Any] | None = None, **kwargs: Any) -> str:
-        """Run as a team member: the manager's task in, a report out (agents/managed_call.py)."""
+        """Run as a team member: the manager's task in, a report out (`smol_core.agents.managed_call`)."""
         return managed_agent_report(self, task, additional_args, kwargs)
 
     # --- export -------------------------------------------------------------------------------
@@ -510,7 +510,7 @@ class MultiStepAgent(ABC):
 
         Why: a surface that serves several people (a chat page, a server) gives each their own
         agent, so no one reads another's conversation or the variables another's code left in the
-        sandbox. Close the copy (`cleanup()`) when its user is gone (agents/fresh_copy.py)."""
+        sandbox. Close the copy (`cleanup()`) when its user is gone (`smol_core.agents.fresh_copy`)."""
         return fresh_copy(self)
 
     def cleanup(self) -> None:

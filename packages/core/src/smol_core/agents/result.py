@@ -15,7 +15,7 @@ _MESSAGES_DEPRECATED = (
 
 RunEnd = Literal["success", "max_steps_error", "budget_exceeded"]
 """How a run ended: an answer, an answer forced when `max_steps` ran out, or stopped by its budget
-(agents/budget.py; `output` is then None and a durable run can be resumed with a larger one)."""
+(`smol_core.agents.budget`; `output` is then None and a durable run can be resumed with a larger one)."""
 
 
 @dataclass

@@ -46,7 +46,7 @@ class AgentSettings:
     instructions: str | None = None
     structured: bool | None = None
     budget: RunBudget | None = None
-    """What each run of the agent may spend (agents/budget.py): in a team, each agent's own."""
+    """What each run of the agent may spend (`smol_core.agents.budget`): in a team, each agent's own."""
     checkpoint_store: Any = None
     """Where the agent's durable runs are saved: a store plugin's name, a store object (in a team it
     must pickle: `SQLiteStore` does), or None for the default SQLite file."""

@@ -69,7 +69,7 @@ class Checkpoint:
     tool_ledger: list[dict[str, Any]] = field(default_factory=list)
     """The tool calls of the step in progress: started, done (with the result) or failed."""
     tool_states: dict[str, Any] = field(default_factory=dict)
-    """What stateful tools hold between calls (durable/tool_state.py), by tool name: a team
+    """What stateful tools hold between calls (`smol_core.durable.tool_state`), by tool name: a team
     member's inbox position."""
     run_state: dict[str, Any] = field(default_factory=dict)
     """A ToolCallingAgent's `additional_args` (a CodeAgent's are among the sandbox's variables)."""

@@ -462,7 +462,7 @@ def restore(agent: Any, state: Checkpoint) -> None:
 
 
 def restore_tools(agent: Any, state: Checkpoint) -> None:
-    """Give the agent's stateful tools back what they held at the checkpoint (durable/tool_state.py)."""
+    """Give the agent's stateful tools back what they held at the checkpoint (`smol_core.durable.tool_state`)."""
     restore_tool_states(agent.tools, state.tool_states, state.run_id)
 
 

@@ -55,7 +55,7 @@ def message_to_data(message: ChatMessage | None) -> dict[str, Any] | None:
 
 def _logprobs_to_data(message: ChatMessage) -> dict[str, Any]:
     """The reply's token log-probabilities, where it has them: a small model's drafting decides on
-    them (`prompting/draft_certainty.py`) whether the step needs another draft, so a replayed or
+    them (`smol_core.prompting.draft_certainty`) whether the step needs another draft, so a replayed or
     resumed step without them asked the model again where the recorded run had not."""
     tokens = token_logprobs(message)
     return {} if tokens is None else {"token_logprobs": [[token, logprob] for token, logprob in tokens]}

@@ -41,7 +41,7 @@ class RunRecord:
 
 @dataclass(frozen=True)
 class StoredCheckpoint:
-    """The latest checkpoint of a run, as bytes (`durable/checkpoint.py` reads them)."""
+    """The latest checkpoint of a run, as bytes (`smol_core.durable.checkpoint` reads them)."""
 
     run_id: str
     step: int

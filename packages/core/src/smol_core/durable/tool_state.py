@@ -1,6 +1,6 @@
 """Tools' own state in a checkpoint: what a tool holds between calls that a resumed run needs back.
 
-Why: most tools hold nothing between calls, and the ledger (durable/tool_ledger.py) is enough for
+Why: most tools hold nothing between calls, and the ledger (`smol_core.durable.tool_ledger`) is enough for
 them. A few hold a position in something outside the run. A team member's `ReceiveMessagesTool`
 holds which messages it has handed to the agent and not yet acknowledged, and which it has handed
 over at all. Without that in the checkpoint, a resumed agent would take again what a transport

@@ -72,7 +72,7 @@ class ProtocolViolationError(InterpreterError):
 
     Treated like a worker that hung: it was killed and replaced, and the state its code built is lost;
     the message says so, and the agent goes on. The host reads a worker's frames as hostile input
-    (see executors/host/frames.py), so this is the only way what a worker sends can fail a call.
+    (`smol_core.executors.host.frames`), so this is the only way what a worker sends can fail a call.
     """
 
 

@@ -95,7 +95,7 @@ class LocalPythonExecutor(WorkerExecutor):
 
     def _start(self) -> None:
         """The first start takes a worker already configured with these exact settings where one
-        waits (`ready_spares.py`): it gives its first result without waiting for its walls."""
+        waits (`smol_core.executors.host.ready_spares`): it gives its first result without waiting for its walls."""
         if self._scratch is None and type(self) is LocalPythonExecutor and not filling_now():
             ready = READY_SPARES.take(self._ready_spare_key(), self._ready_spare_vessel)
             if ready is not None:
@@ -125,7 +125,7 @@ class LocalPythonExecutor(WorkerExecutor):
 
     def detach_worker(self) -> tuple[WorkerLink, str]:
         """Give up the ready worker and its scratch folder without stopping or removing them (a
-        ready spare's vessel, see `ready_spares.py`); this executor is left without either."""
+        ready spare's vessel, see `smol_core.executors.host.ready_spares`); this executor is left without either."""
         with self._lock:
             link, scratch = self._proc, self._scratch
             if link is None or scratch is None or self._awaiting:

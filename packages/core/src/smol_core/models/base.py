@@ -164,7 +164,7 @@ class Model:
 
     def cost_of(self, usage: TokenUsage) -> float | None:
         """What calls that used `usage` cost, in US dollars; None when this model knows no prices
-        (a run's cost budget, agents/budget.py, needs them). Plugins that know prices override it."""
+        (a run's cost budget, `smol_core.agents.budget`, needs them). Plugins that know prices override it."""
         return None
 
     def parse_tool_calls(self, message: ChatMessage) -> ChatMessage:

@@ -35,4 +35,4 @@ class ModelCapabilities:
     """Reports each reply token's log-probability when a request passes `logprobs=True`, in the reply's
     `raw` as OpenAI's chat completions shape it (`choices[0].logprobs.content[i].token / .logprob`):
     a small model's first drafted answer that it was sure of then needs no second draft
-    (`prompting/draft_certainty.py`)."""
+    (`smol_core.prompting.draft_certainty`)."""

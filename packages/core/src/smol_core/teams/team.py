@@ -9,7 +9,7 @@ A team run with a `run_id` is durable: each agent's run is checkpointed after ev
 reporting (killed, out of memory, a crash in a native library) is started again, at most
 `max_restarts` times, and resumes from its last step: its memory, its sandbox variables, the tool
 calls already made, and where it was in its inbox (which messages it was handed and had not yet
-acknowledged: durable/tool_state.py). Its peers see nothing: its inbox outlives the process, so what
+acknowledged: `smol_core.durable.tool_state`). Its peers see nothing: its inbox outlives the process, so what
 they send meanwhile waits for the new one.
 
 The host owns the shutdown (DESIGN: "no process outlives the run"): the run ends when agent 0

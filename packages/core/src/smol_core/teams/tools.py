@@ -204,7 +204,7 @@ class ReceiveMessagesTool(Tool):
             held, self._unacknowledged = self._unacknowledged, []
             self.transport.ack(self.agent_id, held)
 
-    # --- its place in a durable run's checkpoint (durable/tool_state.py) ---------------------------
+    # --- its place in a durable run's checkpoint (`smol_core.durable.tool_state`) ---------------------------
     def durable_state(self) -> dict[str, list[str]]:
         """What a resumed run needs to go on reading where this one was: the ids handed to the agent
         and not acknowledged yet (acknowledged at the resumed run's next receive, as they would have

@@ -114,7 +114,7 @@ class Tool:
 
     A call that runs past the agent's `tool_timeout_seconds` (5 minutes by default) is abandoned with
     an error the model sees; set `timeout_seconds` on the tool for a limit of its own, or
-    `timeout_seconds = None` for none (the tool then runs on the agent's thread: see `time_limit.py`).
+    `timeout_seconds = None` for none (the tool then runs on the agent's thread: see `smol_core.tools.time_limit`).
     """
 
     name: str
@@ -126,10 +126,10 @@ class Tool:
     idempotent: bool = False
     """Safe to call again with the same arguments (a search, a read): in a durable run, a call of it
     that a crash interrupted is made again on resume; any other is reported to the model instead,
-    as it may already have taken effect (durable/tool_ledger.py)."""
+    as it may already have taken effect (`smol_core.durable.tool_ledger`)."""
     requires_approval: bool = False
     """A person approves each call first: a durable run pauses before the call (its checkpoint saved,
-    its process free to exit) until `smol runs approve|deny` (durable/approvals.py), then resumes."""
+    its process free to exit) until `smol runs approve|deny` (`smol_core.durable.approvals`), then resumes."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -238,7 +238,7 @@ class Tool:
 
     def to_code_prompt(self) -> str:
         """The tool as a Python function stub, in smolagents' words: what a code-writing model reads
-        (prompts written for smolagents quote it; a small model reads `prompting/tool_signatures.py`'s)."""
+        (prompts written for smolagents quote it; a small model reads `smol_core.prompting.tool_signatures`')."""
         signature = ", ".join(f"{name}: {entry['type']}" for name, entry in self.inputs.items())
         has_schema = getattr(self, "output_schema", None) is not None
         doc = self.description

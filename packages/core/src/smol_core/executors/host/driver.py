@@ -109,7 +109,7 @@ class WorkerExecutor(PythonExecutor):
         self._sandbox_callables: dict[str, Any] = {}  # what each of them stands for, by name
         self._rebindable: frozenset[str] = frozenset()
         self._variables: dict[str, Any] = {}
-        self._held = HeldObjects()  # what the code holds handles to (host/held.py)
+        self._held = HeldObjects()  # what the code holds handles to (`smol_core.executors.host.held`)
         self._proc: WorkerLink | None = None
         self._awaiting: list[str] = []  # replies owed by the worker ("ready", "done"), oldest first
         self._awaiting_xids: list[str] = []  # the exchange id of each
@@ -130,7 +130,7 @@ class WorkerExecutor(PythonExecutor):
     def common_worker_config(self) -> dict[str, Any]:
         """What every worker is told, wherever it runs: what it may import, the action's time limit
         (which the worker also enforces from inside, with a kernel timer and a CPU limit, in case the
-        host cannot: see `worker/lifetime.py`), and how much printed output it may buffer."""
+        host cannot: see `smol_core.executors.worker.lifetime`), and how much printed output it may buffer."""
         return {
             "authorized_imports": self.authorized_imports,
             "timeout_seconds": self.timeout_seconds,
@@ -427,7 +427,7 @@ class WorkerExecutor(PythonExecutor):
         """Values the user passed explicitly (`additional_args`): plain data crosses as itself (a
         copy), anything else (an instance of the user's class, a dataclass, an `AgentAudio`) stays
         here and the code gets a handle whose attribute reads and method calls are done here, under
-        the guard of host/held.py. Nothing is pickled: a pickle would run the class's code in the
+        the guard of `smol_core.executors.host.held`. Nothing is pickled: a pickle would run the class's code in the
         worker and carry the object's whole state (keys, sessions) into the sandbox.
         """
         with self._lock:

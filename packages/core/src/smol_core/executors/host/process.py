@@ -64,7 +64,7 @@ class WorkerProcess(FramedLink):
         cannot; `new_worker()` then spawns).
 
         The default environment names this process as the worker's host (`SMOL_WORKER_PARENT`), so a
-        worker started just as its host dies still notices and exits (`worker/lifetime.py`).
+        worker started just as its host dies still notices and exits (`smol_core.executors.worker.lifetime`).
         """
         super().__init__()
         self.stderr: IO[bytes] = tempfile.TemporaryFile(prefix="smol-worker-stderr-")  # noqa: SIM115 - lives with the worker

@@ -5,7 +5,7 @@ Why a handle and not a copy: an instance of the user's class (a client, a record
 guards and carry its whole state (keys, sessions) into the sandbox. So the host keeps the object and
 the code gets a `HostObject`: reading an attribute, calling a method, indexing, `len`, `str`,
 iterating are each one round trip to the host, which runs them on the real object under its own
-attribute guard (host/held.py: no private or dunder names, no modules or classes handed back). What
+attribute guard (`smol_core.executors.host.held`: no private or dunder names, no modules or classes handed back). What
 comes back is data, or another handle. A handle sent back to the host (as a tool's argument, a final
 answer, the action's value) is the host's object again, so `final_answer(record)` returns the
 record itself, as in smolagents.

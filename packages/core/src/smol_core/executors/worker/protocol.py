@@ -135,7 +135,7 @@ _HOLD: ContextVar[Hold | None] = ContextVar("smol_hold", default=None)
 def encode(value: Any, *, hold: Hold | None = None, _depth: int = 0, _seen: set[int] | None = None) -> Any:
     """Turn `value` into JSON-ready data: a value the codec does not know crosses as its repr.
 
-    `hold` (host side): for each such value, and each namedtuple, a handle to it (host/held.py)
+    `hold` (host side): for each such value, and each namedtuple, a handle to it (`smol_core.executors.host.held`)
     or None for its repr; the host keeps the value and the worker gets the handle."""
     if hold is not None:
         token = _HOLD.set(hold)
