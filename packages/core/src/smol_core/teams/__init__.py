@@ -19,7 +19,7 @@ from smol_core.teams.local import LocalTransport
 from smol_core.teams.message import DEFAULT_MAX_MESSAGE_BYTES, Message
 from smol_core.teams.record import load_team_run, render_team_run, save_team_run
 from smol_core.teams.settings import AgentSettings
-from smol_core.teams.team import AgentOutcome, Team, TeamResult, run_agents
+from smol_core.teams.team import AgentOutcome, Team, TeamResult, resume_agents, run_agents
 from smol_core.teams.tools import MessageLog, ReceiveMessagesTool, SendMessageTool
 from smol_core.teams.transport import Deduplicator, Transport
 
@@ -46,6 +46,7 @@ __all__ = [
     "UnknownRecipientError",
     "load_team_run",
     "render_team_run",
+    "resume_agents",
     "run_agents",
     "save_team_run",
 ]

@@ -39,6 +39,7 @@ from typing import Any, Literal
 from smol_core import instrumentation
 from smol_core.janitor import private_folder
 from smol_core.messages import Timing
+from smol_core.teams.host_record import HostRecord, record_for, save_host_record, take_over
 from smol_core.teams.identity import for_agent, issue_keys
 from smol_core.teams.launcher import AgentLauncher, AgentProcess, LocalLauncher
 from smol_core.teams.settings import AgentSettings, modules_of_models
@@ -139,9 +140,10 @@ class Team:
         self.preload: tuple[str, ...] = ()
         """What the transport's agents import to use it (its spec's `preload`), for the fork server."""
 
-    def _make_transport(self, folder: str) -> tuple[Any, AgentLauncher]:
+    def _make_transport(self, folder: str, taking_over: HostRecord | None) -> tuple[Any, AgentLauncher]:
         """The transport, and the launcher of the agents: its plugin's, if it has one, or local
-        processes. A local transport makes its inboxes in the team's `folder`."""
+        processes. A local transport makes its inboxes in the team's `folder`; one `taking_over` a
+        team whose host died joins its queues with its keys."""
         local = LocalLauncher(self.context)
         if self.transport_name in LOCAL_TRANSPORTS:
             from smol_core.teams.local import LocalTransport
@@ -157,7 +159,10 @@ class Team:
         from smol_core.loading import load_transport
         from smol_core.plugins.registry import get_registry
 
-        made = load_transport(self.transport_name, num_agents=self.num_agents, **self.transport_kwargs)
+        joined = taking_over.joining() if taking_over is not None else {}
+        made = load_transport(
+            self.transport_name, num_agents=self.num_agents, **{**self.transport_kwargs, **joined}
+        )
         spec = get_registry().transport(self.transport_name)
         self.preload = tuple(spec.preload)
         make_launcher = spec.launcher
@@ -175,6 +180,25 @@ class Team:
         one of its agents' runs exists already in that agent's store."""
         if run_id is not None:
             self._check_new_run(run_id)
+        return self._run(task, run_id, None)
+
+    def resume(self, run_id: str) -> TeamResult:
+        """Take over durable team run `run_id` after its host died, from this host (or another that
+        reaches the same store and transport), and wait for its answer.
+
+        The team must be built as it was started (the same number of agents, settings and transport
+        with its settings); its record (`host_record.py`) gives the task, the transport's name for
+        the team and its keys. Every agent is started to resume its run where it stopped (one that
+        had finished reports its saved answer) and reads its inbox from where it was. A team that
+        finished, or whose queues died with its host (local inboxes), is refused in one line."""
+        from smol_core.durable.runner import check_run_id
+
+        record = take_over(
+            settings_store(self.settings[0]), check_run_id(run_id), self.num_agents, self.transport_name
+        )
+        return self._run(record.task, run_id, record)
+
+    def _run(self, task: str, run_id: str | None, taking_over: HostRecord | None) -> TeamResult:
         self.run_id = run_id
         self._restarts = {}
         start = time.time()
@@ -184,10 +208,13 @@ class Team:
         # every agent's scratch folders live here too (scratch.keep_scratch_in), and a local team's
         # inboxes: one removal, and one janitor (the host's) for the team
         with private_folder("smol-team-") as folder:
-            transport, launcher = self._make_transport(folder)
+            transport, launcher = self._make_transport(folder, taking_over)
             if isinstance(launcher, LocalLauncher):
                 start_fork_server(self.context, self.preload, modules_of_models(self.settings))
             issue_keys(transport)
+            if run_id is not None:  # before any agent starts: a host killed from now on can be replaced
+                record = record_for(run_id, task, self.num_agents, self.transport_name, transport)
+                save_host_record(settings_store(self.settings[0]), record)
             status = launcher.peer_status(self.num_agents)
             if hasattr(transport, "status"):
                 transport.status = status
@@ -216,7 +243,8 @@ class Team:
                 )
 
             self._launch = launch
-            self.processes = [launch(agent_id, False) for agent_id in range(self.num_agents)]
+            resuming = taking_over is not None
+            self.processes = [launch(agent_id, resuming) for agent_id in range(self.num_agents)]
             try:
                 for process in self.processes:
                     process.start()
@@ -240,6 +268,8 @@ class Team:
         state: TeamState = ended_by
         if ended_by == "success":
             state = first.state if first.state in _AGENT_STATES else "error"  # type: ignore[assignment]
+        if run_id is not None:
+            self._end_host_record(record, state)
         return TeamResult(
             output=first.output,
             state=state,
@@ -250,10 +280,16 @@ class Team:
         )
 
     def _check_new_run(self, run_id: str) -> None:
-        """A new durable team run: its agents' run ids are valid and none is taken in its store."""
+        """A new durable team run: its agents' run ids are valid and none is taken in its store, nor
+        the team's own record."""
         from smol_core.durable.errors import CheckpointError
         from smol_core.durable.runner import check_run_id
 
+        if settings_store(self.settings[0]).load(check_run_id(run_id)) is not None:
+            raise CheckpointError(
+                f"the team run {run_id!r} exists already: resume it with Team.resume({run_id!r}), or "
+                f"choose another run_id, or `smol runs delete {run_id}` and its agents' runs first"
+            )
         for agent_id, settings in enumerate(self.settings):
             each = check_run_id(agent_run_id(check_run_id(run_id), agent_id))
             if settings_store(settings).load(each) is not None:
@@ -337,6 +373,15 @@ class Team:
             replacement = launch(agent_id, True)
             replacement.start()
             self.processes[agent_id] = replacement
+
+    def _end_host_record(self, record: HostRecord, state: TeamState) -> None:
+        """The team's record after the run: finished once agent 0 answered (its key dropped), else
+        stopped, and resumable."""
+        status = "finished" if state in _AGENT_STATES else "stopped"
+        try:
+            save_host_record(settings_store(self.settings[0]), record, status)
+        except Exception as error:  # the answer stands; the record says running, and why is said
+            _say(f"the team's record could not be marked {status}: {error}")
 
     def _end_agent_runs(self, run_id: str) -> None:
         """The team is over: an agent's durable run still marked running (stopped with the team, or
@@ -495,9 +540,39 @@ def run_agents(
 
     `settings` default to the embedded model with a CodeAgent each; pass `AgentSettings(model=...)`
     (or a list, one per agent) to choose. `run_id`: a durable team run, whose agents are started
-    again (at most `max_restarts` times each) and resume where they were if their process dies.
+    again (at most `max_restarts` times each) and resume where they were if their process dies, and
+    which `resume_agents` takes over if its host dies (over a transport whose queues outlive it).
     """
-    team = Team(
+    team = _team(settings, num_agents, transport, transport_kwargs, deadline_seconds, context, max_restarts)
+    return team.run(task, run_id=run_id)
+
+
+def resume_agents(
+    run_id: str,
+    num_agents: int = 2,
+    settings: AgentSettings | Sequence[AgentSettings] | None = None,
+    transport: str = "local",
+    transport_kwargs: Mapping[str, Any] | None = None,
+    deadline_seconds: float | None = 600.0,
+    context: StartMethod = DEFAULT_START_METHOD,
+    max_restarts: int = DEFAULT_MAX_RESTARTS,
+) -> TeamResult:
+    """Take over the durable team run `run_id` whose host died (`Team.resume`), given the settings
+    and transport it was started with, and return its answer. `deadline_seconds` counts from now."""
+    team = _team(settings, num_agents, transport, transport_kwargs, deadline_seconds, context, max_restarts)
+    return team.resume(run_id)
+
+
+def _team(
+    settings: AgentSettings | Sequence[AgentSettings] | None,
+    num_agents: int,
+    transport: str,
+    transport_kwargs: Mapping[str, Any] | None,
+    deadline_seconds: float | None,
+    context: StartMethod,
+    max_restarts: int,
+) -> Team:
+    return Team(
         settings if settings is not None else AgentSettings(),
         num_agents=num_agents if isinstance(settings, AgentSettings | None) else None,
         transport=transport,
@@ -506,4 +581,3 @@ def run_agents(
         context=context,
         max_restarts=max_restarts,
     )
-    return team.run(task, run_id=run_id)

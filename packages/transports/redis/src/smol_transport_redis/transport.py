@@ -115,6 +115,10 @@ class RedisTransport:
     for a `rediss://` URL, the CA that signed the server's certificate and the client's own.
     """
 
+    survives_host = True
+    """The team's queues, groups and acknowledged ids live in Redis, not in the host: a new host
+    given the team's name and keys takes the team over where the old one died (`Team.resume`)."""
+
     def __init__(
         self,
         url: str = "redis://127.0.0.1:6379/0",

@@ -1,0 +1,107 @@
+"""A durable team over Redis survives its host: the host is SIGKILLed mid-run, and a new host
+(`Team.resume`) takes the team over and answers right, each message handed over once.
+
+The host runs in its own process (the team of tests/teams/test_durable_team.py: agent 0 sends "21",
+agent 1 answers "ready", agent 0 sends the factor "2", agent 1 answers 42). It is killed while agent
+1 is in its second model call: agent 1 has taken "21" and not acknowledged it, and said "ready".
+Its agents stop as they do when their host dies. The resumed agent 1 goes on from its checkpoint;
+Redis hands it "21" again (a dead reader's pending entry), which its inbox position drops: handed
+over twice, "21" would be read as the factor and the answer would be 441.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from smol_core.durable.errors import RunFinishedError
+from smol_core.durable.leases import parse_owner
+from smol_core.testing import FunctionModel, ResumableScript
+
+TEAMS_TESTS = Path(__file__).parents[2] / "teams"
+sys.path.insert(0, str(TEAMS_TESTS))
+from test_durable_team import DOUBLER, _team  # noqa: E402  (the team and its scripts: tests/teams)
+
+TASK = "Double 21 with your peer"
+HOST = f"""
+import dataclasses, json, sys, threading
+from pathlib import Path
+sys.path.insert(0, {str(TEAMS_TESTS)!r})
+from test_durable_team import DOUBLER, _team
+from smol_core.testing import FunctionModel, ResumableScript
+
+if __name__ == "__main__":
+    folder, url = Path(sys.argv[1]), sys.argv[2]
+    team, _ = _team(folder, kill_at=None)
+    # agent 1's replies take a while, so that the host's kill lands inside its second model call
+    slow = FunctionModel(ResumableScript(DOUBLER, folder / "agent-1.calls", pause_seconds=2.0))
+    team.settings[1] = dataclasses.replace(team.settings[1], model=slow)
+    team.transport_name = "redis"
+    team.transport_kwargs = {{"url": url, "claim_idle_seconds": 0.01}}
+    team.run({TASK!r}, run_id="host-killed")
+"""
+
+
+def _wait_for(condition, seconds: float, what: str) -> None:
+    end = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > end:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def _agents_of(store: Path) -> list[int]:
+    """The processes driving the team's agents' runs now, by their runs' leases."""
+    with contextlib.closing(sqlite3.connect(store)) as db:
+        owners = [parse_owner(row[0]) for row in db.execute("SELECT owner FROM leases")]
+    return [int(owner.pid) for owner in owners if owner is not None]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_a_team_whose_host_was_killed_is_resumed_and_answers_with_each_message_once(redis_url, tmp_path):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TEAMS_TESTS), *sys.path])}
+    host = subprocess.Popen([sys.executable, "-c", HOST, str(tmp_path), redis_url], env=env)
+    calls = tmp_path / "agent-1.calls"
+    try:
+        _wait_for(lambda: _lines(calls) == ["0", "1"], 120, "agent 1's second model call")
+        agents = _agents_of(tmp_path / "runs.sqlite3")
+    finally:
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait()
+    # the agents stop as they do when their host dies (SIGTERM from the kernel or their watcher)
+    _wait_for(lambda: not any(_alive(pid) for pid in agents), 30, "the dead host's agents to stop")
+
+    team, _ = _team(tmp_path, kill_at=None)
+    team.settings[1] = dataclasses.replace(
+        team.settings[1], model=FunctionModel(ResumableScript(DOUBLER, calls))
+    )
+    team.transport_name, team.transport_kwargs = "redis", {"url": redis_url, "claim_idle_seconds": 0.01}
+    result = team.resume("host-killed")
+
+    assert result.state == "success" and result.output == "42", [a.error for a in result.agents.values()]
+    # agent 1's first step was not made again; the second, cut short by the kill, was made once more
+    assert _lines(calls) == ["0", "1", "1"]
+    heard = [m["message"] for m in result.agents[0].messages if m["direction"] == "received"]
+    assert heard == ["42"]  # "ready" was taken before the host died, and not handed over again
+    with pytest.raises(RunFinishedError, match="already finished"):
+        team.resume("host-killed")
