@@ -23,12 +23,15 @@ from pathlib import Path
 
 import pytest
 
+from smol_core.durable import SQLiteStore
 from smol_core.durable.errors import RunFinishedError
 from smol_core.durable.leases import parse_owner
+from smol_core.teams import AgentSettings, Team
 from smol_core.testing import FunctionModel, ResumableScript
 
 TEAMS_TESTS = Path(__file__).parents[2] / "teams"
 sys.path.insert(0, str(TEAMS_TESTS))
+from team_helpers import code  # noqa: E402
 from test_durable_team import DOUBLER, _team  # noqa: E402  (the team and its scripts: tests/teams)
 
 TASK = "Double 21 with your peer"
@@ -37,6 +40,7 @@ import dataclasses, json, sys, threading
 from pathlib import Path
 sys.path.insert(0, {str(TEAMS_TESTS)!r})
 from test_durable_team import DOUBLER, _team
+from smol_core.teams import AgentSettings, Team
 from smol_core.testing import FunctionModel, ResumableScript
 
 if __name__ == "__main__":
@@ -105,3 +109,61 @@ def test_a_team_whose_host_was_killed_is_resumed_and_answers_with_each_message_o
     assert heard == ["42"]  # "ready" was taken before the host died, and not handed over again
     with pytest.raises(RunFinishedError, match="already finished"):
         team.resume("host-killed")
+
+
+# Agent 0 sends "21", then takes agent 1's "ready" in its second step and waits for more; agent 1
+# answers "ready" and waits for more: the team ends idle. Agent 0's replies are slow, so the host is
+# killed after agent 1 sent "ready" and before agent 0 took it.
+WAIT = "receive_messages(timeout=300)"
+PATIENT_ASKER = [
+    code('send_message(target_id=1, message="21")'),
+    code(f"ready = {WAIT}"),
+    code(WAIT),
+]
+PATIENT_DOUBLER = [code('send_message(target_id=0, message="ready")'), code(WAIT)]
+IDLE_HOST = f"""
+import sys
+from pathlib import Path
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+sys.path.insert(0, {str(TEAMS_TESTS)!r})
+from test_redis_team_resume import idle_team
+
+if __name__ == "__main__":
+    idle_team(Path(sys.argv[1]), sys.argv[2], pause_seconds=3.0).run({TASK!r}, run_id="idle")
+"""
+
+
+def idle_team(folder: Path, url: str, pause_seconds: float = 0.0) -> Team:
+    store = SQLiteStore(folder / "runs.sqlite3")
+    scripts = ((PATIENT_ASKER, pause_seconds), (PATIENT_DOUBLER, 0.0))
+    settings = [
+        AgentSettings(
+            model=FunctionModel(ResumableScript(script, folder / f"agent-{n}.calls", pause_seconds=pause)),
+            max_steps=5,
+            verbosity_level=-1,
+            checkpoint_store=store,
+        )
+        for n, (script, pause) in enumerate(scripts)
+    ]
+    kwargs = {"url": url, "claim_idle_seconds": 0.01}
+    return Team(settings, transport="redis", transport_kwargs=kwargs, deadline_seconds=40)
+
+
+def test_a_resumed_team_whose_agents_all_wait_ends_idle(redis_url, tmp_path):
+    """The host counted messages sent and taken in its own memory: the new host's counts started at
+    zero, and "ready" (sent before the kill, taken after) left them unequal for good, so a team
+    whose agents all waited ran to its deadline instead of ending idle."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TEAMS_TESTS), *sys.path])}
+    host = subprocess.Popen([sys.executable, "-c", IDLE_HOST, str(tmp_path), redis_url], env=env)
+    asker, doubler = tmp_path / "agent-0.calls", tmp_path / "agent-1.calls"
+    try:
+        _wait_for(lambda: _lines(asker) == ["0", "1"] and "1" in _lines(doubler), 120, "'ready' to be sent")
+        agents = _agents_of(tmp_path / "runs.sqlite3")
+        assert _lines(asker) == ["0", "1"], "agent 0 took 'ready' before the host was killed"
+    finally:
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait()
+    _wait_for(lambda: not any(_alive(pid) for pid in agents), 30, "the dead host's agents to stop")
+
+    result = idle_team(tmp_path, redis_url).resume("idle")
+    assert result.state == "idle", result.state

@@ -39,6 +39,7 @@ from typing import Any, Literal
 from smol_core import instrumentation
 from smol_core.janitor import private_folder
 from smol_core.messages import Timing
+from smol_core.teams.errors import MessagingError
 from smol_core.teams.host_record import HostRecord, record_for, save_host_record, take_over
 from smol_core.teams.identity import for_agent, issue_keys
 from smol_core.teams.launcher import AgentLauncher, AgentProcess, LocalLauncher
@@ -135,12 +136,16 @@ class Team:
         self.context: Any = agent_context(context)
         self.processes: list[AgentProcess] = []
         self._launch: Callable[[int, bool], AgentProcess] | None = None
+        self._unsettled: Callable[[Sequence[int]], int] | None = None
+        """The transport's own count of what waits in some agents' inboxes, where it keeps one."""
         self._restarts: dict[int, int] = {}
         self.run_id: str | None = None
         self.preload: tuple[str, ...] = ()
         """What the transport's agents import to use it (its spec's `preload`), for the fork server."""
 
-    def _make_transport(self, folder: str, taking_over: HostRecord | None) -> tuple[Any, AgentLauncher]:
+    def _make_transport(
+        self, folder: str, taking_over: HostRecord | None = None
+    ) -> tuple[Any, AgentLauncher]:
         """The transport, and the launcher of the agents: its plugin's, if it has one, or local
         processes. A local transport makes its inboxes in the team's `folder`; one `taking_over` a
         team whose host died joins its queues with its keys."""
@@ -243,6 +248,7 @@ class Team:
                 )
 
             self._launch = launch
+            self._unsettled = getattr(transport, "unsettled", None)
             resuming = taking_over is not None
             self.processes = [launch(agent_id, resuming) for agent_id in range(self.num_agents)]
             try:
@@ -316,7 +322,7 @@ class Team:
                 if not any(process.is_alive() for process in self.processes):
                     self._collect(reports, outcomes)
                     return "success" if outcomes[0].state in _AGENT_STATES else "no_answer"
-                idle = _still_idle(idle, status.activity())
+                idle = _still_idle(idle, status.activity(), self._unsettled)
                 if len(idle) >= IDLE_CHECKS:
                     return "idle"
                 continue
@@ -471,16 +477,31 @@ def _start_resource_tracker() -> None:
             sys.warnoptions.remove(quiet)
 
 
-def _still_idle(history: list[Activity], now: Activity) -> list[Activity]:
+def _still_idle(
+    history: list[Activity], now: Activity, unsettled: Callable[[Sequence[int]], int] | None = None
+) -> list[Activity]:
     """The run of checks that found the team idle, this one included; empty when it is not idle.
 
     Idle: every agent still there waits in a receive, nothing sent is untaken, and nothing moved
     since the last check."""
-    if not now.all_waiting or now.sent != now.taken:
+    if not now.all_waiting or not _nothing_in_flight(now, unsettled):
         return []
     if history and history[-1] != now:
         return [now]
     return [*history, now]
+
+
+def _nothing_in_flight(now: Activity, unsettled: Callable[[Sequence[int]], int] | None) -> bool:
+    """No message waits for a live agent. Where the transport counts what waits in its inboxes
+    (`unsettled`: Redis, whose entries stay until their reader acknowledges them), its count decides:
+    the host's own counts of messages sent and taken start over with a new host, and count again
+    what an agent restarted mid-call sends or takes again. Otherwise those counts must be equal."""
+    if unsettled is None:
+        return now.sent == now.taken
+    try:
+        return unsettled(now.live) == 0
+    except MessagingError:  # the transport cannot say: not idle (the deadline still ends the team)
+        return False
 
 
 def parse_report(raw: Any, num_agents: int) -> AgentOutcome | None:

@@ -519,6 +519,18 @@ class RedisTransport:
         pipe.execute()
         self._give_back(agent_id, entries)
 
+    def unsettled(self, agent_ids: Collection[int]) -> int:
+        """How many entries are in these agents' inboxes: unread, or handed to the agent and not yet
+        acknowledged (an entry is deleted as it is acknowledged or dropped). Kept in Redis, so a new
+        host that takes the team over reads what its dead host's agents left, and a message sent
+        or taken twice by an agent restarted mid-call is still one entry: a team's host decides
+        from it that nothing is in flight (idle detection)."""
+        with self._server("counting the messages in flight"):
+            pipe = self.client.pipeline(transaction=False)
+            for agent_id in agent_ids:
+                pipe.xlen(self._inbox(agent_id))
+            return sum(int(count) for count in pipe.execute())
+
     def close(self) -> None:
         """Close the connection; the launcher that made the team's ACL users deletes them first, which
         also cuts off any agent still logged in as one."""
