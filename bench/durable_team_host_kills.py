@@ -27,7 +27,6 @@ import os
 import random
 import shutil
 import signal
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -38,7 +37,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from smol_core.durable import SQLiteStore
-from smol_core.durable.leases import parse_owner
 from smol_core.teams import AgentSettings, Team
 from smol_core.testing import FunctionModel, ResumableScript
 
@@ -88,13 +86,26 @@ def _calls_made(folder: Path) -> int:
     return sum(len(log.read_text().split()) for log in folder.glob("agent-*.calls"))
 
 
-def _agent_pids(folder: Path) -> list[int]:
-    """The processes that hold the team's agents' runs now (their leases)."""
-    with contextlib.closing(sqlite3.connect(folder / "runs.sqlite3", timeout=30)) as db:
-        owners = [
-            parse_owner(row[0]) for row in db.execute("SELECT owner FROM leases WHERE run_id != ?", (RUN_ID,))
-        ]
-    return [int(owner.pid) for owner in owners if owner is not None]
+def _children(pids: set[int]) -> set[int]:
+    """The live processes whose parent is one of `pids`."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) in pids and fields[0] != "Z":
+                    found.add(int(entry.name))
+    return found
+
+
+def _tree(pids: set[int]) -> set[int]:
+    """`pids` and all their descendants, alive now."""
+    seen = {pid for pid in pids if _alive(pid)}
+    frontier = set(pids)
+    while frontier:
+        frontier = _children(frontier) - seen
+        seen |= frontier
+    return seen
 
 
 def _alive(pid: int) -> bool:
@@ -123,18 +134,22 @@ def one_run(folder: Path, url: str, rng: random.Random) -> dict[str, object]:
     after_calls = rng.randrange(TEAM_CALLS + 1)
     _wait(lambda: first.poll() is not None or _calls_made(folder) >= after_calls, 300)
     time.sleep(rng.uniform(0.0, KILL_JITTER_SECONDS))
-    agents = _agent_pids(folder) if recorded else []
+    # the host's fork server, resource tracker and agents (forked by the server: its children),
+    # which a new host must not overlap: an agent still waiting for its task holds no run yet
+    helpers = _children({first.pid})
     os.kill(first.pid, signal.SIGKILL)
     first.wait()
     answered = folder / "answer.json"
-    killed_in_time = not answered.exists()
+    killed_in_time = recorded and not answered.exists()
     if killed_in_time:
-        _wait(lambda: not any(_alive(pid) for pid in agents), 30)
+        _wait(lambda: not _tree(helpers), 60)
         result = _team(folder, url).resume(RUN_ID)
         output, state = result.output, result.state
-    else:
+    elif answered.exists():
         done = json.loads(answered.read_text())
         output, state = done["output"], done["state"]
+    else:
+        output, state = None, "the host failed before it saved the team's record"
     repeated = sum(
         count - 1
         for log in folder.glob("agent-*.calls")

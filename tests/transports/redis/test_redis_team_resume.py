@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import os
 import signal
 import sqlite3
@@ -36,7 +37,7 @@ from test_durable_team import DOUBLER, _team  # noqa: E402  (the team and its sc
 
 TASK = "Double 21 with your peer"
 HOST = f"""
-import dataclasses, json, sys, threading
+import dataclasses, json, sys
 from pathlib import Path
 sys.path.insert(0, {str(TEAMS_TESTS)!r})
 from test_durable_team import DOUBLER, _team
@@ -44,13 +45,13 @@ from smol_core.teams import AgentSettings, Team
 from smol_core.testing import FunctionModel, ResumableScript
 
 if __name__ == "__main__":
-    folder, url = Path(sys.argv[1]), sys.argv[2]
+    folder, kwargs = Path(sys.argv[1]), json.loads(sys.argv[2])
     team, _ = _team(folder, kill_at=None)
     # agent 1's replies take a while, so that the host's kill lands inside its second model call
     slow = FunctionModel(ResumableScript(DOUBLER, folder / "agent-1.calls", pause_seconds=2.0))
     team.settings[1] = dataclasses.replace(team.settings[1], model=slow)
     team.transport_name = "redis"
-    team.transport_kwargs = {{"url": url, "claim_idle_seconds": 0.01}}
+    team.transport_kwargs = kwargs
     team.run({TASK!r}, run_id="host-killed")
 """
 
@@ -82,9 +83,20 @@ def _alive(pid: int) -> bool:
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def test_a_team_whose_host_was_killed_is_resumed_and_answers_with_each_message_once(redis_url, tmp_path):
+@pytest.mark.parametrize("acl_users", [False, True], ids=["plain", "acl-users"])
+def test_a_team_whose_host_was_killed_is_resumed_and_answers_with_each_message_once(
+    acl_users, request, tmp_path
+):
+    """With ACL users, the new host makes each agent's user again with the same password (drawn
+    from the team's key), and each resumed agent logs in as its own."""
+    if acl_users:
+        server = request.getfixturevalue("secured_redis_server")
+        kwargs = {"url": server.url, "admin_password_file": server.admin_password_file}
+    else:
+        kwargs = {"url": request.getfixturevalue("redis_url")}
+    kwargs["claim_idle_seconds"] = 0.01
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TEAMS_TESTS), *sys.path])}
-    host = subprocess.Popen([sys.executable, "-c", HOST, str(tmp_path), redis_url], env=env)
+    host = subprocess.Popen([sys.executable, "-c", HOST, str(tmp_path), json.dumps(kwargs)], env=env)
     calls = tmp_path / "agent-1.calls"
     try:
         _wait_for(lambda: _lines(calls) == ["0", "1"], 120, "agent 1's second model call")
@@ -99,7 +111,7 @@ def test_a_team_whose_host_was_killed_is_resumed_and_answers_with_each_message_o
     team.settings[1] = dataclasses.replace(
         team.settings[1], model=FunctionModel(ResumableScript(DOUBLER, calls))
     )
-    team.transport_name, team.transport_kwargs = "redis", {"url": redis_url, "claim_idle_seconds": 0.01}
+    team.transport_name, team.transport_kwargs = "redis", kwargs
     result = team.resume("host-killed")
 
     assert result.state == "success" and result.output == "42", [a.error for a in result.agents.values()]
