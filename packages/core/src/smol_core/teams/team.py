@@ -217,9 +217,7 @@ class Team:
             if isinstance(launcher, LocalLauncher):
                 start_fork_server(self.context, self.preload, modules_of_models(self.settings))
             issue_keys(transport)
-            if run_id is not None:  # before any agent starts: a host killed from now on can be replaced
-                record = record_for(run_id, task, self.num_agents, self.transport_name, transport)
-                save_host_record(settings_store(self.settings[0]), record)
+            record = None if run_id is None else self._save_host_record(run_id, task, transport)
             status = launcher.peer_status(self.num_agents)
             if hasattr(transport, "status"):
                 transport.status = status
@@ -256,7 +254,7 @@ class Team:
                     process.start()
                 ended_by = self._wait(done, reports, outcomes, status)
             finally:
-                self._launch = None
+                self._launch = self._unsettled = None
                 self._stop_all(status)
                 if run_id is not None:
                     self._end_agent_runs(run_id)
@@ -274,7 +272,7 @@ class Team:
         state: TeamState = ended_by
         if ended_by == "success":
             state = first.state if first.state in _AGENT_STATES else "error"  # type: ignore[assignment]
-        if run_id is not None:
+        if record is not None:
             self._end_host_record(record, state)
         return TeamResult(
             output=first.output,
@@ -379,6 +377,20 @@ class Team:
             replacement = launch(agent_id, True)
             replacement.start()
             self.processes[agent_id] = replacement
+
+    def _save_host_record(self, run_id: str, task: str, transport: Any) -> HostRecord:
+        """Save the team's record before any agent starts: a host killed from then on can be
+        replaced (`resume`). A store that refuses it ends the run before it began, the transport
+        closed (a launcher's ACL users removed)."""
+        record = record_for(run_id, task, self.num_agents, self.transport_name, transport)
+        try:
+            save_host_record(settings_store(self.settings[0]), record)
+        except BaseException:
+            close = getattr(transport, "close", None)
+            if close is not None:
+                close()
+            raise
+        return record
 
     def _end_host_record(self, record: HostRecord, state: TeamState) -> None:
         """The team's record after the run: finished once agent 0 answered (its key dropped), else
