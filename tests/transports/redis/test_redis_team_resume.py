@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from smol_core.durable import SQLiteStore
-from smol_core.durable.errors import RunFinishedError
+from smol_core.durable.errors import RunFinishedError, RunLockedError
 from smol_core.durable.leases import parse_owner
 from smol_core.teams import AgentSettings, Team
 from smol_core.testing import FunctionModel, ResumableScript
@@ -101,6 +101,8 @@ def test_a_team_whose_host_was_killed_is_resumed_and_answers_with_each_message_o
     try:
         _wait_for(lambda: _lines(calls) == ["0", "1"], 120, "agent 1's second model call")
         agents = _agents_of(tmp_path / "runs.sqlite3")
+        with pytest.raises(RunLockedError, match="is being driven by process"):
+            _team(tmp_path, kill_at=None)[0].resume("host-killed")  # its host lives: not taken over
     finally:
         os.kill(host.pid, signal.SIGKILL)
         host.wait()

@@ -29,7 +29,7 @@ from smol_core.durable.errors import (
     RunFinishedError,
     RunNotFoundError,
 )
-from smol_core.durable.store import CheckpointStore
+from smol_core.durable.store import CheckpointStore, Lease
 from smol_core.teams.identity import TeamKeys
 
 RECORD_FORMAT = "smol-team-host/1"
@@ -78,8 +78,11 @@ def record_for(run_id: str, task: str, num_agents: int, transport_name: str, tra
     )
 
 
-def save_host_record(store: CheckpointStore, record: HostRecord, status: str = "running") -> None:
-    """Write the record: "running" while a host drives the team, "stopped" (resumable) or "finished"
+def save_host_record(
+    store: CheckpointStore, lease: Lease, record: HostRecord, status: str = "running"
+) -> None:
+    """Write the record under `lease` (the host's, held while it drives the team, so that a second
+    host is refused): "running" while a host drives the team, "stopped" (resumable) or "finished"
     (not resumable, and its key dropped) after."""
     if status == "finished":
         record = replace(record, team_key=None)
@@ -91,16 +94,13 @@ def save_host_record(store: CheckpointStore, record: HostRecord, status: str = "
         "team": record.team,
         "team_key": None if record.team_key is None else record.team_key.hex(),
     }
-    lease = store.acquire(record.run_id)
-    try:
-        encoded = json.dumps(data).encode("utf-8")
-        store.save(lease, 0, encoded, status=status, agent=TEAM_LABEL, task=record.task)
-    finally:
-        store.release(lease)
+    encoded = json.dumps(data).encode("utf-8")
+    store.save(lease, 0, encoded, status=status, agent=TEAM_LABEL, task=record.task)
 
 
 def take_over(store: CheckpointStore, run_id: str, num_agents: int, transport: str) -> HostRecord:
-    """The record of team run `run_id`, checked for a team of `num_agents` over `transport` to resume.
+    """The record of team run `run_id`, checked for a team of `num_agents` over `transport` to resume
+    (read under the run's lease, which the caller holds: no live host drives the team).
 
     Each refusal is one line that says what to do: no such team, a finished one, a record that is
     not a team's, a team whose queues died with its host, or a team started otherwise."""

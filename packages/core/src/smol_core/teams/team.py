@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from smol_core import instrumentation
+from smol_core.durable.store import Lease
 from smol_core.janitor import private_folder
 from smol_core.messages import Timing
 from smol_core.teams.errors import MessagingError
@@ -136,6 +137,8 @@ class Team:
         self.context: Any = agent_context(context)
         self.processes: list[AgentProcess] = []
         self._launch: Callable[[int, bool], AgentProcess] | None = None
+        self._host_lease: Lease | None = None
+        """A durable team's host holds its record's lease while it drives the team."""
         self._unsettled: Callable[[Sequence[int]], int] | None = None
         """The transport's own count of what waits in some agents' inboxes, where it keeps one."""
         self._restarts: dict[int, int] = {}
@@ -198,12 +201,28 @@ class Team:
         finished, or whose queues died with its host (local inboxes), is refused in one line."""
         from smol_core.durable.runner import check_run_id
 
-        record = take_over(
-            settings_store(self.settings[0]), check_run_id(run_id), self.num_agents, self.transport_name
-        )
-        return self._run(record.task, run_id, record)
+        store = settings_store(self.settings[0])
+        lease = store.acquire(check_run_id(run_id))  # refused while a live host drives the team
+        try:
+            record = take_over(store, run_id, self.num_agents, self.transport_name)
+        except BaseException:
+            store.release(lease)
+            raise
+        return self._run(record.task, run_id, record, lease)
 
-    def _run(self, task: str, run_id: str | None, taking_over: HostRecord | None) -> TeamResult:
+    def _run(
+        self, task: str, run_id: str | None, taking_over: HostRecord | None, lease: Lease | None = None
+    ) -> TeamResult:
+        """The team's run; a durable one's host holds its record's `lease` until the run ends."""
+        self._host_lease = lease
+        try:
+            return self._drive(task, run_id, taking_over)
+        finally:
+            if self._host_lease is not None:
+                settings_store(self.settings[0]).release(self._host_lease)
+                self._host_lease = None
+
+    def _drive(self, task: str, run_id: str | None, taking_over: HostRecord | None) -> TeamResult:
         self.run_id = run_id
         self._restarts = {}
         start = time.time()
@@ -383,8 +402,11 @@ class Team:
         replaced (`resume`). A store that refuses it ends the run before it began, the transport
         closed (a launcher's ACL users removed)."""
         record = record_for(run_id, task, self.num_agents, self.transport_name, transport)
+        store = settings_store(self.settings[0])
         try:
-            save_host_record(settings_store(self.settings[0]), record)
+            if self._host_lease is None:
+                self._host_lease = store.acquire(run_id)
+            save_host_record(store, self._host_lease, record)
         except BaseException:
             close = getattr(transport, "close", None)
             if close is not None:
@@ -397,7 +419,9 @@ class Team:
         stopped, and resumable."""
         status = "finished" if state in _AGENT_STATES else "stopped"
         try:
-            save_host_record(settings_store(self.settings[0]), record, status)
+            if self._host_lease is None:
+                raise RuntimeError("the host holds no lease on it")
+            save_host_record(settings_store(self.settings[0]), self._host_lease, record, status)
         except Exception as error:  # the answer stands; the record says running, and why is said
             _say(f"the team's record could not be marked {status}: {error}")
 
