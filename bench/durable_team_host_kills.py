@@ -141,10 +141,12 @@ def one_run(folder: Path, url: str, rng: random.Random) -> dict[str, object]:
     first.wait()
     answered = folder / "answer.json"
     killed_in_time = recorded and not answered.exists()
+    agents: list[str] = []
     if killed_in_time:
         _wait(lambda: not _tree(helpers), 60)
         result = _team(folder, url).resume(RUN_ID)
         output, state = result.output, result.state
+        agents = [f"{o.state}: {o.error}" for o in result.agents.values()]
     elif answered.exists():
         done = json.loads(answered.read_text())
         output, state = done["output"], done["state"]
@@ -163,6 +165,8 @@ def one_run(folder: Path, url: str, rng: random.Random) -> dict[str, object]:
         "resumed": killed_in_time,
         "repeated": repeated,
         "seconds": time.perf_counter() - start,
+        "agents": agents,
+        "after_calls": after_calls,
     }
 
 
@@ -197,10 +201,14 @@ def main() -> None:
     with _redis(args.url) as url:
         for number in range(args.runs):
             folder = Path(tempfile.mkdtemp(prefix="smol-host-kills-"))
+            row = {"ok": False}
             try:
                 row = one_run(folder, url, rng)
             finally:
-                shutil.rmtree(folder, ignore_errors=True)
+                if row["ok"]:
+                    shutil.rmtree(folder, ignore_errors=True)
+                else:  # kept for a look: its agents' checkpoints and model calls
+                    row["folder"] = str(folder)
             rows.append(row)
             print(f"run {number}: {json.dumps(row)}", flush=True)
     report(rows)
