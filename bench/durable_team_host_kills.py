@@ -37,6 +37,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from smol_core.durable import SQLiteStore
+from smol_core.durable.errors import RunFinishedError
+from smol_core.durable.runner import read_checkpoint
 from smol_core.teams import AgentSettings, Team
 from smol_core.testing import FunctionModel, ResumableScript
 
@@ -144,9 +146,15 @@ def one_run(folder: Path, url: str, rng: random.Random) -> dict[str, object]:
     agents: list[str] = []
     if killed_in_time:
         _wait(lambda: not _tree(helpers), 60)
-        result = _team(folder, url).resume(RUN_ID)
-        output, state = result.output, result.state
-        agents = [f"{o.state}: {o.error}" for o in result.agents.values()]
+        try:
+            result = _team(folder, url).resume(RUN_ID)
+        except RunFinishedError:  # killed after its team finished, before it wrote the answer down
+            killed_in_time = False
+            saved = read_checkpoint(store, f"{RUN_ID}.agent-0")
+            output, state = (None if saved is None else str(saved.final_answer)), "finished"
+        else:
+            output, state = result.output, result.state
+            agents = [f"{o.state}: {o.error}" for o in result.agents.values()]
     elif answered.exists():
         done = json.loads(answered.read_text())
         output, state = done["output"], done["state"]
