@@ -49,3 +49,26 @@ def test_the_ledger_gives_back_saved_results_and_errors_in_process() -> None:
         resumed.call("div", {"b": 0}, True, lambda: calls.append("div"))
     assert resumed.call("add", {"a": 2}, False, lambda: 5) == 5  # other arguments: a new call
     assert calls == []
+
+
+class _Stopped(BaseException):
+    """What a process's stop raises in a call (as a team agent's SIGTERM does): no tool's error."""
+
+
+def test_a_call_cut_short_by_a_stop_is_in_flight_not_failed() -> None:
+    """A stop raised through a call (a team whose host died stops its agents with SIGTERM, raised
+    where the agent is, often in `receive_messages`) was saved as the call's own failure: the
+    resumed run was handed "TeamStopped" as the tool's result instead of making the call again."""
+    from smol_core.durable.tool_ledger import ToolCallInterruptedError, ToolLedger
+
+    def stopped() -> None:
+        raise _Stopped
+
+    first = ToolLedger([], lambda: None)
+    for tool, safe in (("receive", True), ("pay", False)):
+        with pytest.raises(_Stopped):
+            first.call(tool, {}, safe, stopped)
+    resumed = ToolLedger(list(first.entries), lambda: None)
+    assert resumed.call("receive", {}, True, lambda: "made again") == "made again"
+    with pytest.raises(ToolCallInterruptedError, match="may or may not have taken effect"):
+        resumed.call("pay", {}, False, lambda: "paid twice")

@@ -132,7 +132,7 @@ class ToolLedger:
         except BaseException as error:
             if resumable and isinstance(error, RUN_STOPPERS):
                 self.halted = self.halted or error
-            elif not isinstance(error, ApprovalPendingError):  # a run a tool drives paused: not a result
+            elif _tool_failure(error):
                 self._failed(entry, error)
             raise
         self._done(entry, result)
@@ -154,7 +154,8 @@ class ToolLedger:
             with _calling(entry["attempt_key"]):
                 result = await make_call()
         except BaseException as error:
-            self._failed(entry, error)
+            if _tool_failure(error):
+                self._failed(entry, error)
             raise
         self._done(entry, result)
         return result
@@ -273,6 +274,13 @@ class ToolLedger:
                 f"whether it did before calling {tool} again."
             )
         )
+
+
+def _tool_failure(error: BaseException) -> bool:
+    """Whether `error` is the call's own outcome, given back as it is on resume. Not a run a tool
+    drives that paused for a person, nor a stop of the process raised where it was (Ctrl-C, a team
+    agent's SIGTERM): the call is then in flight, made again on resume if it is safe to repeat."""
+    return isinstance(error, Exception) and not isinstance(error, ApprovalPendingError)
 
 
 RUN_STOPPERS = (ApprovalPendingError, BudgetExceededError)

@@ -35,6 +35,7 @@ _EXPORTS = {
     "UnknownRecipientError": "smol_core.teams.errors",
     "load_team_run": "smol_core.teams.record",
     "render_team_run": "smol_core.teams.record",
+    "resume_agents": "smol_core.teams.team",
     "run_agents": "smol_core.teams.team",
     "save_team_run": "smol_core.teams.record",
 }
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
         AgentOutcome as AgentOutcome,
         Team as Team,
         TeamResult as TeamResult,
+        resume_agents as resume_agents,
         run_agents as run_agents,
     )
     from smol_core.teams.tools import (

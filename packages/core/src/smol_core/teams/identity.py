@@ -73,6 +73,12 @@ class TeamKeys:
             derived = self._pairs[pair] = _pair_key(self._team_key, sender, recipient)
         return derived
 
+    def secret(self) -> bytes:
+        """The team key itself, for a durable team's record in the user's checkpoint store only
+        (`host_record.py`): a new host that takes the team over rebuilds the same keys from it, so
+        the messages already sealed still check out and each agent keeps its Redis user's password."""
+        return self._team_key
+
     def for_agent(self, agent_id: int) -> AgentKeys:
         """Agent `agent_id`'s share: the keys to send as itself and to check what is sent to it."""
         return AgentKeys(

@@ -37,8 +37,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from smol_core import instrumentation
+from smol_core.durable.store import Lease
 from smol_core.janitor import private_folder
 from smol_core.messages import Timing
+from smol_core.teams.errors import MessagingError
+from smol_core.teams.host_record import HostRecord, record_for, save_host_record, take_over
 from smol_core.teams.identity import for_agent, issue_keys
 from smol_core.teams.launcher import AgentLauncher, AgentProcess, LocalLauncher
 from smol_core.teams.settings import AgentSettings, modules_of_models
@@ -134,14 +137,21 @@ class Team:
         self.context: Any = agent_context(context)
         self.processes: list[AgentProcess] = []
         self._launch: Callable[[int, bool], AgentProcess] | None = None
+        self._host_lease: Lease | None = None
+        """A durable team's host holds its record's lease while it drives the team."""
+        self._unsettled: Callable[[Sequence[int]], int] | None = None
+        """The transport's own count of what waits in some agents' inboxes, where it keeps one."""
         self._restarts: dict[int, int] = {}
         self.run_id: str | None = None
         self.preload: tuple[str, ...] = ()
         """What the transport's agents import to use it (its spec's `preload`), for the fork server."""
 
-    def _make_transport(self, folder: str) -> tuple[Any, AgentLauncher]:
+    def _make_transport(
+        self, folder: str, taking_over: HostRecord | None = None
+    ) -> tuple[Any, AgentLauncher]:
         """The transport, and the launcher of the agents: its plugin's, if it has one, or local
-        processes. A local transport makes its inboxes in the team's `folder`."""
+        processes. A local transport makes its inboxes in the team's `folder`; one `taking_over` a
+        team whose host died joins its queues with its keys."""
         local = LocalLauncher(self.context)
         if self.transport_name in LOCAL_TRANSPORTS:
             from smol_core.teams.local import LocalTransport
@@ -157,7 +167,10 @@ class Team:
         from smol_core.loading import load_transport
         from smol_core.plugins.registry import get_registry
 
-        made = load_transport(self.transport_name, num_agents=self.num_agents, **self.transport_kwargs)
+        joined = taking_over.joining() if taking_over is not None else {}
+        made = load_transport(
+            self.transport_name, num_agents=self.num_agents, **{**self.transport_kwargs, **joined}
+        )
         spec = get_registry().transport(self.transport_name)
         self.preload = tuple(spec.preload)
         make_launcher = spec.launcher
@@ -175,6 +188,41 @@ class Team:
         one of its agents' runs exists already in that agent's store."""
         if run_id is not None:
             self._check_new_run(run_id)
+        return self._run(task, run_id, None)
+
+    def resume(self, run_id: str) -> TeamResult:
+        """Take over durable team run `run_id` after its host died, from this host (or another that
+        reaches the same store and transport), and wait for its answer.
+
+        The team must be built as it was started (the same number of agents, settings and transport
+        with its settings); its record (`host_record.py`) gives the task, the transport's name for
+        the team and its keys. Every agent is started to resume its run where it stopped (one that
+        had finished reports its saved answer) and reads its inbox from where it was. A team that
+        finished, or whose queues died with its host (local inboxes), is refused in one line."""
+        from smol_core.durable.runner import check_run_id
+
+        store = settings_store(self.settings[0])
+        lease = store.acquire(check_run_id(run_id))  # refused while a live host drives the team
+        try:
+            record = take_over(store, run_id, self.num_agents, self.transport_name)
+        except BaseException:
+            store.release(lease)
+            raise
+        return self._run(record.task, run_id, record, lease)
+
+    def _run(
+        self, task: str, run_id: str | None, taking_over: HostRecord | None, lease: Lease | None = None
+    ) -> TeamResult:
+        """The team's run; a durable one's host holds its record's `lease` until the run ends."""
+        self._host_lease = lease
+        try:
+            return self._drive(task, run_id, taking_over)
+        finally:
+            if self._host_lease is not None:
+                settings_store(self.settings[0]).release(self._host_lease)
+                self._host_lease = None
+
+    def _drive(self, task: str, run_id: str | None, taking_over: HostRecord | None) -> TeamResult:
         self.run_id = run_id
         self._restarts = {}
         start = time.time()
@@ -183,14 +231,17 @@ class Team:
         # every agent's scratch folders live here too (scratch.keep_scratch_in), and a local team's
         # inboxes: one removal, and one janitor (the host's) for the team
         with private_folder("smol-team-") as folder:
-            transport, launcher, status = self._open(folder)
+            transport, launcher, status = self._open(folder, taking_over)
+            record = None if run_id is None else self._save_host_record(run_id, task, transport)
             # Each agent writes its report to a file (atomically) and then puts only its id on
             # `done`: a notice that small is written to the pipe in one piece, so a process killed
             # at any moment never leaves the host reading half a message.
             done = self.context.Queue()
             reports = [Path(folder) / f"agent-{agent_id}.json" for agent_id in range(self.num_agents)]
             self._launch = self._launcher(task, run_id, transport, launcher, done, reports)
-            self.processes = [self._launch(agent_id, False) for agent_id in range(self.num_agents)]
+            self._unsettled = getattr(transport, "unsettled", None)
+            resuming = taking_over is not None
+            self.processes = [self._launch(agent_id, resuming) for agent_id in range(self.num_agents)]
             try:
                 for process in self.processes:
                     process.start()
@@ -198,11 +249,15 @@ class Team:
             finally:
                 self._close(run_id, transport, launcher, status, done)
             self._collect(reports, outcomes)  # what the stopped agents reported on their way out
-        return self._result(outcomes, ended_by, start, run_id)
+        result = self._result(outcomes, ended_by, start, run_id)
+        if record is not None:
+            self._end_host_record(record, result.state)
+        return result
 
-    def _open(self, folder: str) -> tuple[Any, AgentLauncher, PeerStatus]:
-        """The team's transport (its keys issued), where its agents run, and their shared status."""
-        transport, launcher = self._make_transport(folder)
+    def _open(self, folder: str, taking_over: HostRecord | None) -> tuple[Any, AgentLauncher, PeerStatus]:
+        """The team's transport (its keys issued; the dead host's queues when `taking_over`), where
+        its agents run, and their shared status."""
+        transport, launcher = self._make_transport(folder, taking_over)
         if isinstance(launcher, LocalLauncher):
             start_fork_server(self.context, self.preload, modules_of_models(self.settings))
         issue_keys(transport)
@@ -246,7 +301,7 @@ class Team:
         self, run_id: str | None, transport: Any, launcher: AgentLauncher, status: PeerStatus, done: Any
     ) -> None:
         """Every agent stopped, their durable runs' leases given back, the transport closed."""
-        self._launch = None
+        self._launch = self._unsettled = None
         self._stop_all(status)
         if run_id is not None:
             self._end_agent_runs(run_id)
@@ -277,10 +332,16 @@ class Team:
         )
 
     def _check_new_run(self, run_id: str) -> None:
-        """A new durable team run: its agents' run ids are valid and none is taken in its store."""
+        """A new durable team run: its agents' run ids are valid and none is taken in its store, nor
+        the team's own record."""
         from smol_core.durable.errors import CheckpointError
         from smol_core.durable.runner import check_run_id
 
+        if settings_store(self.settings[0]).load(check_run_id(run_id)) is not None:
+            raise CheckpointError(
+                f"the team run {run_id!r} exists already: resume it with Team.resume({run_id!r}), or "
+                f"choose another run_id, or `smol runs delete {run_id}` and its agents' runs first"
+            )
         for agent_id, settings in enumerate(self.settings):
             each = check_run_id(agent_run_id(check_run_id(run_id), agent_id))
             if settings_store(settings).load(each) is not None:
@@ -307,7 +368,7 @@ class Team:
                 if not any(process.is_alive() for process in self.processes):
                     self._collect(reports, outcomes)
                     return "success" if outcomes[0].state in _AGENT_STATES else "no_answer"
-                idle = _still_idle(idle, status.activity())
+                idle = _still_idle(idle, status.activity(), self._unsettled)
                 if len(idle) >= IDLE_CHECKS:
                     return "idle"
                 continue
@@ -364,6 +425,34 @@ class Team:
             replacement = launch(agent_id, True)
             replacement.start()
             self.processes[agent_id] = replacement
+
+    def _save_host_record(self, run_id: str, task: str, transport: Any) -> HostRecord:
+        """Save the team's record before any agent starts: a host killed from then on can be
+        replaced (`resume`). A store that refuses it ends the run before it began, the transport
+        closed (a launcher's ACL users removed)."""
+        record = record_for(run_id, task, self.num_agents, self.transport_name, transport)
+        store = settings_store(self.settings[0])
+        try:
+            if self._host_lease is None:
+                self._host_lease = store.acquire(run_id)
+            save_host_record(store, self._host_lease, record)
+        except BaseException:
+            close = getattr(transport, "close", None)
+            if close is not None:
+                close()
+            raise
+        return record
+
+    def _end_host_record(self, record: HostRecord, state: TeamState) -> None:
+        """The team's record after the run: finished once agent 0 answered (its key dropped), else
+        stopped, and resumable."""
+        status = "finished" if state in _AGENT_STATES else "stopped"
+        try:
+            if self._host_lease is None:
+                raise RuntimeError("the host holds no lease on it")
+            save_host_record(settings_store(self.settings[0]), self._host_lease, record, status)
+        except Exception as error:  # the answer stands; the record says running, and why is said
+            _say(f"the team's record could not be marked {status}: {error}")
 
     def _end_agent_runs(self, run_id: str) -> None:
         """The team is over: an agent's durable run still marked running (stopped with the team, or
@@ -453,16 +542,31 @@ def _start_resource_tracker() -> None:
             sys.warnoptions.remove(quiet)
 
 
-def _still_idle(history: list[Activity], now: Activity) -> list[Activity]:
+def _still_idle(
+    history: list[Activity], now: Activity, unsettled: Callable[[Sequence[int]], int] | None = None
+) -> list[Activity]:
     """The run of checks that found the team idle, this one included; empty when it is not idle.
 
     Idle: every agent still there waits in a receive, nothing sent is untaken, and nothing moved
     since the last check."""
-    if not now.all_waiting or now.sent != now.taken:
+    if not now.all_waiting or not _nothing_in_flight(now, unsettled):
         return []
     if history and history[-1] != now:
         return [now]
     return [*history, now]
+
+
+def _nothing_in_flight(now: Activity, unsettled: Callable[[Sequence[int]], int] | None) -> bool:
+    """No message waits for a live agent. Where the transport counts what waits in its inboxes
+    (`unsettled`: Redis, whose entries stay until their reader acknowledges them), its count decides:
+    the host's own counts of messages sent and taken start over with a new host, and count again
+    what an agent restarted mid-call sends or takes again. Otherwise those counts must be equal."""
+    if unsettled is None:
+        return now.sent == now.taken
+    try:
+        return unsettled(now.live) == 0
+    except MessagingError:  # the transport cannot say: not idle (the deadline still ends the team)
+        return False
 
 
 def parse_report(raw: Any, num_agents: int) -> AgentOutcome | None:
@@ -522,9 +626,39 @@ def run_agents(
 
     `settings` default to the embedded model with a CodeAgent each; pass `AgentSettings(model=...)`
     (or a list, one per agent) to choose. `run_id`: a durable team run, whose agents are started
-    again (at most `max_restarts` times each) and resume where they were if their process dies.
+    again (at most `max_restarts` times each) and resume where they were if their process dies, and
+    which `resume_agents` takes over if its host dies (over a transport whose queues outlive it).
     """
-    team = Team(
+    team = _team(settings, num_agents, transport, transport_kwargs, deadline_seconds, context, max_restarts)
+    return team.run(task, run_id=run_id)
+
+
+def resume_agents(
+    run_id: str,
+    num_agents: int = 2,
+    settings: AgentSettings | Sequence[AgentSettings] | None = None,
+    transport: str = "local",
+    transport_kwargs: Mapping[str, Any] | None = None,
+    deadline_seconds: float | None = 600.0,
+    context: StartMethod = DEFAULT_START_METHOD,
+    max_restarts: int = DEFAULT_MAX_RESTARTS,
+) -> TeamResult:
+    """Take over the durable team run `run_id` whose host died (`Team.resume`), given the settings
+    and transport it was started with, and return its answer. `deadline_seconds` counts from now."""
+    team = _team(settings, num_agents, transport, transport_kwargs, deadline_seconds, context, max_restarts)
+    return team.resume(run_id)
+
+
+def _team(
+    settings: AgentSettings | Sequence[AgentSettings] | None,
+    num_agents: int,
+    transport: str,
+    transport_kwargs: Mapping[str, Any] | None,
+    deadline_seconds: float | None,
+    context: StartMethod,
+    max_restarts: int,
+) -> Team:
+    return Team(
         settings if settings is not None else AgentSettings(),
         num_agents=num_agents if isinstance(settings, AgentSettings | None) else None,
         transport=transport,
@@ -533,4 +667,3 @@ def run_agents(
         context=context,
         max_restarts=max_restarts,
     )
-    return team.run(task, run_id=run_id)

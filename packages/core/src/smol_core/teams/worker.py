@@ -74,8 +74,12 @@ def agent_main(
             try:
                 report.update(_run(agent, task, settings, run_id, resume))
                 inbox.acknowledge()  # its last batch, taken into the run's final steps
-            finally:
+            except TeamStopped:
+                raise  # not marked: see `_mark_finished`
+            except BaseException:
                 _mark_finished(transport, agent_id)
+                raise
+            _mark_finished(transport, agent_id)
     except TeamStopped:
         # what it did before the stop (a deadline after six failing steps is not "0 steps, no error")
         report.update(state="stopped", **_progress(agent))
@@ -242,7 +246,12 @@ def _write_report(path: str, text: str) -> None:
 
 def _mark_finished(transport: Any, agent_id: int) -> None:
     """Say at once that this agent reads no more messages, before the host even sees the report, so
-    that a peer's message to it fails with a clear error instead of waiting on a queue no one reads."""
+    that a peer's message to it fails with a clear error instead of waiting on a queue no one reads.
+
+    Not for an agent stopped with SIGTERM: a host that stops its team marks each agent itself first,
+    and a host that died marks none, so that a peer still running for a moment sends into the inbox
+    (where the agent that takes the team over reads it) instead of being told, and a durable run
+    recording, that this agent stopped for good."""
     status = getattr(transport, "status", None)
     if status is not None:
         status.mark(agent_id, "finished")

@@ -115,6 +115,10 @@ class RedisTransport:
     for a `rediss://` URL, the CA that signed the server's certificate and the client's own.
     """
 
+    survives_host = True
+    """The team's queues, groups and acknowledged ids live in Redis, not in the host: a new host
+    given the team's name and keys takes the team over where the old one died (`Team.resume`)."""
+
     def __init__(
         self,
         url: str = "redis://127.0.0.1:6379/0",
@@ -514,6 +518,18 @@ class RedisTransport:
             pipe.expire(f"{self.prefix}agents", self.key_ttl_seconds)
         pipe.execute()
         self._give_back(agent_id, entries)
+
+    def unsettled(self, agent_ids: Collection[int]) -> int:
+        """How many entries are in these agents' inboxes: unread, or handed to the agent and not yet
+        acknowledged (an entry is deleted as it is acknowledged or dropped). Kept in Redis, so a new
+        host that takes the team over reads what its dead host's agents left, and a message sent
+        or taken twice by an agent restarted mid-call is still one entry: a team's host decides
+        from it that nothing is in flight (idle detection)."""
+        with self._server("counting the messages in flight"):
+            pipe = self.client.pipeline(transaction=False)
+            for agent_id in agent_ids:
+                pipe.xlen(self._inbox(agent_id))
+            return sum(int(count) for count in pipe.execute())
 
     def close(self) -> None:
         """Close the connection; the launcher that made the team's ACL users deletes them first, which
