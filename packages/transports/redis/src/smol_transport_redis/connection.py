@@ -2,12 +2,12 @@
 
 Passwords come from a file or the environment, never from the URL: a URL is a command-line flag
 (`--transport-url`), and the command line shows in process lists, shell histories and logs. A URL
-with a password in it is refused. The file is read when the connection is made, in the process
+with a password in it (`redis://:pw@host`, or `?password=pw`, which redis-py also reads) is refused. The file is read when the connection is made, in the process
 that makes it, so a pickled transport carries the file's path, never the password; an agent of a
 team with ACL users carries neither (`access.py`: its password comes from its share of the keys).
 
 TLS: a `rediss://` URL speaks TLS, checking the server's certificate against the system's CAs or
-`tls_ca_file`; `tls_cert_file` and `tls_key_file` present a client certificate where the server asks
+`tls_ca_file`, always (a URL whose query sets `ssl_*`, such as `ssl_cert_reqs=none`, is refused); `tls_cert_file` and `tls_key_file` present a client certificate where the server asks
 for one (`tls-auth-clients`).
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from smol_core.plugin_api import MessagingError
 
@@ -115,10 +115,18 @@ def admin_login(username: str | None, password_file: str | None) -> Login | None
 def check_url(url: str, tls: Tls) -> None:
     """Refuse a URL with a password in it, and TLS files for a URL that does not speak TLS."""
     parts = urlsplit(url)
-    if parts.password:
+    options = {name.lower() for name in parse_qs(parts.query, keep_blank_values=True)}
+    if parts.password or "password" in options:
         raise RedisAccessError(
             "the Redis URL holds a password, which would show in process lists and logs: remove it "
             f"from the URL and {PLAIN_HINT}"
+        )
+    tls_options = sorted(name for name in options if name.startswith("ssl"))
+    if tls_options:
+        raise RedisAccessError(
+            f"the Redis URL sets {', '.join(tls_options)}, and TLS is set by this process's own settings "
+            f"only (the certificate is always checked): remove it from the URL and set {ENV_TLS_CA_FILE} "
+            "(or pass tls_ca_file=)"
         )
     if tls.given() and parts.scheme != "rediss":
         raise RedisAccessError(
