@@ -181,3 +181,17 @@ def test_an_agents_user_cannot_freeze_the_server_for_every_team(secured_redis_se
                 agent.script_load("while true do end")
     finally:
         team.close()
+
+
+def test_a_rediss_url_checks_the_servers_host_name(tls_redis_server):
+    """A certificate signed by a trusted CA for another name is refused: without the host name
+    check, anyone holding any certificate from the system's CAs could stand in for the server."""
+    elsewhere = tls_redis_server.url.replace("127.0.0.1", "localhost")  # the certificate names 127.0.0.1
+    with pytest.raises(RedisAccessError, match="not for the host name") as refused:
+        RedisTransport(
+            elsewhere,
+            num_agents=2,
+            admin_password_file=tls_redis_server.admin_password_file,
+            tls_ca_file=tls_redis_server.ca_file,
+        )
+    assert "\n" not in str(refused.value)

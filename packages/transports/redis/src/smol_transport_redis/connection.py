@@ -7,7 +7,8 @@ that makes it, so a pickled transport carries the file's path, never the passwor
 team with ACL users carries neither (`access.py`: its password comes from its share of the keys).
 
 TLS: a `rediss://` URL speaks TLS, checking the server's certificate against the system's CAs or
-`tls_ca_file`, always (a URL whose query sets `ssl_*`, such as `ssl_cert_reqs=none`, is refused); `tls_cert_file` and `tls_key_file` present a client certificate where the server asks
+`tls_ca_file`, and the host name it is for, always (a URL whose query sets `ssl_*`, such as
+`ssl_cert_reqs=none`, is refused); `tls_cert_file` and `tls_key_file` present a client certificate where the server asks
 for one (`tls-auth-clients`).
 """
 
@@ -144,6 +145,9 @@ def connect(url: str, login: Login, tls: Tls) -> Any:
     if login.password is not None:
         options.update(username=login.username, password=login.password)
     if urlsplit(url).scheme == "rediss":
+        # said outright: redis-py before 6 does not check the host name unless told to, and then
+        # any certificate from a trusted CA, for any name, would pass for the server's
+        options.update(ssl_cert_reqs="required", ssl_check_hostname=True)
         options.update(ssl_ca_certs=tls.ca_file, ssl_certfile=tls.cert_file, ssl_keyfile=tls.key_file)
     return redis.Redis.from_url(url, **options)
 
@@ -166,6 +170,11 @@ def explain(url: str, doing: str, login: Login | None, error: Exception) -> Mess
             f"({str(error).splitlines()[0][:200]}); {_hint(login)}"
         )
     if isinstance(error, redis.ConnectionError | redis.TimeoutError):
+        if "CERTIFICATE_VERIFY_FAILED" in str(error) and "mismatch" in str(error):
+            return RedisAccessError(
+                f"{server} shows a TLS certificate that is not for the host name in the URL while "
+                f"{doing}: use the name (or address) the certificate was made for in the rediss:// URL"
+            )
         if "CERTIFICATE_VERIFY_FAILED" in str(error):
             return RedisAccessError(
                 f"{server} shows a TLS certificate this process does not trust while {doing}: set "
