@@ -7,11 +7,13 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_leftovers import dead_pid, make_old
+from test_leftovers import dead_pid, kill_group, make_old
 
 from smol_core import leftovers
 from smol_core.leftovers import sweep, sweep_fork_server_folders, sweep_owned_folders
@@ -125,3 +127,29 @@ def test_a_live_process_whose_pid_names_the_folder_keeps_it(tmp_path: Path) -> N
         make_old(folder)
     assert sweep_owned_folders(str(tmp_path)) == []
     assert all(folder.exists() for folder in kept)
+
+
+MANAGER = """
+import multiprocessing, sys, time
+from multiprocessing import util
+folder = util.get_temp_dir()  # made first, so the forked Manager server listens in it
+manager = multiprocessing.get_context("fork").Manager()
+print(folder, flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_live_managers_folder_stays(tmp_path: Path) -> None:
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    process = subprocess.Popen(
+        [sys.executable, "-c", MANAGER], env=env, stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        assert process.stdout is not None
+        folder = Path(process.stdout.readline().strip())
+        assert any(path.is_socket() for path in folder.iterdir()), "the Manager made no socket"
+        make_old(folder)
+        assert sweep_fork_server_folders(str(tmp_path)) == []
+        assert folder.exists()
+    finally:
+        kill_group(process)  # the Manager's server too

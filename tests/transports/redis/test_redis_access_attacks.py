@@ -4,6 +4,9 @@ not carry, and what TLS may not give up."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+
 import pytest
 import redis
 from secured_redis import SecuredRedis
@@ -12,6 +15,7 @@ from smol_transport_redis.connection import RedisAccessError
 from smol_transport_redis.transport import GROUP, RedisTransport
 
 from smol_core.teams import Message
+from smol_core.teams.identity import for_agent
 
 
 def _team(server: SecuredRedis) -> RedisTransport:
@@ -195,3 +199,24 @@ def test_a_rediss_url_checks_the_servers_host_name(tls_redis_server):
             tls_ca_file=tls_redis_server.ca_file,
         )
     assert "\n" not in str(refused.value)
+
+
+def test_no_agent_can_derive_a_peers_password(secured_redis_server):
+    """Agent i's password comes from its key to itself, which no peer's share holds: a peer with
+    its whole share (every key it is given) can neither compute it nor log in as agent i."""
+    team = _team(secured_redis_server)
+    try:
+        share = for_agent(team, 0).credentials
+        with pytest.raises(ValueError, match="not agent 1's"):
+            agent_password(share, 1)
+        guesses = {agent_password(share, 0)} | {
+            hmac.new(key, b"smol-redis-acl-password", hashlib.sha256).hexdigest()
+            for key in (share.key(0, 1), share.key(1, 0))
+        }
+        for guess in guesses:
+            with pytest.raises(redis.AuthenticationError):
+                redis.Redis.from_url(
+                    secured_redis_server.url, username=agent_username(team.team, 1), password=guess
+                ).ping()
+    finally:
+        team.close()
