@@ -126,3 +126,26 @@ def test_no_proxy_thread_outlives_a_request_that_failed(monkeypatch: pytest.Monk
         silent.close()
         for connection in held:
             connection.close()
+
+
+@pytest.mark.parametrize(
+    "request_line",
+    [
+        "CONNECT 127.0.0.1:99999 HTTP/1.1",
+        "GET http://127.0.0.1:99999/ HTTP/1.1",
+        "GET http://[::1/ HTTP/1.1",
+        "CONNECT HTTP/1.1",
+        "NONSENSE",
+        "GET http://example.com:-1/ HTTP/1.1",
+    ],
+)
+def test_a_malformed_request_is_answered_without_a_traceback(
+    request_line: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What reaches the proxy is anyone's text: the proxy's thread ends quietly on any of it."""
+    failures: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda hook: failures.append(hook.exc_value))
+    with PolicyProxy(AddressPolicy().with_environment(), MAX_BYTES, 5) as proxy:
+        answer = _ask(proxy, request_line)
+    assert not answer.startswith(b"HTTP/1.1 200")
+    assert failures == []

@@ -120,7 +120,7 @@ class PolicyProxy:
             with contextlib.suppress(OSError):
                 client.sendall(NOT_YOURS)
             return False
-        with contextlib.suppress(ValueError):
+        with contextlib.suppress(OSError, ValueError):  # a port out of range, a client gone: anyone's text
             self._forward(client, head, rest)
         return True
 
