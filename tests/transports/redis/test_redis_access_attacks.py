@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
+import threading
 
 import pytest
 import redis
@@ -220,3 +222,44 @@ def test_no_agent_can_derive_a_peers_password(secured_redis_server):
                 ).ping()
     finally:
         team.close()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_password_file_that_is_not_a_file_is_one_line(tmp_path, kind):
+    """A named pipe nobody writes to would block the read for ever: refused, as a folder is."""
+    path = tmp_path / "password"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    refusals: list[str] = []
+
+    def connect() -> None:
+        with pytest.raises(RedisAccessError) as refused:
+            RedisTransport("redis://127.0.0.1:1/0", num_agents=2, password_file=str(path))
+        refusals.append(str(refused.value))
+
+    reader = threading.Thread(target=connect, daemon=True)
+    reader.start()
+    reader.join(30)
+    if reader.is_alive():  # let the blocked read end, so the test does not hang
+        with open(path, "w"):
+            pass
+        reader.join(5)
+        pytest.fail("reading the password file blocked")
+    assert len(refusals) == 1 and "\n" not in refusals[0] and str(path) in refusals[0]
+
+
+def test_a_password_from_a_pipe_is_read(secured_redis_server):
+    """`SMOL_REDIS_ADMIN_PASSWORD_FILE=<(pass show redis)` hands a pipe: it is read to its end."""
+    reader, writer = os.pipe()
+    os.write(writer, (secured_redis_server.admin_password() + "\n").encode())
+    os.close(writer)
+    try:
+        team = RedisTransport(
+            secured_redis_server.url, num_agents=2, admin_password_file=f"/proc/self/fd/{reader}"
+        )
+    finally:
+        os.close(reader)
+    team.send(Message(sender=0, recipient=1, body="in"))
+    team.close()

@@ -14,7 +14,11 @@ for one (`tls-auth-clients`).
 
 from __future__ import annotations
 
+import errno
 import os
+import select
+import stat
+import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -31,6 +35,7 @@ ENV_TLS_CA_FILE = "SMOL_REDIS_TLS_CA_FILE"
 ENV_TLS_CERT_FILE = "SMOL_REDIS_TLS_CERT_FILE"
 ENV_TLS_KEY_FILE = "SMOL_REDIS_TLS_KEY_FILE"
 MAX_PASSWORD_FILE_BYTES = 4096
+PIPE_WAIT_SECONDS = 5.0
 
 PLAIN_HINT = (
     f"set {ENV_PASSWORD_FILE} to a file that holds the password (and {ENV_USERNAME} for an ACL user), "
@@ -83,8 +88,7 @@ def read_password(path: str | None, variable: str, file_variable: str) -> str | 
     if path is None:
         return os.environ.get(variable) or None
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_PASSWORD_FILE_BYTES + 1)
+        raw = _read_secret_file(path, MAX_PASSWORD_FILE_BYTES + 1)
     except OSError as error:
         raise RedisAccessError(
             f"the Redis password file {path} cannot be read ({error.strerror or type(error).__name__}): "
@@ -97,6 +101,31 @@ def read_password(path: str | None, variable: str, file_variable: str) -> str | 
             "write the password alone in it"
         )
     return password
+
+
+def _read_secret_file(path: str, limit: int) -> bytes:
+    """Up to `limit` bytes of the file `path`: a regular file, or a pipe (`<(pass show redis)`)
+    read until its writer closes it, waiting `PIPE_WAIT_SECONDS` at most, so that a named pipe
+    nobody writes to is an error rather than a read that blocks for ever. Anything else (a device,
+    a folder) is an `OSError` that says what it is."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(descriptor, "rb") as handle:
+        mode = os.fstat(descriptor).st_mode
+        if stat.S_ISREG(mode):
+            return handle.read(limit)
+        if not stat.S_ISFIFO(mode):
+            raise OSError(errno.EINVAL, "not a regular file or a pipe")
+        data = b""
+        deadline = time.monotonic() + PIPE_WAIT_SECONDS
+        while len(data) <= limit:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([descriptor], [], [], left)[0]:
+                raise OSError(errno.ETIMEDOUT, f"nothing closed the pipe within {PIPE_WAIT_SECONDS:g} s")
+            chunk = os.read(descriptor, limit + 1 - len(data))
+            if not chunk:
+                break
+            data += chunk
+        return data
 
 
 def plain_login(username: str | None, password_file: str | None) -> Login:
