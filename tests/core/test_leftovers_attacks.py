@@ -153,3 +153,16 @@ def test_a_live_managers_folder_stays(tmp_path: Path) -> None:
         assert folder.exists()
     finally:
         kill_group(process)  # the Manager's server too
+
+
+def test_a_link_inside_a_dead_owners_folder_is_removed_not_followed(tmp_path: Path) -> None:
+    precious = tmp_path / "home"
+    precious.mkdir()
+    (precious / "work.txt").write_text("keep me")
+    orphan = tmp_path / f"smol-team-{dead_pid()}-links"
+    orphan.mkdir()
+    (orphan / "home").symlink_to(precious)
+    (orphan / "file").symlink_to(precious / "work.txt")
+    make_old(orphan)
+    assert sweep_owned_folders(str(tmp_path)) == [str(orphan)]
+    assert not orphan.exists() and (precious / "work.txt").read_text() == "keep me"

@@ -99,12 +99,16 @@ def test_another_local_process_cannot_take_the_proxys_one_request(
     assert "proxy-authorization" not in internal.seen[0].headers  # the proxy's secret stays with it
 
 
+@pytest.mark.parametrize(
+    "variable",
+    ["http://127.0.0.1_proxy", "HTTP://127.0.0.1_PROXY", "all://127.0.0.1_proxy", "all_proxy", "http_proxy"],
+)
 def test_a_proxy_setting_for_the_one_host_cannot_skip_the_proxy(
-    internal: StandInWeb, monkeypatch: pytest.MonkeyPatch
+    internal: StandInWeb, monkeypatch: pytest.MonkeyPatch, variable: str
 ) -> None:
     """`requests` reads `<scheme>://<host>_proxy` from the environment and prefers it over a
     scheme-wide setting: the policy proxy must still be the one it uses."""
-    monkeypatch.setenv("http://127.0.0.1_proxy", internal.url())
+    monkeypatch.setenv(variable, internal.url())
     with pytest.raises(AddressRefusedError, match="loopback"):
         WebSearchTool(engine="exa", base_url="http://127.0.0.1:9/search")("q")
     assert internal.seen == []
