@@ -88,6 +88,7 @@ def test_smol_folders_of_dead_owners_go_and_the_others_stay(tmp_path: Path) -> N
     for orphan in orphans:
         orphan.mkdir()
         (orphan / "left.txt").write_text("x")
+        make_old(orphan)
     mine = tmp_path / f"smol-team-{os.getpid()}-def"
     init = tmp_path / "smol-scratch-1-ghi"  # pid 1 runs: not an orphan
     unrelated = tmp_path / "smol-team-nopid"  # a name without an owner: nobody to ask, left alone

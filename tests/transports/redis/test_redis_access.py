@@ -161,6 +161,8 @@ def test_a_script_cannot_do_what_the_agents_user_may_not(team_with_a_message, se
     """Redis checks every command a script calls against its caller's user: the agent may run
     scripts (the send script) but a script of its own cannot delete a peer's inbox for it."""
     team = team_with_a_message
+    with secured_redis_server.admin() as admin:  # loaded by someone who may: the agent may not
+        admin.script_load("return redis.call('DEL', KEYS[1])")
     with _as_agent(team, 0, secured_redis_server) as peer:
         script = peer.register_script("return redis.call('DEL', KEYS[1])")
         with pytest.raises(redis.ResponseError, match="can't run this command"):

@@ -81,14 +81,15 @@ def sweep(temporary: str | None = None, shared_memory: str = SHARED_MEMORY) -> l
 
 
 def sweep_owned_folders(root: str) -> list[str]:
-    """smol's folders in `root` whose owner process no longer runs."""
+    """smol's folders in `root` whose owner process no longer runs, over `GRACE_SECONDS` old: a run
+    whose owner just died is its janitor's to remove, and a sweep never races it."""
     removed: list[str] = []
     for name in _names(root):
         match = _OWNED.match(name)
         if match is None or process_alive(int(match.group(1))):
             continue
         path = os.path.join(root, name)
-        if _ours(path, want=stat.S_ISDIR):
+        if _ours(path, want=stat.S_ISDIR) and _old(path):
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed
@@ -188,12 +189,15 @@ def _sockets_in(folder: str) -> list[str]:
 
 
 def _listening_socket_paths() -> set[str] | None:
-    """The paths of the Unix sockets bound in this network namespace; None where unreadable."""
+    """The paths of the Unix sockets bound in this network namespace; None where unreadable.
+
+    The path is the rest of the line, as the kernel prints it (unescaped): a temporary directory
+    with a space in its name must not cut a live socket's path short and make it look unbound."""
     try:
         lines = Path("/proc/net/unix").read_text().splitlines()[1:]
     except OSError:
         return None
-    return {fields[7] for fields in (line.split() for line in lines) if len(fields) >= 8}
+    return {fields[7] for fields in (line.split(maxsplit=7) for line in lines) if len(fields) == 8}
 
 
 def _mapped_shared_memory_files() -> set[tuple[int, int]]:

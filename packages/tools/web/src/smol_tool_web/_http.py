@@ -134,7 +134,7 @@ def post_json(
         try:
             response = requests.post(
                 url, headers=sent_headers, json=json, timeout=timeout,
-                proxies=proxy.proxies, allow_redirects=False,
+                proxies=proxy.proxies_for(url), allow_redirects=False,
             )  # fmt: skip
             response.raise_for_status()
             data = response.json()

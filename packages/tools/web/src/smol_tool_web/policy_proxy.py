@@ -9,14 +9,24 @@ address it resolves to is not allowed, and connects to the address it checked, s
 resolver cannot slip a second answer in. HTTPS goes through as a tunnel (CONNECT): TLS runs end to
 end and `requests` still verifies the certificate against the host name.
 
-Limits: it serves one connection (the request is sent without following redirects), and only
-while the request is under way; what the server sends is bounded by `max_bytes`, counted as it
-passes (headers and TLS framing included).
+Who may use it: only the request it was made for. Any local process can connect to a port on
+127.0.0.1, so the proxy's URL carries a secret drawn for this request (`requests` sends it as
+`Proxy-Authorization`); a connection without it is answered 407 and closed, and the proxy waits on
+for its own request, so another process can neither take that request's place nor use the proxy
+as a relay. The secret is removed from what is forwarded.
+
+Limits: it serves one request (sent without following redirects), and only while the request is
+under way; what the server sends is bounded by `max_bytes`, counted as it passes (headers and TLS
+framing included). A local process that connects and sends nothing holds the proxy for up to
+`timeout`, so it can delay the request (and make it time out), never redirect it.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hmac
+import secrets
 import selectors
 import socket
 import threading
@@ -28,6 +38,8 @@ from smol_core.plugin_api import AddressPolicy, resolve_host
 HEAD_LIMIT = 64 * 1024  # a request head longer than this is not one `requests` sends
 REFUSED = b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 UNREACHABLE = b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+NOT_YOURS = b"HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+USER = "smol"
 
 
 class PolicyProxy:
@@ -44,6 +56,8 @@ class PolicyProxy:
         self.refusal_reason: str | None = None
         self.unreachable: str | None = None
         self.too_large = False
+        self._secret = secrets.token_urlsafe(24)
+        self._token = base64.b64encode(f"{USER}:{self._secret}".encode())
         self._listener = socket.create_server(("127.0.0.1", 0))
         self._listener.settimeout(timeout)
         self._closed = threading.Event()
@@ -51,8 +65,18 @@ class PolicyProxy:
 
     @property
     def proxies(self) -> dict[str, str]:
-        url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+        url = f"http://{USER}:{self._secret}@127.0.0.1:{self._listener.getsockname()[1]}"
         return {"http": url, "https": url}
+
+    def proxies_for(self, url: str) -> dict[str, str]:
+        """`proxies` for a request to `url`, keyed by its scheme and host too: `requests` prefers a
+        `<scheme>://<host>` entry, and would take one from the environment (`<scheme>://<host>_proxy`)
+        over the scheme-wide one, going round the proxy."""
+        parts = urlsplit(url)
+        proxies = self.proxies
+        if parts.hostname:
+            proxies[f"{parts.scheme.lower()}://{parts.hostname}"] = proxies["http"]
+        return proxies
 
     def __enter__(self) -> PolicyProxy:
         self._thread.start()
@@ -69,23 +93,40 @@ class PolicyProxy:
         self._thread.join(timeout=5)
 
     def _serve_one(self) -> None:
+        """Serve the first connection that holds this proxy's secret; answer 407 to any other."""
         try:
-            client, _ = self._listener.accept()
-        except OSError:  # closed unused (a patched `requests.post` never connects), or timed out
-            return
+            while not self._closed.is_set():
+                try:
+                    client, _ = self._listener.accept()
+                except OSError:  # closed unused (a patched `requests.post` never connects), or timed out
+                    return
+                with client:
+                    client.settimeout(self.timeout)
+                    if self._serve(client):
+                        return
         finally:
             with contextlib.suppress(OSError):
                 self._listener.close()
-        with client:
-            client.settimeout(self.timeout)
-            self._serve(client)
 
-    def _serve(self, client: socket.socket) -> None:
+    def _serve(self, client: socket.socket) -> bool:
+        """Serve `client`'s request; False when it is not the request this proxy was made for."""
         try:
             head, rest = _read_head(client)
-            method, target, version = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ", 2)
         except (OSError, ValueError):
-            return
+            return False
+        head, authorization = _without_authorization(head)
+        scheme, _, token = authorization.partition(b" ")
+        if scheme.lower() != b"basic" or not hmac.compare_digest(token.strip(), self._token):
+            with contextlib.suppress(OSError):
+                client.sendall(NOT_YOURS)
+            return False
+        with contextlib.suppress(OSError, ValueError):  # a port out of range, a client gone: anyone's text
+            self._forward(client, head, rest)
+        return True
+
+    def _forward(self, client: socket.socket, head: bytes, rest: bytes) -> None:
+        """Connect where the request asks, if the policy allows it, and relay both ways."""
+        method, target, version = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ", 2)
         if method == "CONNECT":
             host, port, first = *_authority(target, 443), b""
         else:
@@ -149,6 +190,18 @@ class PolicyProxy:
                         target.sendall(chunk)
                     except OSError:
                         return
+
+
+def _without_authorization(head: bytes) -> tuple[bytes, bytes]:
+    """`head` without its Proxy-Authorization line (never forwarded), and that line's value."""
+    kept, value = [], b""
+    for line in head.split(b"\r\n"):
+        name, sep, rest = line.partition(b":")
+        if sep and name.strip().lower() == b"proxy-authorization":
+            value = rest.strip()
+        else:
+            kept.append(line)
+    return b"\r\n".join(kept), value
 
 
 def _read_head(client: socket.socket) -> tuple[bytes, bytes]:

@@ -7,6 +7,8 @@ machine) could read its peers' messages or delete them. Agent `i`'s user may:
 - on its own keys (its inbox, the ids it acknowledged, the quota hash of its inbox): read its inbox
   through the group (XREADGROUP, XAUTOCLAIM), acknowledge and delete what it took (XACK, XDEL), make
   its group again, refresh their time to live, and run the script that gives quota back;
+- run the scripts its launcher loaded (EVALSHA), never load one of its own: Lua runs alone on the
+  server, so a script of its own that loops would block every team on it;
 - on every inbox of its team: run the send script, whose XADD and quota counters are allowed there
   and nowhere else (Redis checks every command a script calls against the caller's user);
 - read the team's member list; nothing else: no DEL, XTRIM, XREAD or XRANGE of a peer's inbox, no
@@ -16,7 +18,10 @@ What Redis 7's ACLs cannot refuse: a user allowed to XADD may also pass XADD's o
 which trims, and one allowed to count its quota in a peer's inbox may miscount it. So an agent's
 *process* holding its credential could still trim or flood a peer's inbox, and upset its quotas;
 strangers and other teams cannot (they hold no user with any right on these keys), and an agent's
-sandbox never holds the credential at all.
+sandbox never holds the credential at all. EVALSHA runs any script already in the server's cache,
+so what another client with the right to load scripts put there an agent may run too (under its own
+user's rules); and once the cache is emptied (SCRIPT FLUSH, a restart) the agents cannot send until
+the team is started again.
 
 Each agent's password is derived from its own share of the team's keys (`AgentKeys`), which reaches
 the agent's process and nothing else, so the password travels with that share and needs no channel
@@ -50,7 +55,6 @@ _OWN_KEYS_COMMANDS = (
     "+hset",
     "+smembers",
     "+evalsha",
-    "+script|load",
 )
 """What an agent does to its own keys (and SMEMBERS of the member list, which it may only read)."""
 
@@ -100,9 +104,14 @@ def agent_rules(prefix: str, agent_id: int, password: str) -> list[str]:
     ]
 
 
-def make_agent_users(admin: Any, team: str, prefix: str, keys: TeamKeys, agent_ids: Iterable[int]) -> None:
-    """Make (or reset) every agent's user with `admin`, a connection allowed to run ACL SETUSER."""
+def make_agent_users(
+    admin: Any, team: str, prefix: str, keys: TeamKeys, agent_ids: Iterable[int], scripts: Iterable[str]
+) -> None:
+    """Make (or reset) every agent's user with `admin`, a connection allowed to run ACL SETUSER, and
+    load `scripts` (the transport's), which the agents may run but not load."""
     pipe = admin.pipeline(transaction=False)
+    for script in scripts:
+        pipe.script_load(script)
     for agent_id in agent_ids:
         rules = agent_rules(prefix, agent_id, agent_password(keys, agent_id))
         pipe.execute_command("ACL", "SETUSER", agent_username(team, agent_id), *rules)

@@ -2,21 +2,26 @@
 
 Passwords come from a file or the environment, never from the URL: a URL is a command-line flag
 (`--transport-url`), and the command line shows in process lists, shell histories and logs. A URL
-with a password in it is refused. The file is read when the connection is made, in the process
+with a password in it (`redis://:pw@host`, or `?password=pw`, which redis-py also reads) is refused. The file is read when the connection is made, in the process
 that makes it, so a pickled transport carries the file's path, never the password; an agent of a
 team with ACL users carries neither (`access.py`: its password comes from its share of the keys).
 
 TLS: a `rediss://` URL speaks TLS, checking the server's certificate against the system's CAs or
-`tls_ca_file`; `tls_cert_file` and `tls_key_file` present a client certificate where the server asks
+`tls_ca_file`, and the host name it is for, always (a URL whose query sets `ssl_*`, such as
+`ssl_cert_reqs=none`, is refused); `tls_cert_file` and `tls_key_file` present a client certificate where the server asks
 for one (`tls-auth-clients`).
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import select
+import stat
+import time
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from smol_core.plugin_api import MessagingError
 
@@ -30,6 +35,7 @@ ENV_TLS_CA_FILE = "SMOL_REDIS_TLS_CA_FILE"
 ENV_TLS_CERT_FILE = "SMOL_REDIS_TLS_CERT_FILE"
 ENV_TLS_KEY_FILE = "SMOL_REDIS_TLS_KEY_FILE"
 MAX_PASSWORD_FILE_BYTES = 4096
+PIPE_WAIT_SECONDS = 5.0
 
 PLAIN_HINT = (
     f"set {ENV_PASSWORD_FILE} to a file that holds the password (and {ENV_USERNAME} for an ACL user), "
@@ -82,8 +88,7 @@ def read_password(path: str | None, variable: str, file_variable: str) -> str | 
     if path is None:
         return os.environ.get(variable) or None
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_PASSWORD_FILE_BYTES + 1)
+        raw = _read_secret_file(path, MAX_PASSWORD_FILE_BYTES + 1)
     except OSError as error:
         raise RedisAccessError(
             f"the Redis password file {path} cannot be read ({error.strerror or type(error).__name__}): "
@@ -96,6 +101,31 @@ def read_password(path: str | None, variable: str, file_variable: str) -> str | 
             "write the password alone in it"
         )
     return password
+
+
+def _read_secret_file(path: str, limit: int) -> bytes:
+    """Up to `limit` bytes of the file `path`: a regular file, or a pipe (`<(pass show redis)`)
+    read until its writer closes it, waiting `PIPE_WAIT_SECONDS` at most, so that a named pipe
+    nobody writes to is an error rather than a read that blocks for ever. Anything else (a device,
+    a folder) is an `OSError` that says what it is."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(descriptor, "rb") as handle:
+        mode = os.fstat(descriptor).st_mode
+        if stat.S_ISREG(mode):
+            return handle.read(limit)
+        if not stat.S_ISFIFO(mode):
+            raise OSError(errno.EINVAL, "not a regular file or a pipe")
+        data = b""
+        deadline = time.monotonic() + PIPE_WAIT_SECONDS
+        while len(data) <= limit:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([descriptor], [], [], left)[0]:
+                raise OSError(errno.ETIMEDOUT, f"nothing closed the pipe within {PIPE_WAIT_SECONDS:g} s")
+            chunk = os.read(descriptor, limit + 1 - len(data))
+            if not chunk:
+                break
+            data += chunk
+        return data
 
 
 def plain_login(username: str | None, password_file: str | None) -> Login:
@@ -115,10 +145,18 @@ def admin_login(username: str | None, password_file: str | None) -> Login | None
 def check_url(url: str, tls: Tls) -> None:
     """Refuse a URL with a password in it, and TLS files for a URL that does not speak TLS."""
     parts = urlsplit(url)
-    if parts.password:
+    options = {name.lower() for name in parse_qs(parts.query, keep_blank_values=True)}
+    if parts.password or "password" in options:
         raise RedisAccessError(
             "the Redis URL holds a password, which would show in process lists and logs: remove it "
             f"from the URL and {PLAIN_HINT}"
+        )
+    tls_options = sorted(name for name in options if name.startswith("ssl"))
+    if tls_options:
+        raise RedisAccessError(
+            f"the Redis URL sets {', '.join(tls_options)}, and TLS is set by this process's own settings "
+            f"only (the certificate is always checked): remove it from the URL and set {ENV_TLS_CA_FILE} "
+            "(or pass tls_ca_file=)"
         )
     if tls.given() and parts.scheme != "rediss":
         raise RedisAccessError(
@@ -136,6 +174,9 @@ def connect(url: str, login: Login, tls: Tls) -> Any:
     if login.password is not None:
         options.update(username=login.username, password=login.password)
     if urlsplit(url).scheme == "rediss":
+        # said outright: redis-py before 6 does not check the host name unless told to, and then
+        # any certificate from a trusted CA, for any name, would pass for the server's
+        options.update(ssl_cert_reqs="required", ssl_check_hostname=True)
         options.update(ssl_ca_certs=tls.ca_file, ssl_certfile=tls.cert_file, ssl_keyfile=tls.key_file)
     return redis.Redis.from_url(url, **options)
 
@@ -158,6 +199,11 @@ def explain(url: str, doing: str, login: Login | None, error: Exception) -> Mess
             f"({str(error).splitlines()[0][:200]}); {_hint(login)}"
         )
     if isinstance(error, redis.ConnectionError | redis.TimeoutError):
+        if "CERTIFICATE_VERIFY_FAILED" in str(error) and "mismatch" in str(error):
+            return RedisAccessError(
+                f"{server} shows a TLS certificate that is not for the host name in the URL while "
+                f"{doing}: use the name (or address) the certificate was made for in the rediss:// URL"
+            )
         if "CERTIFICATE_VERIFY_FAILED" in str(error):
             return RedisAccessError(
                 f"{server} shows a TLS certificate this process does not trust while {doing}: set "

@@ -263,7 +263,7 @@ class RedisTransport:
         if not isinstance(self.credentials, TeamKeys):
             raise ValueError("making a team's Redis users needs the team's keys (TeamKeys) as credentials=")
         with self._server("making the team's ACL users"):
-            make_agent_users(self.client, self.team, self.prefix, self.credentials, ids)
+            make_agent_users(self.client, self.team, self.prefix, self.credentials, ids, (_SEND, _RELEASE))
         self.acl_users = self._made_users = True
 
     def _script(self) -> Any:
