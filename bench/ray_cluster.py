@@ -30,6 +30,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from figures import figure  # noqa: E402
 from team_messages import team_settings  # noqa: E402
 
 NODES = ({"node1": 1000}, {"node2": 1000})
@@ -156,6 +157,12 @@ def ray_size(address: str, num_agents: int, runs: int, cap: float) -> float:
     per_node = Counter(seen.values())
     where = ", ".join(f"{node}: {count}" for node, count in sorted(per_node.items())) or "none seen"
     goal = GOALS.get(num_agents)
+    figure(
+        f"team of {num_agents} over ray, two nodes, warm: start to answer",
+        warm[len(warm) // 2],
+        "s",
+        goal=goal,
+    )
     print(
         f"ray   team of {num_agents:3d}: {warm[len(warm) // 2]:6.2f} s start to answer "
         f"(median of {runs} warm, {warm[0]:.2f}-{warm[-1]:.2f}{f'; goal {goal:g} s' if goal else ''}; "
