@@ -31,6 +31,7 @@ RELAY_MODULES = ("smol_transport_ray.relay", "smol_transport_ray.child")
 
 
 def templates_supported() -> bool:
+    """Linux with pidfds (5.3+) and descriptor passing: what forking from a template needs."""
     return (
         sys.platform.startswith("linux")
         and hasattr(os, "pidfd_open")
@@ -40,7 +41,8 @@ def templates_supported() -> bool:
 
 
 class AgentTemplate:
-    """One warm template process, a child of this supervisor; started by the first agent that asks."""
+    """One warm template process, a child of this supervisor; started as the supervisor is made
+    (`AgentSupervisor.warm`), or by the first agent that asks."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
