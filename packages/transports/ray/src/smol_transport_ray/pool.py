@@ -94,12 +94,15 @@ POOL = SupervisorPool()
 
 
 def close_supervisors() -> None:
-    """Kill this host's warm supervisors and their templates now (they end with its Ray connection
-    in any case). No team of this host may be running."""
+    """Kill this host's warm supervisors and their templates, and its spare mailbox, now (they end
+    with its Ray connection in any case). No team of this host may be running."""
     import ray
+
+    from smol_transport_ray.spares import SPARES
 
     if ray.is_initialized():
         POOL.close(ray)
+        SPARES.close(ray)
 
 
 def placements(options: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None) -> list[dict[str, Any]]:
