@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 
 import ray
+from smol_transport_ray.pool import close_supervisors
+from smol_transport_ray.spares import SPARES
 from smol_transport_ray.transport import RayTransport
 
 from smol_core import CodeAgent, ReceiveMessagesTool, SendMessageTool, run_agents
@@ -21,6 +23,7 @@ from smol_core.testing import ScriptedModel
 
 TEAMS = Path(__file__).parents[2] / "teams"
 sys.path.insert(0, str(TEAMS))
+from ray_helpers import parent_of, sockets_of, without_warm_supervisors  # noqa: E402
 from team_helpers import code, descendants, five_plus_three, left_behind  # noqa: E402
 
 
@@ -39,6 +42,32 @@ def named_actors(part: str) -> set[str]:
     }
 
 
+def agents_left(before: list[tuple[int, str]], settle_seconds: float = 10.0) -> list[tuple[int, str]]:
+    """Processes below this one, not there `before`, still alive: the host's warm supervisors and
+    their templates aside (they serve its next team), nothing may be (a sandbox worker dies a moment
+    after its agent: `settle_seconds` for stragglers). The host's spare mailbox, made for its next
+    team, is killed first: its worker is a Ray worker like a team's mailbox."""
+    SPARES.close(ray)
+    end = time.monotonic() + settle_seconds
+    while True:
+        known = {pid for pid, _ in before}
+        new = without_warm_supervisors([(pid, cmd) for pid, cmd in descendants() if pid not in known])
+        if not new or time.monotonic() >= end:
+            return new
+        time.sleep(0.1)
+
+
+def running_agents() -> list[list[object]]:
+    """Every agent process a supervisor on the cluster still runs: [team, agent id]."""
+    running = []
+    for name in named_actors("-agents-"):
+        try:
+            running += ray.get(ray.get_actor(name, namespace="smol").running.remote(), timeout=30)
+        except (ValueError, ray.exceptions.RayError):  # killed meanwhile
+            continue
+    return running
+
+
 def started_agents() -> dict[str, list[int]]:
     """Each supervisor actor on the cluster -> the agents whose processes it has started."""
     found: dict[str, list[int]] = {}
@@ -50,8 +79,10 @@ def started_agents() -> dict[str, list[int]]:
     return found
 
 
-def test_a_team_runs_its_agents_under_one_ray_actor_and_leaves_nothing_behind(ray_address):
+def test_a_team_runs_its_agents_under_one_ray_actor_and_leaves_no_agent_behind(ray_address):
+    close_supervisors()  # none warm from an earlier test: this team makes its own
     before = descendants()
+    mailboxes_before = named_actors("smol-team-")
     seen: dict[str, set[int]] = {}
     running = threading.Event()
     running.set()
@@ -84,8 +115,13 @@ def test_a_team_runs_its_agents_under_one_ray_actor_and_leaves_nothing_behind(ra
         (0, 1, "result = 5 + 3"),
         (1, 0, "8"),
     ]
-    assert named_actors("smol-team-") & {name.rsplit("-agents-", 1)[0] for name in seen} == set()
-    assert named_actors("-agents-") == set()  # every supervisor was killed
+    assert (
+        not named_actors("smol-team-") - mailboxes_before - set(SPARES.names())
+    )  # the host killed its mailbox
+    assert running_agents() == []  # every agent's process has ended; its supervisor stays warm
+    assert agents_left(before) == []
+    close_supervisors()
+    assert named_actors("-agents-") == set()
     assert left_behind(before) == []
 
 
@@ -100,7 +136,7 @@ def test_a_team_of_local_processes_talks_through_the_cluster(ray_address):
         deadline_seconds=180,
     )
     assert result.state == "success" and result.output == "8"
-    assert left_behind(before) == []
+    assert agents_left(before) == []
     assert ray.is_initialized()
 
 
@@ -176,6 +212,7 @@ def test_the_cli_joins_the_cluster_by_address(tmp_path, ray_address):
 def test_an_agent_killed_on_the_cluster_is_reported_dead_to_its_peers(ray_address):
     """kill -9 of agent 1's process on its node, mid-run: the host sees it end, marks it dead in the
     mailbox, and agent 0's next message to it is an error its model reads; nothing is left behind."""
+    close_supervisors()  # the one supervisor on the cluster is then this team's
     before = descendants()
     settings = [
         AgentSettings(
@@ -229,8 +266,8 @@ def test_an_agent_killed_on_the_cluster_is_reported_dead_to_its_peers(ray_addres
     assert result.state == "success"
     assert "PeerGoneError: agent 1 has died: it will read no more messages" in result.output
     assert result.agents[1].exitcode == -signal.SIGKILL and not result.agents[1].reported
-    assert named_actors("-agents-") == set()
-    assert left_behind(before) == []
+    assert running_agents() == []
+    assert agents_left(before) == []
 
 
 def test_a_durable_team_on_the_cluster_starts_a_killed_agent_again_and_it_resumes(ray_address, tmp_path):
@@ -245,3 +282,113 @@ def test_a_durable_team_on_the_cluster_starts_a_killed_agent_again_and_it_resume
     assert result.agents[1].restarts == 1
     assert result.state == "success" and result.output == "42"
     assert log.read_text().splitlines() == ["0", "1"]
+
+
+def first_supervisor_when_started(num_agents: int) -> tuple[object, list[int]]:
+    """The one supervisor on the cluster, once it has started agents 0 to `num_agents` - 1, with
+    their pids."""
+    for _ in range(1200):
+        names = named_actors("-agents-")
+        if names:
+            supervisor = ray.get_actor(next(iter(names)), namespace="smol")
+            pids = ray.get([supervisor.pid.remote(agent) for agent in range(num_agents)], timeout=60)
+            if all(pids):
+                return supervisor, pids
+        time.sleep(0.1)
+    raise AssertionError("no supervisor started the team's agents")
+
+
+def waiting_team(ray_address: str, num_agents: int) -> dict[str, object]:
+    """Run a team whose agents each sleep a few seconds; while they sleep, look at
+    their processes on the node: {supervisor, template, agents: pid -> (parent, children, sockets),
+    template_sockets}."""
+    seen: dict[str, object] = {}
+
+    def look() -> None:
+        for _ in range(1200):
+            names = named_actors("-agents-")
+            if names:
+                supervisor = ray.get_actor(next(iter(names)), namespace="smol")
+                pids = ray.get([supervisor.pid.remote(agent) for agent in range(num_agents)], timeout=60)
+                if all(pids):
+                    time.sleep(1.5)  # each has read its work, closed its socket, started its worker
+                    template = ray.get(supervisor.template_pid.remote())
+                    seen.update(
+                        supervisor=next(iter(names)), template=template, template_sockets=sockets_of(template)
+                    )
+                    seen["agents"] = {
+                        pid: (parent_of(pid), descendants(pid), sockets_of(pid)) for pid in pids
+                    }
+                    return
+            time.sleep(0.1)
+
+    watcher = threading.Thread(target=look)
+    watcher.start()
+    sleeping = code("import time\ntime.sleep(5)\nfinal_answer('done')")  # time to look at them
+    result = run_agents(
+        "Wait.",
+        settings=[AgentSettings(model=ScriptedModel([sleeping]), verbosity_level=-1)] * num_agents,
+        transport="ray",
+        transport_kwargs={"url": ray_address},
+        deadline_seconds=120,
+    )
+    watcher.join()
+    assert result.state == "success" and "agents" in seen
+    return seen
+
+
+def test_agents_fork_from_a_warm_template_that_the_hosts_next_team_forks_from_too(ray_address):
+    """Each agent's process is a child of its supervisor's agent template, not a fresh interpreter,
+    and has no child of its own (its sandbox worker forks from the supervisor's shared worker
+    template); the host's next team runs under the same supervisor and the same template."""
+    close_supervisors()
+    first, second = waiting_team(ray_address, 2), waiting_team(ray_address, 2)
+    for seen in (first, second):
+        assert {parent for parent, _, _ in seen["agents"].values()} == {seen["template"]}
+        assert [children for _, children, _ in seen["agents"].values()] == [[], []]
+    assert (second["supervisor"], second["template"]) == (first["supervisor"], first["template"])
+
+
+def test_a_forked_agent_holds_no_socket_of_its_template_or_of_another_agent(ray_address):
+    """The template's control socket would let an agent ask for forks, and another agent's socket
+    would let it speak for that agent: a forked agent closes every one it inherited."""
+    close_supervisors()
+    seen = waiting_team(ray_address, 3)
+    holders = [seen["template_sockets"], *(sockets for _, _, sockets in seen["agents"].values())]
+    assert all(holders)
+    for index, one in enumerate(holders):
+        for other in holders[index + 1 :]:
+            assert not one & other
+
+
+def test_a_template_killed_under_its_agents_stops_them_and_the_next_team_gets_a_new_one(ray_address):
+    """SIGKILL of the template mid-run: each agent it forked takes SIGTERM (its parent died) and
+    ends; the host learns every end, nothing is left behind, and the next team forks from a new
+    template under the same supervisor."""
+    close_supervisors()
+    before = descendants()
+    killed: list[int] = []
+
+    def kill_template() -> None:
+        supervisor, _ = first_supervisor_when_started(2)
+        killed.append(ray.get(supervisor.template_pid.remote()))
+        os.kill(killed[0], signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_template)
+    killer.start()
+    sleeping = code("import time\ntime.sleep(60)\nfinal_answer('too late')")
+    result = run_agents(
+        "Sleep.",
+        settings=[AgentSettings(model=ScriptedModel([sleeping]), verbosity_level=-1)] * 2,
+        transport="ray",
+        transport_kwargs={"url": ray_address},
+        deadline_seconds=120,
+    )
+    killer.join()
+    assert killed and result.state != "success"
+    assert [agent.exitcode is not None for agent in result.agents.values()] == [True, True]
+    assert running_agents() == []
+    assert agents_left(before) == []
+    after = waiting_team(ray_address, 2)
+    assert after["template"] not in (None, killed[0])
+    assert {parent for parent, _, _ in after["agents"].values()} == {after["template"]}

@@ -197,3 +197,29 @@ def test_puts_that_name_no_sender_or_another_do_not_starve_a_sender(ray_address)
         got.extend(transport.receive(1, timeout=1.0))
     assert [m.body for m in got] == ["real 0", "real 1"]
     transport.close()
+
+
+def test_a_hosts_later_teams_take_a_spare_mailbox_made_ahead_of_them(ray_address):
+    """From its second team on, a host keeps one empty mailbox ready (its worker starts while a team
+    runs); the next team configures it and uses it like any other, and a new spare is made. A spare
+    that someone else configured first is left to them: the team makes its own."""
+    from smol_transport_ray.pool import close_supervisors
+    from smol_transport_ray.spares import SPARES
+
+    close_supervisors()
+    earlier = [RayTransport(url=ray_address, num_agents=2) for _ in range(2)]
+    (spare,) = SPARES.names()
+    taken = RayTransport(url=ray_address, num_agents=3)
+    assert taken.name == spare and SPARES.names() not in ([], [spare])
+    taken.send(Message(sender=0, recipient=2, body="through the spare"))
+    assert [m.body for m in taken.receive(2, timeout=10)] == ["through the spare"]
+    assert sorted(taken.agent_ids()) == [0, 1, 2]
+
+    (next_spare,) = SPARES.names()
+    assert ray.get(ray.get_actor(next_spare, namespace="smol").configure.remote([0, 1], 1024)) is True
+    own = RayTransport(url=ray_address, num_agents=2)
+    assert own.name != next_spare  # configured by another: not this team's
+    for transport in [*earlier, taken, own]:
+        transport.close()
+    assert spare not in {actor["name"] for actor in ray.util.list_named_actors(all_namespaces=True)}
+    close_supervisors()

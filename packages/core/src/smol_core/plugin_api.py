@@ -238,6 +238,10 @@ _EXPORTS: dict[str, str] = {
     "Activity": "smol_core.teams.status",
     "AgentProcess": "smol_core.teams.launcher",
     "MAX_RESULT_BYTES": "smol_core.teams.worker",
+    # a launcher that forks its agents from a warm template of its own (ray): what that template
+    # imports, and the sandbox-worker template the agents' workers fork from (`share`, `join`)
+    "FORKSERVER_PRELOAD": "smol_core.teams.start_method",
+    "TEMPLATE": "smol_core.executors.host.process",
     # telemetry: the neutral interface an instrumentor implements, and the switch that activates one
     "Instrumentor": "smol_core.instrumentation",
     "SpanHandle": "smol_core.instrumentation",
@@ -331,6 +335,7 @@ if _TYPE_CHECKING:
         WorkerLink as WorkerLink,
     )
     from smol_core.executors.host.process import (
+        TEMPLATE as TEMPLATE,
         WORKER_ENV as WORKER_ENV,
         WorkerProcess as WorkerProcess,
     )
@@ -461,6 +466,7 @@ if _TYPE_CHECKING:
         decode as decode,
         encode as encode,
     )
+    from smol_core.teams.start_method import FORKSERVER_PRELOAD as FORKSERVER_PRELOAD
     from smol_core.teams.status import (
         Activity as Activity,
         PeerStatus as PeerStatus,

@@ -3,8 +3,10 @@
 
 The host keeps the same rules as with local processes (`smol_core.teams.launcher`): it starts every
 agent, asks how each ended, stops them all at the end (SIGTERM relayed by the supervisor, then
-SIGKILL), and no actor outlives the run: `close` kills every supervisor (an agent still running dies
-with it), and they are not detached, so they end with the host's Ray connection in any case.
+SIGKILL), and no agent outlives the run: `close` kills any agent of the team still running. The
+supervisors stay for the host's next team (`pool`: each holds a warm template its agents fork from,
+as the host's local fork server does); they are not detached, so they end with the host's Ray
+connection, or at `close_supervisors()`.
 
 Placement: `agent_options` is one set of Ray actor options for every supervisor, or a list of them
 that agents take in turn (agent i gets entry i % len): `[{"resources": {"node1": 0.01}},
@@ -25,8 +27,8 @@ from typing import Any
 
 from smol_core.plugin_api import MAX_RESULT_BYTES, AgentProcess
 from smol_transport_ray import supervisor as supervisor_module
-from smol_transport_ray.cluster import NAMESPACE
 from smol_transport_ray.console import ConsoleEcho
+from smol_transport_ray.pool import POOL, placements
 from smol_transport_ray.status import MailboxStatus
 from smol_transport_ray.transport import RayTransport
 
@@ -47,7 +49,8 @@ def launcher_for(transport: Any) -> RayLauncher | None:
 
 
 class RayLauncher:
-    """Starts the team's agents under supervisor actors, several per actor; kills them all at `close`."""
+    """Starts the team's agents under the host's warm supervisors (`pool`), several per supervisor;
+    at `close`, kills whatever agent of the team still runs and gives the supervisors back."""
 
     def __init__(
         self,
@@ -56,33 +59,10 @@ class RayLauncher:
         agents_per_worker: int = AGENTS_PER_WORKER,
     ) -> None:
         self.transport = transport
-        entries = [options] if options is None or isinstance(options, Mapping) else list(options)
-        # an agent mostly waits on its model: by default it takes no CPU slot, so a team larger
-        # than the cluster's CPU count still starts (pass {"num_cpus": 1} to reserve one each)
-        self.choices = [{"num_cpus": 0, **(entry or {})} for entry in entries] or [{"num_cpus": 0}]
+        self.choices = placements(options)
         self.agents_per_worker = max(1, int(agents_per_worker))
-        self.workers: dict[int, list[list[Any]]] = {}
-        """options entry -> [supervisor actor, how many agents it was given], in the order made."""
         self.processes: list[RayAgentProcess] = []
         self.echo: ConsoleEcho | None = None
-
-    def supervisor_for(self, agent_id: int) -> Any:
-        """The supervisor that runs `agent_id`: the last one of its options entry while it has room."""
-        choice = agent_id % len(self.choices)
-        made = self.workers.setdefault(choice, [])
-        if not made or made[-1][1] >= self.agents_per_worker:
-            remote = self.transport.ray.remote(supervisor_module.AgentSupervisor)
-            actor = remote.options(
-                name=f"{self.transport.name}-agents-{choice}-{len(made)}",
-                namespace=NAMESPACE,
-                max_restarts=0,
-                # each agent's `run` holds a call for as long as it runs; stop requests need room too
-                max_concurrency=2 * self.agents_per_worker + 4,
-                **self.choices[choice],
-            ).remote()
-            made.append([actor, 0])
-        made[-1][1] += 1
-        return made[-1][0]
 
     def peer_status(self, num_agents: int) -> MailboxStatus:
         return MailboxStatus(self.transport, num_agents)
@@ -91,19 +71,25 @@ class RayLauncher:
         if self.echo is None:
             self.echo = ConsoleEcho(self.transport)
             self.echo.start()
-        made = RayAgentProcess(self.transport, self.supervisor_for(int(args[0])), target, args, name)
+        choice = self.choices[int(args[0]) % len(self.choices)]
+        supervisor = POOL.acquire(
+            self.transport.ray, choice, self.agents_per_worker, supervisor_module.modules_of(target, args)
+        )
+        made = RayAgentProcess(self.transport, supervisor, target, args, name)
         self.processes.append(made)
         return made
 
     def close(self) -> None:
         for process in self.processes:
             process.release()
-        ray = self.transport.ray
-        for made in self.workers.values():
-            for actor, _ in made:
+        forgotten = set()
+        for process in self.processes:
+            if id(process.supervisor) not in forgotten:
+                forgotten.add(id(process.supervisor))
                 with contextlib.suppress(Exception):  # gone already (its node with it)
-                    ray.kill(actor, no_restart=True)
-        self.workers.clear()
+                    process.supervisor.forget.remote(self.transport.name)
+            POOL.release(process.supervisor)
+        self.processes.clear()
         if self.echo is not None:
             self.echo.stop()
 
@@ -133,6 +119,7 @@ class RayAgentProcess:
         self.agent_id: int = args[0]
         self.remote_args = tuple(args[:3])
         self.agent_transport: RayTransport = args[3]
+        self.team = transport.name
         """The agent's own view of the transport (its share of the team's keys, never the host's)."""
         self.done, self.report_path = args[4], str(args[5])
         self.name = name
@@ -165,7 +152,7 @@ class RayAgentProcess:
     def terminate(self) -> None:
         if self._result is not None and not self._ended:
             with contextlib.suppress(Exception):  # gone already: nothing to stop
-                self.supervisor.terminate.remote(self.agent_id)
+                self.supervisor.terminate.remote(self.team, self.agent_id)
 
     def kill(self) -> None:
         self._killed = True
@@ -173,10 +160,10 @@ class RayAgentProcess:
 
     def release(self) -> None:
         """SIGKILL the agent's process if it still runs (its sandbox follows); the supervisor, shared,
-        stays until the launcher closes."""
+        stays for the host's next team."""
         if self._result is not None and not self._ended:
             with contextlib.suppress(Exception):
-                self.supervisor.kill.remote(self.agent_id)
+                self.supervisor.kill.remote(self.team, self.agent_id)
 
     def _poll(self, timeout: float | None) -> bool:
         """Whether the agent has ended, waiting up to `timeout`; relays its report the first time."""
@@ -188,8 +175,10 @@ class RayAgentProcess:
             return False
         try:
             exitcode, report = ray.get(self._result)
-        except ray.exceptions.RayError:  # the supervisor was killed, or its node lost
+        except ray.exceptions.RayError as error:  # the supervisor was killed, or its node lost
             exitcode, report = KILLED, None
+            if isinstance(error, ray.exceptions.RayActorError):
+                POOL.discard(self.supervisor)
         self._ended = True
         self._exitcode = exitcode if type(exitcode) is int else KILLED
         if isinstance(report, str):

@@ -94,6 +94,17 @@ class Mailbox:
         # what agents on the cluster write to their console, until the host prints it (bounded)
         self.console: deque[str] = deque()
         self.console_dropped = 0
+        self.configured = bool(agent_ids)
+        """False for a spare, made with no agents, until its team's host configures it."""
+
+    async def configure(self, *settings: Any, **options: Any) -> bool:
+        """Take a team's settings (`__init__`'s), once: a spare mailbox, made empty ahead of its team
+        so that its worker has started by then (`spares`). False if it has been configured already
+        (by anyone: its host then makes a mailbox of its own)."""
+        if self.configured:
+            return False
+        self.__init__(*settings, **options)  # type: ignore[misc]
+        return True
 
     async def agent_ids(self) -> list[int]:
         return sorted(self.inboxes)

@@ -46,6 +46,7 @@ from smol_core.plugin_api import (
 from smol_transport_ray import mailbox as mailbox_module
 from smol_transport_ray.cluster import NAMESPACE, connect, gcs_address
 from smol_transport_ray.outbox import Outbox, drop_outbox, outbox_for
+from smol_transport_ray.spares import SPARES
 from smol_transport_ray.status import MailboxStatus
 
 WAIT_SLICE_SECONDS = 1.0
@@ -150,31 +151,53 @@ class RayTransport:
     # --- the mailbox ------------------------------------------------------------------------------
 
     def _open(self, ids: list[int], fresh: bool) -> None:
-        """Create the team's mailbox (a fresh team: this object owns it) or join the named one."""
+        """Create the team's mailbox (a fresh team: this object owns it, the host's spare if it has
+        one, `spares`) or join the named one."""
         ray = self._ray
         # by value: the cluster's nodes need Ray, not this package, to run the mailbox
         ray.cloudpickle.register_pickle_by_value(mailbox_module)
         remote = ray.remote(num_cpus=0, max_restarts=0)(mailbox_module.Mailbox)
+        if fresh and self._take_spare(ids):
+            SPARES.replenish(ray, remote)
+            return
+        args, options = self._mailbox_settings(ids)
         self._actor = remote.options(
-            name=self.name,
-            namespace=NAMESPACE,
-            get_if_exists=not fresh,
-            lifetime="non_detached",
-            # the mailbox bounds entries loosely (4 bytes a character, whatever it was sent as): the exact
-            # limit is the receiver's check, which counts what it refuses
-        ).remote(
-            ids,
-            self.max_message_bytes * 4,
-            self.max_inbox,
-            self.claim_idle_seconds,
-            max_pending_per_sender=self.max_pending_per_sender,
-            max_pending_bytes_per_sender=self.max_pending_bytes_per_sender,
-        )
+            name=self.name, namespace=NAMESPACE, get_if_exists=not fresh, lifetime="non_detached"
+        ).remote(*args, **options)
         self._owner = fresh
         if not fresh:  # a mailbox joined by name says who its agents are
             self._ids = self._call(self._actor.agent_ids.remote(), 0.0, "join the team's mailbox")
         # a new one is not waited for: its worker starts while the agents' do (a failed start is
         # the first call's error)
+        if fresh:
+            SPARES.replenish(ray, remote)
+
+    def _take_spare(self, ids: list[int]) -> bool:
+        """Configure the host's spare mailbox for this team, and take its name; False: none to take."""
+        spare = SPARES.take(self._ray)
+        if spare is None:
+            return False
+        team, actor = spare
+        try:
+            args, options = self._mailbox_settings(ids)
+            taken = self._call(actor.configure.remote(*args, **options), 0.0, "set up a mailbox")
+        except MessagingError:  # the spare died: this team makes its own
+            return False
+        if taken is not True:
+            return False
+        self.team, self._actor, self._owner = team, actor, True
+        return True
+
+    def _mailbox_settings(self, ids: list[int]) -> tuple[list[Any], dict[str, Any]]:
+        """The mailbox's `__init__` arguments for this team."""
+        # the mailbox bounds entries loosely (4 bytes a character, whatever it was sent as): the
+        # exact limit is the receiver's check, which counts what it refuses
+        args = [ids, self.max_message_bytes * 4, self.max_inbox, self.claim_idle_seconds]
+        options = {
+            "max_pending_per_sender": self.max_pending_per_sender,
+            "max_pending_bytes_per_sender": self.max_pending_bytes_per_sender,
+        }
+        return args, options
 
     @property
     def ray(self) -> Any:
