@@ -167,15 +167,18 @@ def test_the_cli_runs_a_durable_team_whose_killed_agent_resumes(tmp_path):
     assert "cli-team.agent-0" in listed.stdout and "cli-team.agent-1" in listed.stdout
 
 
-def test_the_cli_says_a_team_is_not_resumed_with_resume():
+def test_the_cli_resumes_only_a_team_it_has_a_record_of(tmp_path):
+    """`smolagent --num-agents 2 --resume ID` takes over a team whose host died; with no such team
+    in the store it says so in one line (tests/transports/redis/test_redis_team_resume.py resumes one)."""
     done = subprocess.run(
-        [sys.executable, "-m", "smol_core.cli.smolagent", "--resume", "x", "--num-agents", "2"],
+        [sys.executable, "-m", "smol_core.cli.smolagent", "--resume", "x", "--num-agents", "2"]
+        + ["--store", str(tmp_path / "runs.sqlite3")],
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert done.returncode == 2
-    assert "--resume continues one agent's run" in done.stderr
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "no team run 'x'" in done.stderr, done.stderr
 
 
 def test_an_agent_killed_while_it_waits_for_messages_is_started_again(tmp_path):

@@ -95,19 +95,7 @@ def test_a_team_whose_host_was_killed_is_resumed_and_answers_with_each_message_o
     else:
         kwargs = {"url": request.getfixturevalue("redis_url")}
     kwargs["claim_idle_seconds"] = 0.01
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TEAMS_TESTS), *sys.path])}
-    host = subprocess.Popen([sys.executable, "-c", HOST, str(tmp_path), json.dumps(kwargs)], env=env)
-    calls = tmp_path / "agent-1.calls"
-    try:
-        _wait_for(lambda: _lines(calls) == ["0", "1"], 120, "agent 1's second model call")
-        agents = _agents_of(tmp_path / "runs.sqlite3")
-        with pytest.raises(RunLockedError, match="is being driven by process"):
-            _team(tmp_path, kill_at=None)[0].resume("host-killed")  # its host lives: not taken over
-    finally:
-        os.kill(host.pid, signal.SIGKILL)
-        host.wait()
-    # the agents stop as they do when their host dies (SIGTERM from the kernel or their watcher)
-    _wait_for(lambda: not any(_alive(pid) for pid in agents), 30, "the dead host's agents to stop")
+    calls = _kill_the_host_mid_run(tmp_path, kwargs)
 
     team, _ = _team(tmp_path, kill_at=None)
     team.settings[1] = dataclasses.replace(
@@ -123,6 +111,59 @@ def test_a_team_whose_host_was_killed_is_resumed_and_answers_with_each_message_o
     assert heard == ["42"]  # "ready" was taken before the host died, and not handed over again
     with pytest.raises(RunFinishedError, match="already finished"):
         team.resume("host-killed")
+
+
+def _kill_the_host_mid_run(tmp_path: Path, kwargs: dict[str, object]) -> Path:
+    """Start the team's host, SIGKILL it inside agent 1's second model call (refusing a resume
+    while it lives), and wait for its agents to stop; agent 1's log of model calls."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TEAMS_TESTS), *sys.path])}
+    host = subprocess.Popen([sys.executable, "-c", HOST, str(tmp_path), json.dumps(kwargs)], env=env)
+    calls = tmp_path / "agent-1.calls"
+    try:
+        _wait_for(lambda: _lines(calls) == ["0", "1"], 120, "agent 1's second model call")
+        agents = _agents_of(tmp_path / "runs.sqlite3")
+        with pytest.raises(RunLockedError, match="is being driven by process"):
+            _team(tmp_path, kill_at=None)[0].resume("host-killed")  # its host lives: not taken over
+    finally:
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait()
+    # the agents stop as they do when their host dies (SIGTERM from the kernel or their watcher)
+    _wait_for(lambda: not any(_alive(pid) for pid in agents), 30, "the dead host's agents to stop")
+    return calls
+
+
+CLI_RESUME = """
+import dataclasses, sys
+from pathlib import Path
+import smol_core.cli.smolagent as cli
+from test_durable_team import DOUBLER, _team
+from smol_core.testing import FunctionModel, ResumableScript
+
+def settings(args, n):
+    team, _ = _team(Path(sys.argv[1]), kill_at=None)
+    calls = Path(sys.argv[1]) / "agent-1.calls"
+    team.settings[1] = dataclasses.replace(team.settings[1], model=FunctionModel(ResumableScript(DOUBLER, calls)))
+    return team.settings  # their store is the one --store names, as the host's was
+
+cli._team_settings = settings
+if __name__ == "__main__":
+    sys.exit(cli.main(["--num-agents", "2", "--resume", "host-killed", "--transport", "redis",
+                       "--transport-url", sys.argv[2], "--store", sys.argv[3], "--deadline", "120"]))
+"""
+
+
+def test_the_command_line_resumes_a_team_whose_host_was_killed(redis_url, tmp_path):
+    """`smolagent --num-agents 2 --resume ID --transport redis ...`: the same take-over as
+    `Team.resume`, from the command line; a second time, one line says the team finished."""
+    calls = _kill_the_host_mid_run(tmp_path, {"url": redis_url, "claim_idle_seconds": 0.01})
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TEAMS_TESTS), *sys.path])}
+    command = [sys.executable, "-c", CLI_RESUME, str(tmp_path), redis_url, str(tmp_path / "runs.sqlite3")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=180, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout == "42\n" and _lines(calls) == ["0", "1", "1"]
+    again = subprocess.run(command, capture_output=True, text=True, timeout=180, env=env)
+    assert again.returncode == 2 and again.stdout == ""
+    assert again.stderr.strip().count("\n") == 0 and "already finished" in again.stderr, again.stderr
 
 
 # Agent 0 sends "21", then takes agent 1's "ready" in its second step and waits for more; agent 1

@@ -37,6 +37,9 @@ class CommandRun:
     """Keywords of the run, for one agent (`agent.run`) and a team (`run_agents`) alike (`run_id`)."""
     start: Callable[[Any], Any] | None = None
     """How one agent's run starts instead of `agent.run(task, ...)` (`agent.resume(ID)`)."""
+    resume: str | None = None
+    """The durable run this command continues (`--resume ID`): one agent's (`start`), or a whole
+    team's when a feature runs a team (its host died: `smolagent --num-agents N --resume ID`)."""
     one_agent_only: list[str] = field(default_factory=list)
     """Why a team cannot take these flags: each a one-line refusal (`--record` tapes one agent)."""
     arounds: list[Callable[[Any], AbstractContextManager[Any]]] = field(default_factory=list)

@@ -238,11 +238,11 @@ def build_model(args: argparse.Namespace) -> Any:
     return load_model(resolve_model_type(args.model_type), args.model_id, **model_keywords(args))
 
 
-def read_task(args: argparse.Namespace, parser: argparse.ArgumentParser, run: CommandRun) -> str:
+def read_task(args: argparse.Namespace, parser: argparse.ArgumentParser, run: CommandRun) -> str | None:
     """The task from the argument, `-` (standard input), `--task-file` or a feature (a cassette's);
-    none for a run that has its own (`--resume`); an empty task is refused."""
+    None for a run that has its own (`--resume`); an empty task is refused."""
     if not run.needs_task:
-        return ""
+        return None
     if args.task_file is not None and args.prompt is not None:
         parser.error("give the task either as an argument or with --task-file, not both")
     if args.task_file is not None:

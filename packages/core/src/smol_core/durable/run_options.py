@@ -25,7 +25,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--resume",
         default=None,
         metavar="RUN_ID",
-        help="Continue the durable run RUN_ID from its last checkpoint (no task: the run has one).",
+        help="Continue the durable run RUN_ID from its last checkpoint (no task: the run has one); "
+        "with --num-agents N, the durable team run RUN_ID whose host died (same team options).",
     )
     durable.add_argument(
         "--store", default=None, help="The SQLite file of durable runs (default: the user's runs.sqlite3)."
@@ -40,11 +41,8 @@ def apply(args: argparse.Namespace, run: Any) -> None:
         if given_task or args.run_id is not None:
             run.refuse("--resume continues a run with its own task and id: give no task and no --run-id")
         run.needs_task = False
+        run.resume = args.resume
         run.start = lambda agent: agent.resume(args.resume, max_steps=args.max_steps)
-        run.one_agent_only.append(
-            "--resume continues one agent's run; a team run with --run-id starts its agents again "
-            "and resumes them on its own while it runs"
-        )
     if args.store is not None:
         if args.run_id is None and args.resume is None:
             run.refuse("--store keeps durable runs: use it with --run-id ID (or --resume ID)")

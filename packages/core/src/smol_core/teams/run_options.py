@@ -74,22 +74,24 @@ def apply(args: argparse.Namespace, run: Any) -> None:
 
 
 def run_team(run: Any, settings: Callable[[], Any]) -> int:
-    """Runs the team: 0 with agent 0's answer on stdout, 1 when it gave none, 2 on an error."""
-    from smol_core.teams.team import run_agents
+    """Runs the team (or, with `--resume ID`, takes over the durable team run whose host died): 0
+    with agent 0's answer on stdout, 1 when it gave none, 2 on an error."""
+    from smol_core.teams.team import resume_agents, run_agents
 
     args = run.args
-    transport_kwargs = {"url": args.transport_url} if args.transport_url else {}
+    team = dict(
+        num_agents=args.num_agents,
+        settings=settings(),
+        transport=args.transport,
+        transport_kwargs={"url": args.transport_url} if args.transport_url else {},
+        deadline_seconds=args.deadline,
+    )
     try:
         with contextlib.redirect_stdout(sys.stderr):  # stdout is agent 0's answer alone
-            result = run_agents(
-                args.prompt,
-                num_agents=args.num_agents,
-                settings=settings(),
-                transport=args.transport,
-                transport_kwargs=transport_kwargs,
-                deadline_seconds=args.deadline,
-                **run.run_keywords,
-            )
+            if run.resume is not None:
+                result = resume_agents(run.resume, **team)
+            else:
+                result = run_agents(args.prompt, **team, **run.run_keywords)
     except SmolError as error:
         print(f"smolagent: {escape_controls(str(error))}", file=sys.stderr)
         return 2
