@@ -27,6 +27,7 @@ FLOORS: list[tuple[str, set[str]]] = [
             "json_limits",
             "terminal",
             "janitor",
+            "leftovers",
             "type_hints",
             "source_code",
             "untrusted_files",

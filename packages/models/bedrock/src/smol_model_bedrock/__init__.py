@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 from smol_core.plugin_api import lazy_exports
 
 _EXPORTS = {
-    name: "smol_model_bedrock.model"
-    for name in ("AmazonBedrockModel", "AmazonBedrockServerModel", "BedrockError")
+    "AmazonBedrockModel": "smol_model_bedrock.model",
+    "AmazonBedrockServerModel": "smol_model_bedrock.model",
+    "BedrockError": "smol_model_bedrock.model",
 }
 __getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
 

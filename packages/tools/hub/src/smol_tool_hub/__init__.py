@@ -9,12 +9,19 @@ from typing import TYPE_CHECKING
 
 from smol_core.plugin_api import lazy_exports
 
-_HUB = [
-    *("HubError", "RemoteCodeNotTrustedError", "agent_from_hub", "push_agent_to_hub", "push_tool_to_hub"),
-    *("tool_collection_from_hub", "tool_from_folder", "tool_from_hub"),
-]
-_EXPORTS = {name: "smol_tool_hub.hub" for name in _HUB}
-_EXPORTS.update({name: "smol_tool_hub.space" for name in ("SpaceError", "SpaceTool", "tool_from_space")})
+_EXPORTS = {
+    "HubError": "smol_tool_hub.hub",
+    "RemoteCodeNotTrustedError": "smol_tool_hub.hub",
+    "agent_from_hub": "smol_tool_hub.hub",
+    "push_agent_to_hub": "smol_tool_hub.hub",
+    "push_tool_to_hub": "smol_tool_hub.hub",
+    "tool_collection_from_hub": "smol_tool_hub.hub",
+    "tool_from_folder": "smol_tool_hub.hub",
+    "tool_from_hub": "smol_tool_hub.hub",
+    "SpaceError": "smol_tool_hub.space",
+    "SpaceTool": "smol_tool_hub.space",
+    "tool_from_space": "smol_tool_hub.space",
+}
 __getattr__, __dir__, __all__ = lazy_exports(globals(), _EXPORTS)
 
 if TYPE_CHECKING:  # what mypy and IDEs see: the same names
