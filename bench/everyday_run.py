@@ -1,0 +1,162 @@
+"""Run the everyday task bank (`bench/everyday_bank.py`) through the default agent, per route.
+
+Routes: `embedded` is what `smolagent "task"` runs with no model flags (the llama.cpp plugin's
+embedded SmolLM2-135M, in process); `server` is the same GGUF behind llama.cpp's OpenAI-compatible
+server on 127.0.0.1 (`LlamaServer`, as tests/models/llamacpp start it), reached the way a user
+would: `--model-type openai --api-base ...`. Each task gets the agent `smolagent` builds
+(`AgentSettings` defaults: code actions, the local executor, 20 steps), durable runs kept in a
+throwaway SQLite file.
+
+Reported: right answers per class and in all, and the cost per task: model calls, prompt and
+completion tokens, seconds. `--part heldout` is the figure to report; `--part train` (or a
+`--sample` of it) is what levers are developed on. `--out FILE` keeps every task's outcome as JSON
+lines; `--quiet` hides the held-out tasks' text and answers (run it, never read it).
+
+    hatch run dev:python bench/everyday_run.py --part train --sample 40 [--classes units,dates]
+    hatch run dev:python bench/everyday_run.py --part heldout --route server --quiet --out /tmp/h.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from everyday_bank import load  # noqa: E402
+from everyday_checks import check  # noqa: E402
+
+
+class CountingModel:
+    """The model, with its calls counted (each draft is a call)."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.calls = 0
+        real = model.generate
+
+        def generate(*args: Any, **kwargs: Any) -> Any:
+            self.calls += 1
+            return real(*args, **kwargs)
+
+        model.generate = generate
+
+
+def open_route(route: str, threads: int) -> tuple[Any, Any]:
+    """The model of `route`, and what to stop afterwards (the server, or None)."""
+    from smol_core.loading import load_model
+
+    if route == "embedded":
+        return load_model("llamacpp", None), None
+    from smol_model_llamacpp.server import LlamaServer
+
+    server = LlamaServer(None, n_threads=threads).start()
+    return load_model("openai", server.model_id, api_base=server.base_url, api_key="none"), server
+
+
+def run_task(model: Any, counter: CountingModel, entry: dict[str, Any], store: Any) -> dict[str, Any]:
+    from smol_core.agents.settings import AgentSettings, build_agent
+
+    agent = build_agent(AgentSettings(model=model, verbosity_level=-1, checkpoint_store=store))
+    calls_before = counter.calls
+    started = time.perf_counter()
+    output, error = None, None
+    try:
+        result = agent.run(entry["task"], return_full_result=True)
+        output = result.output
+        usage = result.token_usage
+    except Exception as failure:  # a bench records, it does not stop
+        error, usage = f"{type(failure).__name__}: {failure}"[:200], None
+    seconds = time.perf_counter() - started
+    with agent:
+        pass  # closes the executor
+    return {
+        "id": entry["id"],
+        "class": entry["class"],
+        "right": error is None and check(entry["answer"], output),
+        "output": repr(output)[:200],
+        "error": error,
+        "calls": counter.calls - calls_before,
+        "prompt_tokens": usage.input_tokens if usage else 0,
+        "completion_tokens": usage.output_tokens if usage else 0,
+        "seconds": seconds,
+    }
+
+
+def report(outcomes: list[dict[str, Any]], title: str) -> None:
+    by_class: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for outcome in outcomes:
+        by_class[outcome["class"]].append(outcome)
+    print(f"\n{title}")
+    print(f"{'class':<15}{'right':>9}{'%':>6}{'calls':>7}{'prompt tok':>12}{'compl tok':>11}{'s/task':>8}")
+    for name in sorted(by_class):
+        _row(name, by_class[name])
+    _row("all", outcomes)
+
+
+def _row(name: str, outcomes: list[dict[str, Any]]) -> None:
+    right = sum(o["right"] for o in outcomes)
+    mean = {
+        k: statistics.mean(o[k] for o in outcomes)
+        for k in ("calls", "prompt_tokens", "completion_tokens", "seconds")
+    }
+    print(
+        f"{name:<15}{f'{right}/{len(outcomes)}':>9}{100 * right / len(outcomes):>6.0f}{mean['calls']:>7.1f}"
+        f"{mean['prompt_tokens']:>12.0f}{mean['completion_tokens']:>11.0f}{mean['seconds']:>8.1f}"
+    )
+
+
+def choose(args: argparse.Namespace) -> list[dict[str, Any]]:
+    entries = load(args.part)
+    if args.classes:
+        entries = [e for e in entries if e["class"] in args.classes.split(",")]
+    if args.sample:
+        entries = random.Random(args.seed).sample(entries, min(args.sample, len(entries)))
+    return entries
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", default="train", choices=["train", "heldout"])
+    parser.add_argument("--route", default="embedded", choices=["embedded", "server"])
+    parser.add_argument("--classes", default="", help="comma-separated classes (default: all)")
+    parser.add_argument("--sample", type=int, default=0, help="a seeded sample of N tasks of the part")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=2, help="server route: llama-server's threads")
+    parser.add_argument("--out", default=None, help="write each task's outcome as JSON lines")
+    parser.add_argument("--quiet", action="store_true", help="print no task text or answer (held-out runs)")
+    args = parser.parse_args()
+    entries = choose(args)
+    model, server = open_route(args.route, args.threads)
+    counter = CountingModel(model)
+    outcomes = []
+    from smol_core.durable import SQLiteStore
+
+    with tempfile.TemporaryDirectory() as folder:
+        store = SQLiteStore(str(Path(folder) / "runs.sqlite3"))
+        for entry in entries:
+            outcome = run_task(model, counter, entry, store)
+            outcomes.append(outcome)
+            mark = "ok  " if outcome["right"] else "FAIL"
+            shown = "" if args.quiet else f" {entry['task']!r} -> {outcome['output'][:80]}"
+            print(
+                f"[{entry['class']}] {mark}{shown} ({outcome['calls']} calls, {outcome['seconds']:.1f}s)",
+                flush=True,
+            )
+    if server is not None:
+        server.stop()
+    if args.out:
+        Path(args.out).write_text("".join(json.dumps(o) + "\n" for o in outcomes))
+    report(outcomes, f"{args.route} route, {args.part} part ({len(outcomes)} tasks)")
+
+
+if __name__ == "__main__":
+    main()
