@@ -4,8 +4,10 @@ Routes: `embedded` is what `smolagent "task"` runs with no model flags (the llam
 embedded SmolLM2-135M, in process); `server` is the same GGUF behind llama.cpp's OpenAI-compatible
 server on 127.0.0.1 (`LlamaServer`, as tests/models/llamacpp start it), reached the way a user
 would: `--model-type openai --api-base ...`. Each task gets the agent `smolagent` builds
-(`AgentSettings` defaults: code actions, the local executor, 20 steps), durable runs kept in a
-throwaway SQLite file.
+(`AgentSettings` defaults: code actions, the local executor), durable runs kept in a throwaway
+SQLite file, with 4 steps rather than the command's 20 (`--max-steps`): a task the model does not
+answer in 4 steps it rarely answers later, and 20 steps of three drafts each, on a shared 2-core
+machine, made one task take over ten minutes.
 
 Reported: right answers per class and in all, and the cost per task: model calls, prompt and
 completion tokens, seconds. `--part heldout` is the figure to report; `--part train` (or a
@@ -62,10 +64,13 @@ def open_route(route: str, threads: int) -> tuple[Any, Any]:
     return load_model("openai", server.model_id, api_base=server.base_url, api_key="none"), server
 
 
-def run_task(model: Any, counter: CountingModel, entry: dict[str, Any], store: Any) -> dict[str, Any]:
+def run_task(
+    model: Any, counter: CountingModel, entry: dict[str, Any], store: Any, max_steps: int
+) -> dict[str, Any]:
     from smol_core.agents.settings import AgentSettings, build_agent
 
-    agent = build_agent(AgentSettings(model=model, verbosity_level=-1, checkpoint_store=store))
+    settings = AgentSettings(model=model, verbosity_level=-1, checkpoint_store=store, max_steps=max_steps)
+    agent = build_agent(settings)
     calls_before = counter.calls
     started = time.perf_counter()
     output, error = None, None
@@ -120,6 +125,15 @@ def choose(args: argparse.Namespace) -> list[dict[str, Any]]:
         entries = [e for e in entries if e["class"] in args.classes.split(",")]
     if args.sample:
         entries = random.Random(args.seed).sample(entries, min(args.sample, len(entries)))
+    if args.per_class:
+        rng = random.Random(args.seed)
+        by_class: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for entry in entries:
+            by_class[entry["class"]].append(entry)
+        entries = [e for name in sorted(by_class) for e in rng.sample(by_class[name], args.per_class)]
+    if args.ids:
+        wanted = {int(number) for number in args.ids.split(",")}
+        entries = [e for e in entries if e["id"] in wanted]
     return entries
 
 
@@ -129,11 +143,18 @@ def main() -> None:
     parser.add_argument("--route", default="embedded", choices=["embedded", "server"])
     parser.add_argument("--classes", default="", help="comma-separated classes (default: all)")
     parser.add_argument("--sample", type=int, default=0, help="a seeded sample of N tasks of the part")
+    parser.add_argument("--per-class", type=int, default=0, help="a seeded sample of N tasks per class")
+    parser.add_argument("--ids", default="", help="only the tasks with these ids (comma-separated)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2, help="server route: llama-server's threads")
-    parser.add_argument("--out", default=None, help="write each task's outcome as JSON lines")
+    parser.add_argument(
+        "--max-steps", type=int, default=4, help="steps per task (smolagent's default is 20; see the note)"
+    )
+    parser.add_argument("--out", default=None, help="write each task's outcome as JSON lines, as they come")
     parser.add_argument("--quiet", action="store_true", help="print no task text or answer (held-out runs)")
     args = parser.parse_args()
+    if args.out:
+        Path(args.out).write_text("")
     entries = choose(args)
     model, server = open_route(args.route, args.threads)
     counter = CountingModel(model)
@@ -143,8 +164,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         store = SQLiteStore(str(Path(folder) / "runs.sqlite3"))
         for entry in entries:
-            outcome = run_task(model, counter, entry, store)
+            outcome = run_task(model, counter, entry, store, args.max_steps)
             outcomes.append(outcome)
+            if args.out:
+                with open(args.out, "a") as out:
+                    out.write(json.dumps(outcome) + "\n")
             mark = "ok  " if outcome["right"] else "FAIL"
             shown = "" if args.quiet else f" {entry['task']!r} -> {outcome['output'][:80]}"
             print(
@@ -153,8 +177,6 @@ def main() -> None:
             )
     if server is not None:
         server.stop()
-    if args.out:
-        Path(args.out).write_text("".join(json.dumps(o) + "\n" for o in outcomes))
     report(outcomes, f"{args.route} route, {args.part} part ({len(outcomes)} tasks)")
 
 
