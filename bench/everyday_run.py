@@ -26,7 +26,12 @@ Per class (embedded, 3 each, before -> after): choice 1 -> 0, percentages 2 -> 0
 yes/no 0 -> 1, every other class 0 -> 0. Cost per task, embedded before -> after: model calls
 3.6 -> 4.8, prompt tokens 1,158 -> 1,142, completion tokens 227 -> 203, seconds mean 48.5 -> 15.7
 (median 7.6 -> 7.2; before, one task took 380 s in 17 calls). Server, before -> after: calls 2.4 ->
-4.1, prompt tokens 524 -> 1,024, seconds 25.9 -> 22.1 (two servers sharing the cores). None of it
+4.1, prompt tokens 524 -> 1,024, seconds 25.9 -> 22.1 (two servers sharing the cores). Each lever alone
+(embedded, the same 33 tasks; before: 3/33): the answer-form check 4/33 (choice +1); a function
+never an answer together with the printed value in its place 4/33 (yes/no +1); the conversion
+factor in the prompt 3/33 (units 0/3 either way); worked examples per class from the training part
+(with the `%` and "how many times" fixes to their choice) 2/33 (percentages -2, choice -1, strings
++1, yes/no +1): the examples decide the combined figure. None of it
 moves the held-out figure beyond the noise of 33 tasks: the held-out templates are worded unlike
 the training part, and SmolLM2-135M copies the nearest worked example rather than the stated factor.
 
