@@ -82,7 +82,10 @@ def test_a_certain_first_draft_is_kept_alone_and_only_it_asks_for_logprobs() -> 
         assert agent.run(TASK) == 391
     assert len(model.calls) == 1
     assert model.calls[0].get("logprobs") is True
-    assert _vote_line(stream) == "Drafted 1 of 3 answers: 391; kept 391 (the model was certain)"
+    assert _vote_line(stream) == (
+        "Drafted 1 of 3 answers: 391; kept 391 (1 draft, each token of its code at even odds or better; "
+        "form as asked: a number)"
+    )
 
 
 def test_an_uncertain_first_draft_drafts_on() -> None:
@@ -114,8 +117,9 @@ def test_a_model_without_logprobs_is_never_asked_for_them_and_two_agreeing_draft
         assert agent.run(TASK) == 391
     assert len(model.calls) == 2
     assert all("logprobs" not in call for call in model.calls)
-    assert (
-        _vote_line(stream) == "Drafted 2 of 3 answers: 391, 391; kept 391 (more drafts could not change it)"
+    assert _vote_line(stream) == (
+        "Drafted 2 of 3 answers: 391, 391; kept 391 (2 drafts agreed, the rest could not outvote them; "
+        "form as asked: a number)"
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from smol_core.prompting.examples import WORKED_EXAMPLES, WorkedExample, select_examples
+from smol_core.prompting.examples import CLASS_EXAMPLES, WORKED_EXAMPLES, WorkedExample, select_examples
 from smol_core.prompting.grammar import code_action_grammar
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "agent_default_model.py"
@@ -30,7 +30,7 @@ def test_count_and_custom_examples():
 
 
 def test_every_example_runs_and_fits_the_small_model_block():
-    for example in WORKED_EXAMPLES:
+    for example in WORKED_EXAMPLES + CLASS_EXAMPLES:
         answers: list[object] = []
         exec(example.code, {"final_answer": answers.append})  # noqa: S102 - our own constant code
         assert len(answers) == 1, example.task
@@ -50,3 +50,13 @@ def test_no_example_is_a_bench_task():
         if stripped.startswith('("') and "?" in stripped or stripped.startswith('("') and "." in stripped:
             task = stripped[2:].split('", ')[0].lower()
             assert task not in tasks, task
+
+
+def test_the_everyday_examples_are_tasks_of_the_banks_training_part_only():
+    """Worked examples may come from the bank's training part; the held-out part is never shown."""
+    import json
+
+    bank = json.loads((BENCH.parent / "everyday_bank.json").read_text())
+    parts = {entry["task"]: entry["part"] for entry in bank}
+    for example in CLASS_EXAMPLES:
+        assert parts.get(example.task) == "train", example.task

@@ -56,7 +56,10 @@ def test_the_main_job_is_one_generation_when_the_model_is_certain(model: LlamaCp
     request, result = calls[0]
     assert request["logprobs"] is True
     assert result["choices"][0]["logprobs"]["content"]  # llama.cpp reported each token's log-probability
-    assert line == "Drafted 1 of 3 answers: 391; kept 391 (the model was certain)"
+    assert line == (
+        "Drafted 1 of 3 answers: 391; kept 391 (1 draft, each token of its code at even odds or better; "
+        "form as asked: a number)"
+    )
 
 
 def test_drafts_reuse_the_prefill_of_their_common_beginning(model: LlamaCppModel) -> None:

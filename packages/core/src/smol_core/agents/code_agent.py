@@ -11,6 +11,7 @@ from smol_core.agent_types import AgentImage, handle_agent_output_types
 from smol_core.agents.assignment_check import check_no_tool_rebinding
 from smol_core.agents.error_heading import with_failing_line
 from smol_core.agents.events import ActionOutput
+from smol_core.agents.final_answer import refuse_code_as_answer
 from smol_core.agents.multi_step import MultiStepAgent, StreamEvent
 from smol_core.agents.parsing import (
     as_text,
@@ -336,6 +337,8 @@ class CodeAgent(MultiStepAgent):
                     "An import was blocked: if the agent needs it, add it to `additional_authorized_imports`."
                 )
             raise AgentExecutionError(message_text, self.logger) from error
+        if output.is_final_answer:
+            refuse_code_as_answer(self, output.output)
         yield self._take_output(memory_step, output)
 
     def _reply_text(self, message: ChatMessage) -> str:

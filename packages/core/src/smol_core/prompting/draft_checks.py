@@ -7,8 +7,10 @@ list), a list given where a count is asked, or the task's own list copied into `
 Each of those can be seen without knowing the answer, so drafts are ranked before they vote:
 
 1. an answer that is one of the task's own list or string literals, unchanged, did no work;
-2. an answer of the wrong kind: a list or text where "how many" or "the sum" asks for a number, or
-   a value with no plain form (`map(...)` never turned into a list);
+2. an answer of the wrong kind: a list or text where "how many" or "the sum" asks for a number, a
+   value with no plain form (`map(...)` never turned into a list), or any value of another form
+   than the question asks for (`prompting/answer_form.py`: `True` for "answer yes or no", `1` for
+   "what day of the week");
 3. fewer of the operations the task names ("sort", "largest", "upper case") done by the code that
    computes the answer (comments and prints do not count).
 
@@ -25,6 +27,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from smol_core.executors.worker.protocol import UnserializableValue
+from smol_core.prompting.answer_form import asked_form, fits_form
 
 _LITERALS = re.compile(r"\[[^\[\]]*\]|'[^'\n]*'|\"[^\"\n]*\"")
 _STRINGS = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
@@ -108,10 +111,12 @@ def best_rank(task: str) -> tuple[int, int, int]:
 
 
 def draft_rank(answer: Any, code: str, task: str) -> tuple[int, int, int]:
-    """Higher is better: (did work, right kind, operations of the task done). See the module's note."""
+    """Higher is better: (did work, right kind, operations of the task done). See the module's note;
+    a value of another form than the task asks for (`answer_form.asked_form`) is of the wrong kind."""
     asked = task_operations(task)
+    kind_wrong = wrong_kind(answer, task) or not fits_form(answer, asked_form(task), task)
     return (
         0 if echoes_task(answer, task) else 1,
-        0 if wrong_kind(answer, task) else 1,
+        0 if kind_wrong else 1,
         len(asked & operations_done(code)),
     )

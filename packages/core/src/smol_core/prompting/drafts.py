@@ -5,7 +5,10 @@ context (other worked examples) often avoids it while a right answer tends to re
 and runs each answer; this module keeps the score: drafts that fail to parse or to run, call a tool
 (their effects would repeat), or end without an answer do not vote; the others are ranked by the
 checks of `prompting/draft_checks.py`, only the best-ranked vote, and the most common answer wins.
-The vote's line says which drafts were dropped, and why.
+A draft whose answer is a function or its repr does not vote, and each answer is first put into the
+form the question asks for, or taken from what the code printed (`prompting/answer_form.py`). The
+vote's line says which drafts were dropped, and why, and what the kept answer passed ("2 of 3
+drafts agreed", "form as asked: a number"): never that it is right.
 
 Drafting stops early once the drafts still to come cannot matter (`DraftVote.decided`): when the
 first draft fits every check and the model was sure of it (`prompting/draft_certainty.py`), or when
@@ -21,6 +24,14 @@ from dataclasses import dataclass, field
 
 from smol_core.executors.base import CodeOutput
 from smol_core.messages import ChatMessage, TokenUsage
+from smol_core.prompting.answer_form import (
+    FORM_NAMES,
+    asked_form,
+    fits_form,
+    from_printed,
+    in_asked_form,
+    not_a_value,
+)
 from smol_core.prompting.draft_certainty import CERTAIN_LOGPROB
 from smol_core.prompting.draft_checks import best_rank, draft_rank
 
@@ -91,12 +102,30 @@ class DraftVote:
         prompt: list[ChatMessage] | None,
         certainty: float | None = None,
     ) -> None:
-        """A draft that ran: it votes if it gave an answer. `certainty`: see `Draft.certainty`."""
-        if output.is_final_answer:
-            rank = draft_rank(output.output, code, self.task)
-            self.drafts.append(Draft(message, output, prompt, rank, number, certainty))
-        else:
+        """A draft that ran: it votes if it gave an answer, and that answer is a value (not a
+        function or its repr). Its answer is first put into the form the task asks for
+        (`prompting/answer_form.py`). `certainty`: see `Draft.certainty`."""
+        if not output.is_final_answer:
             self.dropped[number] = "no final_answer"
+            return
+        output = self._in_form(output)
+        reason = not_a_value(output.output)
+        if reason is not None:
+            self.dropped[number] = reason
+            return
+        rank = draft_rank(output.output, code, self.task)
+        self.drafts.append(Draft(message, output, prompt, rank, number, certainty))
+
+    def _in_form(self, output: CodeOutput) -> CodeOutput:
+        """The answer in the form asked; where `final_answer` got a function or a value of another
+        form and the code's last printed line has the form asked, that line's value."""
+        answer = output.output
+        form = asked_form(self.task)
+        if not_a_value(answer) or not fits_form(answer, form, self.task):
+            printed = from_printed(output.logs, self.task)
+            if printed is not None:
+                return CodeOutput(printed, output.logs, True)
+        return CodeOutput(in_asked_form(answer, self.task), output.logs, True)
 
     def decided(self, remaining: int) -> bool:
         """Whether `remaining` more drafts could not change the winner: the only draft so far fits
@@ -123,21 +152,37 @@ class DraftVote:
         return winner
 
     def line(self, winner: Draft) -> str:
-        """`Drafted 3 answers: 391, 391; kept 391; dropped draft 2 (ZeroDivisionError: ...)`; when the
-        vote was decided early, `Drafted 1 of 3 answers: 391; kept 391 (the model was certain)`."""
+        """`Drafted 3 answers: 391, 392, 391; kept 391 (2 of 3 drafts agreed; form as asked: a
+        number)`: what was checked, never a claim that the answer is right. When the vote was
+        decided early: `Drafted 1 of 3 answers: 391; kept 391 (1 draft, each token of its code at
+        even odds or better; ...)`."""
         best = max(draft.rank for draft in self.drafts)
         dropped = dict(self.dropped)
         for draft in self.drafts:
             if draft.rank != best:
                 dropped[draft.number] = f"{draft.key}: {_ranked_lower(draft.rank, best)}"
         why = "".join(f"; dropped draft {number} ({reason})" for number, reason in sorted(dropped.items()))
-        voters = ", ".join(draft.key for draft in self._voters())
-        if self.drafted < self.count:
-            early = "the model was certain" if self.drafted == 1 else "more drafts could not change it"
-            return (
-                f"Drafted {self.drafted} of {self.count} answers: {voters}; kept {winner.key} ({early}){why}"
-            )
-        return f"Drafted {self.count} answers: {voters}; kept {winner.key}{why}"
+        voters = self._voters()
+        shown = ", ".join(draft.key for draft in voters)
+        drafted = f"{self.drafted} of {self.count}" if self.drafted < self.count else f"{self.count}"
+        return f"Drafted {drafted} answers: {shown}; kept {winner.key} ({self._checked(winner, voters)}){why}"
+
+    def _checked(self, winner: Draft, voters: list[Draft]) -> str:
+        """What the kept answer passed: how many drafts agreed (or the model's odds for a lone
+        first draft), and whether its form matches the question's."""
+        agreed = sum(draft.key == winner.key for draft in voters)
+        if self.drafted == 1 and self.drafted < self.count:
+            checked = "1 draft, each token of its code at even odds or better"
+        elif agreed == len(voters):
+            checked = f"{agreed} drafts agreed" if agreed > 1 else "1 draft gave an answer"
+        else:
+            checked = f"{agreed} of {len(voters)} drafts agreed"
+        if 1 < self.drafted < self.count:
+            checked += ", the rest could not outvote them"
+        form = asked_form(self.task)
+        if form is not None and fits_form(winner.output.output, form, self.task):
+            checked += f"; form as asked: {FORM_NAMES[form]}"
+        return checked
 
     def _voters(self) -> list[Draft]:
         best = max(draft.rank for draft in self.drafts)

@@ -6,8 +6,9 @@ hand, it adapts the example; shown an unrelated one, it copies that instead. So 
 set of examples, agents on small models get the few worked examples whose wording is closest to the
 task (word overlap, weighted by rarity, with synonyms folded together), as earlier turns of the chat.
 
-The examples are everyday one-step computations (arithmetic, strings, lists). None of them is a
-task of `bench/agent_default_model.py`.
+The examples are everyday one-step computations (arithmetic, strings, lists), none of them a task
+of `bench/agent_default_model.py`, and everyday tasks by class (`CLASS_EXAMPLES`), each taken from
+the training part of the everyday bank (`bench/everyday_bank.py`), never from its held-out part.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+
+from smol_core.prompting.answer_form import options
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,128 @@ WORKED_EXAMPLES: tuple[WorkedExample, ...] = tuple(
     )
 )
 
+# Everyday tasks by class (units, percentages, dates, sorting, counting, strings, sequences, yes/no,
+# multiple choice, word problems, look-ups), each a task of the training part of the bench's
+# everyday bank (bench/everyday_bank.py), never of its held-out part. Dates and factorials go
+# through the standard library: a small model's own calendar arithmetic is wrong more often than not.
+CLASS_EXAMPLES: tuple[WorkedExample, ...] = tuple(
+    WorkedExample(task, code)
+    for task, code in (
+        ("How many milliliters are in 6 liters?", "final_answer(6 * 1000)"),
+        ("what is 0 degrees Celsius in Fahrenheit?", "final_answer(0 * 9 / 5 + 32)"),
+        ("convert 14F to celsius", "final_answer((14 - 32) * 5 / 9)"),
+        ("How many kilograms is 1500 grams?", "final_answer(1500 / 1000)"),
+        ("20% of 360", "final_answer(360 * 20 / 100)"),
+        ("A jacket costs $80 and is 30% off. What is the sale price?", "final_answer(80 * (100 - 30) / 100)"),
+        ("increase 400 by 20%.", "final_answer(400 * (100 + 20) / 100)"),
+        (
+            "the price went from 50 to 37 dollars. what is the percent change?",
+            "final_answer((37 - 50) / 50 * 100)",
+        ),
+        (
+            "What day of the week was 14 January 2006?",
+            "import datetime\nfinal_answer(datetime.date(2006, 1, 14).strftime('%A'))",
+        ),
+        (
+            "how many days are there between February 9, 2025 and June 5, 2025?",
+            "import datetime\nfinal_answer((datetime.date(2025, 6, 5) - datetime.date(2025, 2, 9)).days)",
+        ),
+        (
+            "What date is 100 days after 2024-09-05?",
+            "import datetime\nfinal_answer(str(datetime.date(2024, 9, 5) + datetime.timedelta(days=100)))",
+        ),
+        (
+            "Is 2016 a leap year?",
+            "year = 2016\nfinal_answer(year % 4 == 0 and (year % 100 != 0 or year % 400 == 0))",
+        ),
+        (
+            "Sort the list [20, 46, 41, 71] in ascending order.",
+            "numbers = [20, 46, 41, 71]\nfinal_answer(sorted(numbers))",
+        ),
+        (
+            "put these words in alphabetical order: castle, zebra, chair, bridge.",
+            "words = ['castle', 'zebra', 'chair', 'bridge']\nfinal_answer(sorted(words))",
+        ),
+        (
+            "What is the second largest number in [92, 53, 41, 7, 30, 25]?",
+            "numbers = [92, 53, 41, 7, 30, 25]\nfinal_answer(sorted(numbers)[-2])",
+        ),
+        (
+            "What is the median of [36, 89, 98, 32, 93, 96, 34]?",
+            "import statistics\nfinal_answer(statistics.median([36, 89, 98, 32, 93, 96, 34]))",
+        ),
+        (
+            "count the numbers greater than 25 in [55, 61, 65, 73, 79]",
+            "numbers = [55, 61, 65, 73, 79]\nfinal_answer(len([n for n in numbers if n > 25]))",
+        ),
+        ("How many s's are in mississippi?", "final_answer('mississippi'.count('s'))"),
+        (
+            "How many times does the word 'sun' appear in 'cloud sun sun pepper sun lemon'",
+            "words = 'cloud sun sun pepper sun lemon'.split()\nfinal_answer(words.count('sun'))",
+        ),
+        ("What is the third letter of 'mango'?", "word = 'mango'\nfinal_answer(word[2])"),
+        (
+            "remove all spaces from 'horse bread lemon'.",
+            "text = 'horse bread lemon'\nfinal_answer(text.replace(' ', ''))",
+        ),
+        ("What is 4 factorial?", "import math\nfinal_answer(math.factorial(4))"),
+        (
+            "What is the next number in the sequence 14, 17, 20, 23?",
+            "numbers = [14, 17, 20, 23]\nfinal_answer(numbers[-1] + numbers[1] - numbers[0])",
+        ),
+        (
+            "How many multiples of 6 are there from 1 to 30",
+            "final_answer(len([n for n in range(1, 31) if n % 6 == 0]))",
+        ),
+        ("List the even numbers from 7 to 14.", "final_answer([n for n in range(7, 15) if n % 2 == 0])"),
+        ("is 29 a prime number", "n = 29\nfinal_answer(all(n % d != 0 for d in range(2, n)))"),
+        (
+            "Is 169 a perfect square? Answer yes or no.",
+            "import math\nfinal_answer('yes' if math.isqrt(169) ** 2 == 169 else 'no')",
+        ),
+        (
+            "Does the sentence 'forest zebra grape cloud stone' contain the word 'orange'? Answer yes or no.",
+            "words = 'forest zebra grape cloud stone'.split()\nfinal_answer('yes' if 'orange' in words else 'no')",
+        ),
+        (
+            "What is 12 times 10? (a) 22 (b) 120 (c) 110 (d) 132. Answer with the letter.",
+            "options = {'a': 22, 'b': 120, 'c': 110, 'd': 132}\nfinal_answer([k for k in options if options[k] == 12 * 10][0])",
+        ),
+        (
+            "Which of these is an even number? A: 59 B: 25 C: 19 D: 26",
+            "options = {'A': 59, 'B': 25, 'C': 19, 'D': 26}\nfinal_answer([k for k in options if options[k] % 2 == 0][0])",
+        ),
+        (
+            "Which is the longest word? A) dog B) crocodile C) cat",
+            "options = {'A': 'dog', 'B': 'crocodile', 'C': 'cat'}\nfinal_answer(max(options, key=lambda k: len(options[k])))",
+        ),
+        (
+            "Jade has 10 apples and gives 2 to Ivo. How many apples does Jade have left?",
+            "apples = 10 - 2\nfinal_answer(apples)",
+        ),
+        ("A car drives at 50 km per hour for 1.5 hours. How far does it go", "final_answer(50 * 1.5)"),
+        ("Sam reads 12 pages a day. How many days will it take to read 72 pages?", "final_answer(72 / 12)"),
+        (
+            "Given the prices: bread $4, rice $1, cheese $7. What does rice cost?",
+            "prices = {'bread': 4, 'rice': 1, 'cheese': 7}\nfinal_answer(prices['rice'])",
+        ),
+        (
+            "From 'Name: Carl; City: Paris; Age: 47', what is the name?",
+            "record = {'Name': 'Carl', 'City': 'Paris', 'Age': 47}\nfinal_answer(record['Name'])",
+        ),
+        (
+            "In 'red=14, pink=29, gray=16, blue=20', what is the value of gray?",
+            "values = {'red': 14, 'pink': 29, 'gray': 16, 'blue': 20}\nfinal_answer(values['gray'])",
+        ),
+    )
+)
+
+
+def worked_examples() -> tuple[WorkedExample, ...]:
+    """The examples a small model is shown: the one-step computations and the everyday classes."""
+    return WORKED_EXAMPLES + CLASS_EXAMPLES
+
+
 _STOP_WORDS = frozenset(
     [
         "a",
@@ -214,6 +339,8 @@ _OPERATIONS = frozenset(["times", "plus", "minus", "divided", "power", "remainde
 
 def _terms(text: str) -> frozenset[str]:
     terms = set()
+    text = text.replace("%", " percent ")  # "15% of 240" asks what "15 percent of 240" asks
+    text = re.sub(r"(?i)\bhow many times\b", "how often", text)  # counts; "times" multiplies
     for word in re.findall(r"[a-z]+", text.lower()):
         if word in _STOP_WORDS:
             continue
@@ -224,7 +351,9 @@ def _terms(text: str) -> frozenset[str]:
 
 
 def _kind(text: str) -> str:
-    """What the task computes on: a list, a string or plain numbers."""
+    """What the task computes on: lettered options, a list, a string or plain numbers."""
+    if options(text):
+        return "choice"
     if "[" in text or "{" in text or re.search(r"\d+, \d+", text):
         return "list"
     return "string" if "'" in text or '"' in text else "number"
@@ -241,13 +370,17 @@ def _index(examples: tuple[WorkedExample, ...]) -> tuple[list[frozenset[str]], d
     return terms, weights
 
 
-def rank_examples(task: str, examples: tuple[WorkedExample, ...] = WORKED_EXAMPLES) -> list[WorkedExample]:
-    """All examples, the closest to `task` first."""
+def rank_examples(task: str, examples: tuple[WorkedExample, ...] | None = None) -> list[WorkedExample]:
+    """All examples (by default `worked_examples()`), the closest to `task` first."""
+    examples = worked_examples() if examples is None else examples
     terms, weights = _index(examples)
     task_terms, task_kind = _terms(task), _kind(task)
 
     def score(position: int) -> tuple[float, int]:
-        same_kind = 1.0 if _kind(examples[position].task) == task_kind else 0.0
+        kind = _kind(examples[position].task)
+        if kind == "choice" and task_kind != "choice":
+            return math.inf, position  # picking a letter is copied into tasks that have no options
+        same_kind = 1.0 if kind == task_kind else 0.0
         # an operation the example does but the task does not ask for (`%` shown for "divided by")
         # is what a small model copies wrongly: such an example gets no credit for the operation
         # words it shares, and moves down by the weight of those it adds
@@ -260,16 +393,17 @@ def rank_examples(task: str, examples: tuple[WorkedExample, ...] = WORKED_EXAMPL
 
 
 def select_examples(
-    task: str, count: int = 3, examples: tuple[WorkedExample, ...] = WORKED_EXAMPLES
+    task: str, count: int = 3, examples: tuple[WorkedExample, ...] | None = None
 ) -> list[WorkedExample]:
     """The `count` examples closest to `task`, the closest last (nearest the task in the chat)."""
+    examples = worked_examples() if examples is None else examples
     if count <= 0 or not examples:
         return []
     return rank_examples(task, examples)[:count][::-1]
 
 
 def example_sets(
-    task: str, sets: int, count: int = 3, examples: tuple[WorkedExample, ...] = WORKED_EXAMPLES
+    task: str, sets: int, count: int = 3, examples: tuple[WorkedExample, ...] | None = None
 ) -> list[list[WorkedExample]]:
     """`sets` different choices of `count` examples for `task`, each with its closest last.
 
@@ -278,6 +412,7 @@ def example_sets(
     `select_examples`; the second takes every other one of the closest `2 * count - 1` (fewer near
     twins of one pattern, which a small model may copy wrongly); the next sets move further down.
     """
+    examples = worked_examples() if examples is None else examples
     if count <= 0 or not examples:
         return [[] for _ in range(sets)]
     ranked = rank_examples(task, examples)

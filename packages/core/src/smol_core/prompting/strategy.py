@@ -26,6 +26,7 @@ from smol_core.prompting.grammar import code_action_grammar, task_comment
 from smol_core.prompting.mode import ActionFormat, describe_mode
 from smol_core.prompting.tool_examples import task_needs_tools, tool_examples
 from smol_core.prompting.tool_signatures import compact_code_prompt
+from smol_core.prompting.unit_facts import unit_fact
 
 __all__ = [
     "DEFAULT_ANSWER_DRAFTS",
@@ -143,9 +144,14 @@ class SmallModelPrompting(PromptingStrategy):
         """Nothing for an agent that answers directly (final_answer alone is in the prompt's one
         sentence already), else the tools with a short line on how to use them."""
         if self.answers_directly(facts):
-            return ""
+            return self._unit_fact(facts)
         opening, closing = facts.code_block_tags
         return f"\nYou can call these Python functions; print() what you need to see:\n{opening}\n{tools}\n{closing}"
+
+    def _unit_fact(self, facts: PromptFacts) -> str:
+        """For a unit conversion, the factor it needs (`prompting/unit_facts.py`); else nothing."""
+        fact = unit_fact(facts.task or "")
+        return f"\nUse: {fact}." if fact else ""
 
     def action_grammar(self, facts: PromptFacts) -> str:
         """No thought line (it mostly misreads the task), the task as the block's first line, and for
