@@ -11,7 +11,6 @@ from smol_core.agent_types import AgentImage, handle_agent_output_types
 from smol_core.agents.assignment_check import check_no_tool_rebinding
 from smol_core.agents.error_heading import with_failing_line
 from smol_core.agents.events import ActionOutput
-from smol_core.agents.final_answer import refuse_code_as_answer
 from smol_core.agents.multi_step import MultiStepAgent, StreamEvent
 from smol_core.agents.parsing import (
     as_text,
@@ -35,6 +34,7 @@ from smol_core.memory import ActionStep, ToolCall
 from smol_core.messages import ChatMessage, ChatMessageStreamDelta, agglomerate_stream_deltas
 from smol_core.models.base import Model
 from smol_core.monitoring import LogLevel
+from smol_core.prompting.answer_form import refuse_code_as_answer
 from smol_core.prompting.draft_certainty import least_likely_choice, token_logprobs
 from smol_core.prompting.drafts import Draft, DraftVote
 from smol_core.prompting.mode import ActionFormat

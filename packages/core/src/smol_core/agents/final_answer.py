@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from smol_core import instrumentation
 from smol_core.agents.prompts import populate_template
-from smol_core.errors import AgentError, AgentExecutionError, AgentMaxStepsError, BudgetExceededError
+from smol_core.errors import AgentError, AgentMaxStepsError, BudgetExceededError
 from smol_core.memory import ActionStep
 from smol_core.messages import ChatMessage, MessageRole, Timing
-from smol_core.prompting.answer_form import not_a_value
 
 if TYPE_CHECKING:
     from smol_core.agents.multi_step import MultiStepAgent
@@ -50,24 +49,6 @@ def validate_final_answer(agent: MultiStepAgent, final_answer: Any) -> None:
                 f"{getattr(check, '__name__', check)!r}. Keep working and give a better answer.",
                 agent.logger,
             )
-
-
-def refuse_code_as_answer(agent: MultiStepAgent, final_answer: Any) -> None:
-    """A small model prompted by smol (`SmallModelPrompting`) that passes `final_answer` a function,
-    class or module, or the repr of one (`final_answer(sorted)` after printing the sorted list), is
-    asked again: its step fails with an error that says what to pass instead (the code agent calls
-    this on each final answer its code gives). Other models' answers pass as smolagents passes them,
-    whatever they are."""
-    prompting = getattr(agent, "prompting", None)
-    if not getattr(prompting, "compact_prompt", False):
-        return
-    reason = not_a_value(final_answer)
-    if reason is not None:
-        raise AgentExecutionError(
-            f"The final answer {final_answer!r:.80} is {reason}: call it, and pass final_answer "
-            "the result it computes (for example final_answer(sorted(numbers))).",
-            agent.logger,
-        )
 
 
 def _takes_agent(check: Callable[..., Any]) -> bool:

@@ -27,6 +27,7 @@ import re
 from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
 from typing import Any
 
+from smol_core.errors import AgentExecutionError
 from smol_core.executors.worker.protocol import UnserializableValue
 
 __all__ = ["FORM_NAMES", "asked_form", "fits_form", "from_printed", "in_asked_form", "not_a_value", "options"]
@@ -211,3 +212,21 @@ def _option_letter(answer: Any, task: str, by_text: bool) -> str | None:
             if option.lower() == text.lower():
                 return letter
     return None
+
+
+def refuse_code_as_answer(agent: Any, final_answer: Any) -> None:
+    """A small model prompted by smol (`SmallModelPrompting`) that passes `final_answer` a function,
+    class or module, or the repr of one (`final_answer(sorted)` after printing the sorted list), is
+    asked again: its step fails with an error that says what to pass instead (the code agent calls
+    this on each final answer its code gives). Other models' answers pass as smolagents passes them,
+    whatever they are."""
+    prompting = getattr(agent, "prompting", None)
+    if not getattr(prompting, "compact_prompt", False):
+        return
+    reason = not_a_value(final_answer)
+    if reason is not None:
+        raise AgentExecutionError(
+            f"The final answer {final_answer!r:.80} is {reason}: call it, and pass final_answer "
+            "the result it computes (for example final_answer(sorted(numbers))).",
+            agent.logger,
+        )
