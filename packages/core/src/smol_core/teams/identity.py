@@ -75,7 +75,7 @@ class TeamKeys:
 
     def secret(self) -> bytes:
         """The team key itself, for a durable team's record in the user's checkpoint store only
-        (`host_record.py`): a new host that takes the team over rebuilds the same keys from it, so
+        (`smol_core.teams.host_record`): a new host that takes the team over rebuilds the same keys from it, so
         the messages already sealed still check out and each agent keeps its Redis user's password."""
         return self._team_key
 

@@ -98,7 +98,7 @@ class LocalLauncher:
         return process
 
     def _shared_template(self) -> str | None:
-        """The host's warm worker template, shared with the agents (executors/host/template.py): each
+        """The host's warm worker template, shared with the agents (`smol_core.executors.host.template`): each
         agent's sandbox worker is then a fork of it, not a new interpreter. None where it cannot be."""
         if self._template is False:
             from smol_core.executors.host.process import TEMPLATE

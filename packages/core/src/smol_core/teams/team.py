@@ -195,7 +195,7 @@ class Team:
         reaches the same store and transport), and wait for its answer.
 
         The team must be built as it was started (the same number of agents, settings and transport
-        with its settings); its record (`host_record.py`) gives the task, the transport's name for
+        with its settings); its record (`smol_core.teams.host_record`) gives the task, the transport's name for
         the team and its keys. Every agent is started to resume its run where it stopped (one that
         had finished reports its saved answer) and reads its inbox from where it was. A team that
         finished, or whose queues died with its host (local inboxes), is refused in one line."""

@@ -46,7 +46,7 @@ WORKER_ENV = {
 
 
 TEMPLATE = WorkerTemplate(_SRC_ROOT, WORKER_ENV)
-"""The warm template this process forks its default workers from (template.py)."""
+"""The warm template this process forks its default workers from (`smol_core.executors.host.template`)."""
 
 
 class WorkerProcess(FramedLink):
