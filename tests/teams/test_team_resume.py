@@ -99,3 +99,26 @@ def test_a_team_whose_host_still_runs_is_not_taken_over(tmp_path):
         assert team.processes == []
     finally:
         store.release(running)
+
+
+def test_smol_runs_resume_of_a_teams_record_says_how_to_resume_the_team(tmp_path):
+    """`smol runs list` shows a team's record (its agent "Team"); resuming it as one agent's run
+    would read it as a checkpoint: the command says, in one line, to give the team's options."""
+    import subprocess
+    import sys
+
+    from smol_core.cli.runs_command import TEAM_AGENT_LABEL
+    from smol_core.teams.host_record import TEAM_LABEL
+
+    assert TEAM_AGENT_LABEL == TEAM_LABEL
+    store = tmp_path / "runs.sqlite3"
+    _saved(SQLiteStore(store), HostRecord("team-7", "task", 2, "redis", team="t7", team_key=b"k" * 32))
+    done = subprocess.run(
+        [sys.executable, "-m", "smol_core.cli.smol", "runs", "--store", str(store), "resume", "team-7"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    assert done.stderr.count("\n") == 1 and "is a team's" in done.stderr
+    assert "smol runs resume team-7 --num-agents N" in done.stderr

@@ -69,12 +69,25 @@ def _configure_prune(prune: argparse.ArgumentParser) -> None:
     prune.add_argument("--dry-run", action="store_true", help="List what would go; delete nothing.")
 
 
+TEAM_AGENT_LABEL = "Team"
+"""The agent `smol runs list` shows for a team's own record (the host's: its task, transport and key)."""
+
+
+def _is_a_team(store: SQLiteStore, run_id: str) -> bool:
+    return any(record.run_id == run_id and record.agent == TEAM_AGENT_LABEL for record in store.list())
+
+
 def run(args: argparse.Namespace) -> int:
     store = SQLiteStore(args.store) if args.store else SQLiteStore()
     try:
         if args.action == "resume":
             from smol_core.cli.smolagent import main as smolagent
 
+            if "--num-agents" not in args.options and _is_a_team(store, args.run_id):
+                raise CheckpointError(
+                    f"run {args.run_id!r} is a team's: resume the team with `smol runs resume {args.run_id} "
+                    "--num-agents N --transport NAME --transport-url URL` (the options it was started with)"
+                )
             return smolagent(["--resume", args.run_id, "--store", str(store.path), *args.options])
         actions = {
             "list": _list,
